@@ -1,0 +1,294 @@
+//! Text analysis: how a fiche or a question becomes the terms BM25 counts.
+//!
+//! Two analysers, chosen by the method:
+//! - [`Analyzer::Seed`] (method `mots`) is the seed's `bm25.mots` to the letter: Python's
+//!   `re.findall(r"[a-zà-öø-ÿ0-9]+", texte.lower())` minus the seed's 44 stop words. It must never
+//!   change: the seed's reference output depends on it.
+//! - [`Analyzer::French`] (method `mots+`) answers the seed's own diagnosis of its misses
+//!   ("soufflant" is not "souffler", "bruit" is not "bruits", "peut" is noise): elisions split off,
+//!   a fuller French stop list, Snowball French stemming, then accent folding.
+//!
+//! Every term keeps the byte span of the original text it came from, so the page can highlight the
+//! words of a fiche that matched, and an explanation can show which question word became which term.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// One analysed term and where it stands in the original text (`text[start..end]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub term: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The analysers of the keyword methods. Both are deterministic and allocation-light.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Analyzer {
+    /// The seed's tokenizer and stop words, exactly (method `mots`).
+    Seed,
+    /// French-aware: elisions, stop words, Snowball stemming, accent folding (method `mots+`).
+    French,
+}
+
+impl Analyzer {
+    /// The terms of `text`, in order, repetitions kept (BM25 counts them).
+    pub fn analyze(self, text: &str) -> Vec<Token> {
+        match self {
+            Analyzer::Seed => seed_words(text)
+                .into_iter()
+                .filter(|t| !seed_stop_words().contains(t.term.as_str()))
+                .collect(),
+            Analyzer::French => french_terms(text),
+        }
+    }
+
+    /// Only the terms, for indexing and for queries.
+    pub fn terms(self, text: &str) -> Vec<String> {
+        self.analyze(text).into_iter().map(|t| t.term).collect()
+    }
+
+    /// The byte spans of the words the analyser cuts before it drops stop words and elisions:
+    /// what the learner typed, word by word.
+    pub fn raw_words(self, text: &str) -> Vec<(usize, usize)> {
+        let words = match self {
+            Analyzer::Seed => seed_words(text),
+            Analyzer::French => runs(text, char::is_alphanumeric),
+        };
+        words.into_iter().map(|t| (t.start, t.end)).collect()
+    }
+
+    /// A one-line description of the steps, shown beside an explanation.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Analyzer::Seed => "minuscules ; mots = suites de [a-zà-öø-ÿ0-9] ; 44 mots vides du sujet",
+            Analyzer::French => {
+                "minuscules ; élisions (l', d', qu'…) retirées ; mots vides français ; racine Snowball ; accents retirés"
+            }
+        }
+    }
+}
+
+/// The seed's stop words (`bm25.VIDES`), verbatim.
+pub const SEED_STOP_WORDS: &str = "le la les un une des de du d l à au aux et ou en pour par sur sous avec sans dans \
+il elle on me mon ma mes vous nous quel quelle quels quelles que qui quoi comment \
+est sont faut faire mettre avez avoir y a ne pas plus";
+
+fn seed_stop_words() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| SEED_STOP_WORDS.split_whitespace().collect())
+}
+
+/// The seed's word characters after lowercasing: `[a-zà-öø-ÿ0-9]`.
+fn is_seed_word_char(c: char) -> bool {
+    matches!(c, 'a'..='z' | 'à'..='ö' | 'ø'..='ÿ' | '0'..='9')
+}
+
+/// Lowercases char by char (as `str.lower()` does for every script French text uses) and cuts
+/// runs of characters accepted by `is_word`, remembering the original byte span of each run.
+fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let (mut start, mut end) = (0, 0);
+    for (pos, c) in text.char_indices() {
+        for l in c.to_lowercase() {
+            if is_word(l) {
+                if cur.is_empty() {
+                    start = pos;
+                }
+                cur.push(l);
+                end = pos + c.len_utf8();
+            } else if !cur.is_empty() {
+                out.push(Token { term: std::mem::take(&mut cur), start, end });
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(Token { term: cur, start, end });
+    }
+    out
+}
+
+fn seed_words(text: &str) -> Vec<Token> {
+    runs(text, is_seed_word_char)
+}
+
+/// Articles and pronouns that French elides before a vowel: `l'isolant`, `qu'il`, `jusqu'au`.
+const ELISIONS: [&str; 13] =
+    ["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"];
+
+/// The stop words of `mots+`: the seed's list, the Snowball project's French list (forms of
+/// « être » and « avoir », pronouns, articles), and the verbs of asking that the seed found to be
+/// noise (« peut » ranked the mastic first). Kept out on purpose, because they carry meaning in a
+/// product question: « sans » (« sans retrait », « sans receveur ») and « été » (« confort d'été »).
+pub const FRENCH_STOP_WORDS: &str = "au aux avec ce ces dans de des du elle en et eux il ils je la le les leur lui ma mais \
+me même mes moi mon ne nos notre nous on ou où par pas pour qu que qui sa se ses son sur ta te tes toi ton tu un une \
+vos votre vous c d j l à m n s t y étée étées étant étante étants étantes suis es est sommes êtes sont serai seras \
+sera serons serez seront serais serait serions seriez seraient étais était étions étiez étaient fus fut fûmes fûtes \
+furent sois soit soyons soyez soient fusse fusses fût fussions fussiez fussent ayant ayante ayantes ayants eu eue eues \
+eus ai as avons avez ont aurai auras aura aurons aurez auront aurais aurait aurions auriez auraient avais avait avions \
+aviez avaient eut eûmes eûtes eurent aie aies ait ayons ayez aient eusse eusses eût eussions eussiez eussent \
+sous quel quelle quels quelles quoi comment faut faire mettre avoir a plus \
+peut peux peuvent pouvez pouvons doit dois doivent devez veux voudrais cela ça cette cet";
+
+fn french_stop_words() -> &'static HashSet<String> {
+    static SET: OnceLock<HashSet<String>> = OnceLock::new();
+    SET.get_or_init(|| {
+        let mut set = HashSet::new();
+        for w in FRENCH_STOP_WORDS.split_whitespace().chain(SEED_STOP_WORDS.split_whitespace()) {
+            if w == "sans" {
+                continue;
+            }
+            set.insert(w.to_owned());
+            // Also the form typed without accents (« a » for « à », « ou » for « où »).
+            set.insert(fold_accents(w));
+        }
+        set
+    })
+}
+
+fn french_stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::French))
+}
+
+/// Removes French diacritics (é → e, ç → c, œ → oe). Applied after stemming, because the Snowball
+/// algorithm reads accents (it expects « é » in suffixes), and so that `electrique` typed without
+/// accents meets `électrique`.
+pub fn fold_accents(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => out.push('a'),
+            'ç' => out.push('c'),
+            'è' | 'é' | 'ê' | 'ë' => out.push('e'),
+            'ì' | 'í' | 'î' | 'ï' => out.push('i'),
+            'ñ' => out.push('n'),
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => out.push('o'),
+            'ù' | 'ú' | 'û' | 'ü' => out.push('u'),
+            'ý' | 'ÿ' => out.push('y'),
+            'œ' => out.push_str("oe"),
+            'æ' => out.push_str("ae"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn french_terms(text: &str) -> Vec<Token> {
+    let words = runs(text, char::is_alphanumeric);
+    let stop = french_stop_words();
+    let stemmer = french_stemmer();
+    let mut out = Vec::with_capacity(words.len());
+    for w in words {
+        let followed_by_apostrophe =
+            text[w.end..].starts_with('\'') || text[w.end..].starts_with('\u{2019}');
+        if followed_by_apostrophe && ELISIONS.contains(&w.term.as_str()) {
+            continue;
+        }
+        if stop.contains(&w.term) {
+            continue;
+        }
+        let stem = fold_accents(&stemmer.stem(&w.term));
+        out.push(Token { term: stem, ..w });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(text: &str) -> Vec<String> {
+        Analyzer::Seed.terms(text)
+    }
+    fn french(text: &str) -> Vec<String> {
+        Analyzer::French.terms(text)
+    }
+
+    #[test]
+    fn seed_tokenizer_matches_python_findall() {
+        // Python: [m for m in re.findall(r"[a-zà-öø-ÿ0-9]+", t.lower()) if m not in VIDES]
+        assert_eq!(
+            seed("Ciment gris CEM II/B-LL 32,5 R, sac de 25 kg."),
+            ["ciment", "gris", "cem", "ii", "b", "ll", "32", "5", "r", "sac", "25", "kg"]
+        );
+        assert_eq!(seed("Quel est le prix d'une pompe à chaleur ?"), ["prix", "pompe", "chaleur"]);
+        // × (U+00D7) and ÷ (U+00F7) sit inside à-ÿ but outside the two ranges: they split words.
+        assert_eq!(seed("1,20×2,60 m³"), ["1", "20", "2", "60", "m"]);
+        // œ is outside the seed's ranges: the seed splits « cœur ».
+        assert_eq!(seed("cœur"), ["c", "ur"]);
+    }
+
+    #[test]
+    fn seed_spans_point_into_the_original_text() {
+        let text = "Enduit À JOINT";
+        let toks = Analyzer::Seed.analyze(text);
+        assert_eq!(toks.len(), 2);
+        assert_eq!(&text[toks[1].start..toks[1].end], "JOINT");
+        assert_eq!(toks[1].term, "joint");
+    }
+
+    #[test]
+    fn french_splits_elisions_in_both_apostrophes() {
+        assert_eq!(french("l'isolant"), french("isolant"));
+        assert_eq!(french("d’une cave"), french("cave"));
+        assert_eq!(french("qu'il"), Vec::<String>::new());
+        assert_eq!(french("c'est"), Vec::<String>::new());
+        assert_eq!(french("jusqu'au toit"), french("toit"));
+    }
+
+    #[test]
+    fn french_stems_the_seeds_missed_words_together() {
+        assert_eq!(french("bruit"), french("bruits"));
+        assert_eq!(french("respirer"), french("respirants"));
+        assert_eq!(french("soufflée"), french("souffler"));
+        assert_eq!(french("allée"), french("allées"));
+    }
+
+    #[test]
+    fn french_matches_words_typed_without_accents() {
+        assert_eq!(french("electrique"), french("électrique"));
+        assert_eq!(french("platre"), french("plâtre"));
+        assert_eq!(french("facade"), french("façade"));
+        assert_eq!(french("a ou"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn french_drops_the_noise_the_seed_diagnosed_but_keeps_sans() {
+        assert_eq!(french("on ne peut pas"), Vec::<String>::new());
+        assert_eq!(french("sans"), ["san"]);
+        assert_eq!(french("cœur"), ["coeur"]);
+    }
+
+    #[test]
+    fn golden_analyses_of_the_five_missed_questions() {
+        assert_eq!(
+            french("De quoi isoler des combles où on ne peut pas marcher, en soufflant ?"),
+            ["isol", "combl", "march", "souffl"]
+        );
+        assert_eq!(
+            french("Pour un enduit sur un vieux mur en pierre qui doit respirer"),
+            ["enduit", "vieux", "mur", "pierr", "respir"]
+        );
+        assert_eq!(french("Un isolant qui ne brûle pas"), ["isol", "brul"]);
+        assert_eq!(
+            french("Allée où passent les voitures : quels pavés ?"),
+            ["alle", "passent", "voitur", "pav"]
+        );
+        assert_eq!(
+            french("Cloison contre le bruit du voisin de bureau"),
+            ["cloison", "contr", "bruit", "voisin", "bureau"]
+        );
+    }
+
+    #[test]
+    fn queries_that_analyse_to_nothing_give_no_terms() {
+        for q in ["", "   ", "?!…", "le la les", "\u{200b}\u{a0}", "🙂🙂"] {
+            assert!(seed(q).is_empty(), "{q:?}");
+            assert!(french(q).is_empty(), "{q:?}");
+        }
+    }
+}

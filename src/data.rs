@@ -1,0 +1,349 @@
+//! The seed's two files: `fiches.jsonl` (one JSON object a line) and `questions.csv`
+//! (`;`-separated, header `type;question;fiche_attendue`).
+//!
+//! Parsing is strict where a wrong file would silently give wrong measurements (missing fields,
+//! unknown question types, duplicate ids) and lenient where the seed's own files allow it (CRLF, a
+//! trailing newline, blank lines, a UTF-8 BOM). Every error names the line and the field, so a
+//! learner editing a file by hand can find the mistake.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// One product sheet of the catalogue. Only `texte` is searched; `nom` and `famille` are shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fiche {
+    pub id: String,
+    pub famille: String,
+    pub nom: String,
+    pub texte: String,
+}
+
+/// What a question measures (the seed's `type` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QuestionKind {
+    /// Quotes a reference as the catalogue writes it: finding the right variant.
+    Exacte,
+    /// Everyday words that the fiche may not use.
+    Courante,
+    /// No fiche answers: the right answer is « pas dans le catalogue ».
+    Absente,
+}
+
+impl QuestionKind {
+    /// The two kinds that have an expected fiche, in the order the seed prints them.
+    pub const ANSWERABLE: [QuestionKind; 2] = [QuestionKind::Exacte, QuestionKind::Courante];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuestionKind::Exacte => "exacte",
+            QuestionKind::Courante => "courante",
+            QuestionKind::Absente => "absente",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<QuestionKind> {
+        match s {
+            "exacte" => Some(QuestionKind::Exacte),
+            "courante" => Some(QuestionKind::Courante),
+            "absente" => Some(QuestionKind::Absente),
+            _ => None,
+        }
+    }
+}
+
+/// One line of `questions.csv`. `expected` is `None` exactly when `kind` is `Absente`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    pub kind: QuestionKind,
+    pub text: String,
+    pub expected: Option<String>,
+}
+
+/// Why a fiches or questions file was refused. Lines are counted from 1, as an editor shows them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DataError {
+    /// The file is empty or holds only blank lines.
+    Empty { file: &'static str },
+    /// A line of `fiches.jsonl` is not a JSON object.
+    Json { line: usize, message: String },
+    /// A required field is absent, or not a string.
+    MissingField { file: &'static str, line: usize, field: &'static str },
+    /// A field that must say something is empty (an id, a texte, a question).
+    EmptyField { file: &'static str, line: usize, field: &'static str },
+    /// The same fiche id twice: results could not tell them apart.
+    DuplicateId { id: String, first_line: usize, line: usize },
+    /// The CSV header is not `type;question;fiche_attendue`.
+    BadHeader { found: String },
+    /// A CSV row that the reader could not split (unbalanced quotes, wrong field count).
+    Csv { line: usize, message: String },
+    /// `type` is not one of exacte, courante, absente.
+    UnknownKind { line: usize, found: String },
+    /// An answerable question without an expected fiche, or an absente with one.
+    ExpectedMismatch { line: usize, kind: QuestionKind },
+    /// The expected fiche id is not in the catalogue the questions are measured on.
+    UnknownExpected { line: usize, id: String },
+}
+
+impl fmt::Display for DataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataError::Empty { file } => write!(f, "{file}: the file is empty"),
+            DataError::Json { line, message } => {
+                write!(f, "fiches.jsonl, line {line}: not a JSON object ({message})")
+            }
+            DataError::MissingField { file, line, field } => {
+                write!(f, "{file}, line {line}: missing field \"{field}\" (a text is expected)")
+            }
+            DataError::EmptyField { file, line, field } => {
+                write!(f, "{file}, line {line}: field \"{field}\" is empty")
+            }
+            DataError::DuplicateId { id, first_line, line } => write!(
+                f,
+                "fiches.jsonl, line {line}: id \"{id}\" already used on line {first_line}; ids must be unique"
+            ),
+            DataError::BadHeader { found } => write!(
+                f,
+                "questions.csv, line 1: expected the header \"type;question;fiche_attendue\", found \"{found}\""
+            ),
+            DataError::Csv { line, message } => write!(f, "questions.csv, line {line}: {message}"),
+            DataError::UnknownKind { line, found } => write!(
+                f,
+                "questions.csv, line {line}: field \"type\" is \"{found}\"; expected exacte, courante or absente"
+            ),
+            DataError::ExpectedMismatch { line, kind } => match kind {
+                QuestionKind::Absente => write!(
+                    f,
+                    "questions.csv, line {line}: an absente question must leave \"fiche_attendue\" empty"
+                ),
+                _ => write!(
+                    f,
+                    "questions.csv, line {line}: field \"fiche_attendue\" is empty; a {} question needs the id of its fiche",
+                    kind.as_str()
+                ),
+            },
+            DataError::UnknownExpected { line, id } => write!(
+                f,
+                "questions.csv, line {line}: fiche_attendue \"{id}\" is not an id of the fiches"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DataError {}
+
+fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Parses `fiches.jsonl`: one object a line with string fields `id`, `famille`, `nom`, `texte`
+/// (other fields are ignored). Blank lines are skipped; ids must be unique and non-empty.
+pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
+    const FILE: &str = "fiches.jsonl";
+    let mut fiches = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, raw) in strip_bom(text).split('\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| DataError::Json {
+            line,
+            message: e.to_string(),
+        })?;
+        let obj = value.as_object().ok_or_else(|| DataError::Json {
+            line,
+            message: "found a JSON value that is not an object".into(),
+        })?;
+        let field = |name: &'static str| -> Result<String, DataError> {
+            obj.get(name)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+                .ok_or(DataError::MissingField { file: FILE, line, field: name })
+        };
+        let fiche = Fiche {
+            id: field("id")?,
+            famille: field("famille")?,
+            nom: field("nom")?,
+            texte: field("texte")?,
+        };
+        if fiche.id.trim().is_empty() {
+            return Err(DataError::EmptyField { file: FILE, line, field: "id" });
+        }
+        if fiche.texte.trim().is_empty() {
+            return Err(DataError::EmptyField { file: FILE, line, field: "texte" });
+        }
+        if let Some(&first_line) = seen.get(&fiche.id) {
+            return Err(DataError::DuplicateId { id: fiche.id, first_line, line });
+        }
+        seen.insert(fiche.id.clone(), line);
+        fiches.push(fiche);
+    }
+    if fiches.is_empty() {
+        return Err(DataError::Empty { file: FILE });
+    }
+    Ok(fiches)
+}
+
+/// Parses `questions.csv` as Python's `csv.DictReader(delimiter=";")` reads it: a header
+/// `type;question;fiche_attendue`, quoted fields allowed, CRLF or LF.
+pub fn parse_questions(text: &str) -> Result<Vec<Question>, DataError> {
+    const FILE: &str = "questions.csv";
+    let text = strip_bom(text);
+    if text.trim().is_empty() {
+        return Err(DataError::Empty { file: FILE });
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut questions = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| DataError::Csv {
+            line: e.position().map_or(i + 1, |p| p.line() as usize),
+            message: e.to_string(),
+        })?;
+        let line = record.position().map_or(i + 1, |p| p.line() as usize);
+        if i == 0 {
+            let header: Vec<&str> = record.iter().collect();
+            if header != ["type", "question", "fiche_attendue"] {
+                return Err(DataError::BadHeader { found: header.join(";") });
+            }
+            continue;
+        }
+        if record.len() == 1 && record[0].trim().is_empty() {
+            continue;
+        }
+        if record.len() != 3 {
+            return Err(DataError::Csv {
+                line,
+                message: format!(
+                    "expected 3 fields separated by \";\", found {} (is the separator a \";\"?)",
+                    record.len()
+                ),
+            });
+        }
+        let kind = QuestionKind::parse(&record[0])
+            .ok_or_else(|| DataError::UnknownKind { line, found: record[0].to_owned() })?;
+        let text = record[1].to_owned();
+        if text.trim().is_empty() {
+            return Err(DataError::EmptyField { file: FILE, line, field: "question" });
+        }
+        let expected = match (kind, record[2].trim()) {
+            (QuestionKind::Absente, "") => None,
+            (QuestionKind::Absente, _) | (_, "") => {
+                return Err(DataError::ExpectedMismatch { line, kind })
+            }
+            (_, id) => Some(id.to_owned()),
+        };
+        questions.push(Question { kind, text, expected });
+    }
+    if questions.is_empty() {
+        return Err(DataError::Empty { file: FILE });
+    }
+    Ok(questions)
+}
+
+/// Checks that every expected fiche of `questions` is in `fiches`, naming the first that is not.
+pub fn check_expected(fiches: &[Fiche], questions: &[Question]) -> Result<(), DataError> {
+    let ids: HashSet<&str> = fiches.iter().map(|f| f.id.as_str()).collect();
+    for (i, q) in questions.iter().enumerate() {
+        if let Some(id) = &q.expected {
+            if !ids.contains(id.as_str()) {
+                // Line numbers: header is line 1, so question i sits on line i + 2 when the file
+                // has no blank or multi-line rows, which is the only case worth pointing into.
+                return Err(DataError::UnknownExpected { line: i + 2, id: id.clone() });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_seed_files() {
+        let fiches = parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
+        let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
+        assert_eq!(fiches.len(), 200);
+        assert_eq!(questions.len(), 40);
+        let count = |k| questions.iter().filter(|q| q.kind == k).count();
+        assert_eq!(count(QuestionKind::Exacte), 15);
+        assert_eq!(count(QuestionKind::Courante), 20);
+        assert_eq!(count(QuestionKind::Absente), 5);
+        check_expected(&fiches, &questions).unwrap();
+    }
+
+    #[test]
+    fn names_the_line_and_field_of_a_missing_texte() {
+        let text = "{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}\n\n{\"id\":\"B\",\"famille\":\"f\",\"nom\":\"n\"}\n";
+        let err = parse_fiches(text).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "fiches.jsonl, line 3: missing field \"texte\" (a text is expected)"
+        );
+    }
+
+    #[test]
+    fn rejects_duplicate_ids_naming_both_lines() {
+        let line = "{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}";
+        let err = parse_fiches(&format!("{line}\n{line}\n")).unwrap_err();
+        assert_eq!(err, DataError::DuplicateId { id: "A".into(), first_line: 1, line: 2 });
+    }
+
+    #[test]
+    fn rejects_a_line_that_is_not_json() {
+        let err = parse_fiches("{\"id\": \n").unwrap_err();
+        assert!(matches!(err, DataError::Json { line: 1, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn accepts_a_bom_and_lf_line_ends_in_questions() {
+        let q = parse_questions("\u{feff}type;question;fiche_attendue\nexacte;Joint;AR-1\nabsente;Rien ?;\n")
+            .unwrap();
+        assert_eq!(q.len(), 2);
+        assert_eq!(q[1].expected, None);
+    }
+
+    #[test]
+    fn reads_quoted_fields_with_semicolons() {
+        let q = parse_questions("type;question;fiche_attendue\r\ncourante;\"Un joint ; blanc\";AR-1\r\n")
+            .unwrap();
+        assert_eq!(q[0].text, "Un joint ; blanc");
+    }
+
+    #[test]
+    fn rejects_a_comma_separated_file_with_a_hint() {
+        let err = parse_questions("type,question,fiche_attendue\n").unwrap_err();
+        assert!(matches!(err, DataError::BadHeader { .. }));
+        let err = parse_questions("type;question;fiche_attendue\nexacte,Joint,AR-1\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "questions.csv, line 2: expected 3 fields separated by \";\", found 1 (is the separator a \";\"?)"
+        );
+    }
+
+    #[test]
+    fn rejects_unknown_kinds_and_missing_expected_ids() {
+        let err = parse_questions("type;question;fiche_attendue\nfacile;Q;AR-1\n").unwrap_err();
+        assert_eq!(err, DataError::UnknownKind { line: 2, found: "facile".into() });
+        let err = parse_questions("type;question;fiche_attendue\ncourante;Q;\n").unwrap_err();
+        assert_eq!(err, DataError::ExpectedMismatch { line: 2, kind: QuestionKind::Courante });
+    }
+
+    #[test]
+    fn names_an_expected_id_missing_from_the_fiches() {
+        let fiches = parse_fiches("{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}").unwrap();
+        let questions = parse_questions("type;question;fiche_attendue\nexacte;Q;B\n").unwrap();
+        assert_eq!(
+            check_expected(&fiches, &questions).unwrap_err(),
+            DataError::UnknownExpected { line: 2, id: "B".into() }
+        );
+    }
+}

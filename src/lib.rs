@@ -1,0 +1,23 @@
+//! rag-fiches: a measured retrieval lab over the product fiches of the seed exercise.
+//!
+//! Module map (the core has no browser dependency; `web` is the only module that touches one):
+//! - [`data`]: the `fiches.jsonl` and `questions.csv` formats, their parsers and `DataError`.
+//! - [`analysis`]: tokenizers and analysers: the seed's exactly (`mots`), French-aware (`mots+`).
+//! - [`bm25`]: the BM25 formula (k1 = 1.5, b = 0.75), the inverted index, the seed's tie order,
+//!   score explanations.
+//! - [`embed`]: the `Embedder` trait and seed 001's deterministic fake embedder.
+//! - [`measure`]: hit@1, hit@5, MRR@10, misses, best scores; the seed's report byte for byte.
+//! - [`pyfmt`]: Python's `round` and `repr(float)`, for that report.
+//! - [`lab`]: a catalogue with its indexes and the named methods the page and terminal offer.
+//! - `web` (wasm32 only): the page: exports, fetches, DOM rendering.
+
+pub mod analysis;
+pub mod bm25;
+pub mod data;
+pub mod embed;
+pub mod lab;
+pub mod measure;
+pub mod pyfmt;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;
