@@ -72,7 +72,8 @@ impl Analyzer {
 }
 
 /// The seed's stop words (`bm25.VIDES`), verbatim.
-pub const SEED_STOP_WORDS: &str = "le la les un une des de du d l à au aux et ou en pour par sur sous avec sans dans \
+pub const SEED_STOP_WORDS: &str =
+    "le la les un une des de du d l à au aux et ou en pour par sur sous avec sans dans \
 il elle on me mon ma mes vous nous quel quelle quels quelles que qui quoi comment \
 est sont faut faire mettre avez avoir y a ne pas plus";
 
@@ -101,12 +102,20 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
                 cur.push(l);
                 end = pos + c.len_utf8();
             } else if !cur.is_empty() {
-                out.push(Token { term: std::mem::take(&mut cur), start, end });
+                out.push(Token {
+                    term: std::mem::take(&mut cur),
+                    start,
+                    end,
+                });
             }
         }
     }
     if !cur.is_empty() {
-        out.push(Token { term: cur, start, end });
+        out.push(Token {
+            term: cur,
+            start,
+            end,
+        });
     }
     out
 }
@@ -116,8 +125,9 @@ fn seed_words(text: &str) -> Vec<Token> {
 }
 
 /// Articles and pronouns that French elides before a vowel: `l'isolant`, `qu'il`, `jusqu'au`.
-const ELISIONS: [&str; 13] =
-    ["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"];
+const ELISIONS: [&str; 13] = [
+    "l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu",
+];
 
 /// The stop words of `mots+`: the seed's list, the Snowball project's French list (forms of
 /// « être » and « avoir », pronouns, articles), and the verbs of asking that the seed found to be
@@ -137,7 +147,10 @@ fn french_stop_words() -> &'static HashSet<String> {
     static SET: OnceLock<HashSet<String>> = OnceLock::new();
     SET.get_or_init(|| {
         let mut set = HashSet::new();
-        for w in FRENCH_STOP_WORDS.split_whitespace().chain(SEED_STOP_WORDS.split_whitespace()) {
+        for w in FRENCH_STOP_WORDS
+            .split_whitespace()
+            .chain(SEED_STOP_WORDS.split_whitespace())
+        {
             if w == "sans" {
                 continue;
             }
@@ -215,7 +228,10 @@ mod tests {
             seed("Ciment gris CEM II/B-LL 32,5 R, sac de 25 kg."),
             ["ciment", "gris", "cem", "ii", "b", "ll", "32", "5", "r", "sac", "25", "kg"]
         );
-        assert_eq!(seed("Quel est le prix d'une pompe à chaleur ?"), ["prix", "pompe", "chaleur"]);
+        assert_eq!(
+            seed("Quel est le prix d'une pompe à chaleur ?"),
+            ["prix", "pompe", "chaleur"]
+        );
         // × (U+00D7) and ÷ (U+00F7) sit inside à-ÿ but outside the two ranges: they split words.
         assert_eq!(seed("1,20×2,60 m³"), ["1", "20", "2", "60", "m"]);
         // œ is outside the seed's ranges: the seed splits « cœur ».

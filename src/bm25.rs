@@ -39,7 +39,8 @@ impl Default for Bm25Params {
 }
 
 /// The formula as the page and `--explain` print it.
-pub const FORMULA: &str = "score = Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · longueur / longueur moyenne)) ; \
+pub const FORMULA: &str =
+    "score = Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · longueur / longueur moyenne)) ; \
 idf = ln(1 + (N − df + 0.5) / (df + 0.5))";
 
 /// One ranked fiche: its position in the catalogue and its raw score.
@@ -198,7 +199,9 @@ impl Bm25Index {
         let mut touched: Vec<u32> = Vec::new();
         let k1_plus_1 = self.params.k1 + 1.0;
         for term in self.analyzer.terms(question) {
-            let Some(&t) = self.vocabulary.get(&term) else { continue };
+            let Some(&t) = self.vocabulary.get(&term) else {
+                continue;
+            };
             let idf = self.idf[t as usize];
             for &(doc, tf) in &self.postings[t as usize] {
                 let f = tf as f64;
@@ -233,7 +236,10 @@ impl Bm25Index {
         touched.sort_unstable_by(order);
         let mut hits: Vec<Hit> = touched
             .iter()
-            .map(|&d| Hit { doc: d as usize, score: scores[d as usize] })
+            .map(|&d| Hit {
+                doc: d as usize,
+                score: scores[d as usize],
+            })
             .collect();
         if hits.len() < k {
             for &d in &self.by_id_desc {
@@ -241,7 +247,10 @@ impl Bm25Index {
                     break;
                 }
                 if scores[d as usize] == 0.0 {
-                    hits.push(Hit { doc: d as usize, score: 0.0 });
+                    hits.push(Hit {
+                        doc: d as usize,
+                        score: 0.0,
+                    });
                 }
             }
         }
@@ -286,7 +295,15 @@ impl Bm25Index {
             if tf > 0 {
                 score += contribution;
             }
-            terms.push(TermExplanation { word, term: token.term, df, idf, tf, norm, contribution });
+            terms.push(TermExplanation {
+                word,
+                term: token.term,
+                df,
+                idf,
+                tf,
+                norm,
+                contribution,
+            });
         }
         Explanation {
             score,
@@ -305,13 +322,22 @@ mod tests {
     use super::*;
 
     fn fiche(id: &str, texte: &str) -> Fiche {
-        Fiche { id: id.into(), famille: String::new(), nom: String::new(), texte: texte.into() }
+        Fiche {
+            id: id.into(),
+            famille: String::new(),
+            nom: String::new(),
+            texte: texte.into(),
+        }
     }
 
     #[test]
     fn scores_match_a_hand_computed_value() {
         // Three fiches; "joint" is in two of them. N = 3, df = 2, lengths 2, 1, 1 → avgdl = 4/3.
-        let fiches = [fiche("A", "joint joint"), fiche("B", "joint"), fiche("C", "colle")];
+        let fiches = [
+            fiche("A", "joint joint"),
+            fiche("B", "joint"),
+            fiche("C", "colle"),
+        ];
         let index = Bm25Index::build(&fiches, Analyzer::Seed, Bm25Params::default());
         let hits = index.search("joint", 3);
         let idf = (1.0f64 + (3.0 - 2.0 + 0.5) / (2.0 + 0.5)).ln(); // ln 1.6 = 0.470003629…
@@ -326,27 +352,45 @@ mod tests {
 
     #[test]
     fn equal_scores_put_the_larger_id_first_as_python_sort_reverse() {
-        let fiches = [fiche("AR-2", "joint"), fiche("AR-10", "joint"), fiche("AR-3", "joint")];
+        let fiches = [
+            fiche("AR-2", "joint"),
+            fiche("AR-10", "joint"),
+            fiche("AR-3", "joint"),
+        ];
         let index = Bm25Index::build(&fiches, Analyzer::Seed, Bm25Params::default());
-        let ids: Vec<&str> =
-            index.search("joint", 3).iter().map(|h| fiches[h.doc].id.as_str()).collect();
+        let ids: Vec<&str> = index
+            .search("joint", 3)
+            .iter()
+            .map(|h| fiches[h.doc].id.as_str())
+            .collect();
         // String order, as Python compares str: "AR-3" > "AR-2" > "AR-10".
         assert_eq!(ids, ["AR-3", "AR-2", "AR-10"]);
     }
 
     #[test]
     fn zero_score_fiches_fill_the_list_larger_id_first() {
-        let fiches = [fiche("A", "colle"), fiche("B", "joint"), fiche("C", "sable")];
+        let fiches = [
+            fiche("A", "colle"),
+            fiche("B", "joint"),
+            fiche("C", "sable"),
+        ];
         let index = Bm25Index::build(&fiches, Analyzer::Seed, Bm25Params::default());
-        let ids: Vec<&str> =
-            index.search("joint", 3).iter().map(|h| fiches[h.doc].id.as_str()).collect();
+        let ids: Vec<&str> = index
+            .search("joint", 3)
+            .iter()
+            .map(|h| fiches[h.doc].id.as_str())
+            .collect();
         assert_eq!(ids, ["B", "C", "A"]);
         assert_eq!(index.search("rien", 5).len(), 3);
     }
 
     #[test]
     fn explanation_contributions_sum_to_the_score() {
-        let fiches = [fiche("A", "joint gris, joint blanc"), fiche("B", "colle grise"), fiche("C", "joint")];
+        let fiches = [
+            fiche("A", "joint gris, joint blanc"),
+            fiche("B", "colle grise"),
+            fiche("C", "joint"),
+        ];
         for analyzer in [Analyzer::Seed, Analyzer::French] {
             let index = Bm25Index::build(&fiches, analyzer, Bm25Params::default());
             let q = "Le joint gris pour le joint";
@@ -366,7 +410,11 @@ mod tests {
         for fiches in [
             vec![fiche("A", "joint")],
             vec![fiche("A", "le la"), fiche("B", "les")],
-            vec![fiche("A", "joint"), fiche("B", "joint"), fiche("C", "joint")],
+            vec![
+                fiche("A", "joint"),
+                fiche("B", "joint"),
+                fiche("C", "joint"),
+            ],
         ] {
             let index = Bm25Index::build(&fiches, Analyzer::French, Bm25Params::default());
             for h in index.search("joint le", 10) {

@@ -70,11 +70,23 @@ pub enum DataError {
     /// A line of `fiches.jsonl` is not a JSON object.
     Json { line: usize, message: String },
     /// A required field is absent, or not a string.
-    MissingField { file: &'static str, line: usize, field: &'static str },
+    MissingField {
+        file: &'static str,
+        line: usize,
+        field: &'static str,
+    },
     /// A field that must say something is empty (an id, a texte, a question).
-    EmptyField { file: &'static str, line: usize, field: &'static str },
+    EmptyField {
+        file: &'static str,
+        line: usize,
+        field: &'static str,
+    },
     /// The same fiche id twice: results could not tell them apart.
-    DuplicateId { id: String, first_line: usize, line: usize },
+    DuplicateId {
+        id: String,
+        first_line: usize,
+        line: usize,
+    },
     /// The CSV header is not `type;question;fiche_attendue`.
     BadHeader { found: String },
     /// A CSV row that the reader could not split (unbalanced quotes, wrong field count).
@@ -162,7 +174,11 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
             obj.get(name)
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
-                .ok_or(DataError::MissingField { file: FILE, line, field: name })
+                .ok_or(DataError::MissingField {
+                    file: FILE,
+                    line,
+                    field: name,
+                })
         };
         let fiche = Fiche {
             id: field("id")?,
@@ -171,13 +187,25 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
             texte: field("texte")?,
         };
         if fiche.id.trim().is_empty() {
-            return Err(DataError::EmptyField { file: FILE, line, field: "id" });
+            return Err(DataError::EmptyField {
+                file: FILE,
+                line,
+                field: "id",
+            });
         }
         if fiche.texte.trim().is_empty() {
-            return Err(DataError::EmptyField { file: FILE, line, field: "texte" });
+            return Err(DataError::EmptyField {
+                file: FILE,
+                line,
+                field: "texte",
+            });
         }
         if let Some(&first_line) = seen.get(&fiche.id) {
-            return Err(DataError::DuplicateId { id: fiche.id, first_line, line });
+            return Err(DataError::DuplicateId {
+                id: fiche.id,
+                first_line,
+                line,
+            });
         }
         seen.insert(fiche.id.clone(), line);
         fiches.push(fiche);
@@ -211,7 +239,9 @@ pub fn parse_questions(text: &str) -> Result<Vec<Question>, DataError> {
         if i == 0 {
             let header: Vec<&str> = record.iter().collect();
             if header != ["type", "question", "fiche_attendue"] {
-                return Err(DataError::BadHeader { found: header.join(";") });
+                return Err(DataError::BadHeader {
+                    found: header.join(";"),
+                });
             }
             continue;
         }
@@ -227,11 +257,17 @@ pub fn parse_questions(text: &str) -> Result<Vec<Question>, DataError> {
                 ),
             });
         }
-        let kind = QuestionKind::parse(&record[0])
-            .ok_or_else(|| DataError::UnknownKind { line, found: record[0].to_owned() })?;
+        let kind = QuestionKind::parse(&record[0]).ok_or_else(|| DataError::UnknownKind {
+            line,
+            found: record[0].to_owned(),
+        })?;
         let text = record[1].to_owned();
         if text.trim().is_empty() {
-            return Err(DataError::EmptyField { file: FILE, line, field: "question" });
+            return Err(DataError::EmptyField {
+                file: FILE,
+                line,
+                field: "question",
+            });
         }
         let expected = match (kind, record[2].trim()) {
             (QuestionKind::Absente, "") => None,
@@ -240,7 +276,11 @@ pub fn parse_questions(text: &str) -> Result<Vec<Question>, DataError> {
             }
             (_, id) => Some(id.to_owned()),
         };
-        questions.push(Question { kind, text, expected });
+        questions.push(Question {
+            kind,
+            text,
+            expected,
+        });
     }
     if questions.is_empty() {
         return Err(DataError::Empty { file: FILE });
@@ -256,7 +296,10 @@ pub fn check_expected(fiches: &[Fiche], questions: &[Question]) -> Result<(), Da
             if !ids.contains(id.as_str()) {
                 // Line numbers: header is line 1, so question i sits on line i + 2 when the file
                 // has no blank or multi-line rows, which is the only case worth pointing into.
-                return Err(DataError::UnknownExpected { line: i + 2, id: id.clone() });
+                return Err(DataError::UnknownExpected {
+                    line: i + 2,
+                    id: id.clone(),
+                });
             }
         }
     }
@@ -294,7 +337,14 @@ mod tests {
     fn rejects_duplicate_ids_naming_both_lines() {
         let line = "{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}";
         let err = parse_fiches(&format!("{line}\n{line}\n")).unwrap_err();
-        assert_eq!(err, DataError::DuplicateId { id: "A".into(), first_line: 1, line: 2 });
+        assert_eq!(
+            err,
+            DataError::DuplicateId {
+                id: "A".into(),
+                first_line: 1,
+                line: 2
+            }
+        );
     }
 
     #[test]
@@ -305,16 +355,20 @@ mod tests {
 
     #[test]
     fn accepts_a_bom_and_lf_line_ends_in_questions() {
-        let q = parse_questions("\u{feff}type;question;fiche_attendue\nexacte;Joint;AR-1\nabsente;Rien ?;\n")
-            .unwrap();
+        let q = parse_questions(
+            "\u{feff}type;question;fiche_attendue\nexacte;Joint;AR-1\nabsente;Rien ?;\n",
+        )
+        .unwrap();
         assert_eq!(q.len(), 2);
         assert_eq!(q[1].expected, None);
     }
 
     #[test]
     fn reads_quoted_fields_with_semicolons() {
-        let q = parse_questions("type;question;fiche_attendue\r\ncourante;\"Un joint ; blanc\";AR-1\r\n")
-            .unwrap();
+        let q = parse_questions(
+            "type;question;fiche_attendue\r\ncourante;\"Un joint ; blanc\";AR-1\r\n",
+        )
+        .unwrap();
         assert_eq!(q[0].text, "Un joint ; blanc");
     }
 
@@ -332,18 +386,34 @@ mod tests {
     #[test]
     fn rejects_unknown_kinds_and_missing_expected_ids() {
         let err = parse_questions("type;question;fiche_attendue\nfacile;Q;AR-1\n").unwrap_err();
-        assert_eq!(err, DataError::UnknownKind { line: 2, found: "facile".into() });
+        assert_eq!(
+            err,
+            DataError::UnknownKind {
+                line: 2,
+                found: "facile".into()
+            }
+        );
         let err = parse_questions("type;question;fiche_attendue\ncourante;Q;\n").unwrap_err();
-        assert_eq!(err, DataError::ExpectedMismatch { line: 2, kind: QuestionKind::Courante });
+        assert_eq!(
+            err,
+            DataError::ExpectedMismatch {
+                line: 2,
+                kind: QuestionKind::Courante
+            }
+        );
     }
 
     #[test]
     fn names_an_expected_id_missing_from_the_fiches() {
-        let fiches = parse_fiches("{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}").unwrap();
+        let fiches =
+            parse_fiches("{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}").unwrap();
         let questions = parse_questions("type;question;fiche_attendue\nexacte;Q;B\n").unwrap();
         assert_eq!(
             check_expected(&fiches, &questions).unwrap_err(),
-            DataError::UnknownExpected { line: 2, id: "B".into() }
+            DataError::UnknownExpected {
+                line: 2,
+                id: "B".into()
+            }
         );
     }
 }

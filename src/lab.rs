@@ -69,7 +69,11 @@ impl Lab {
         let params = Bm25Params::default();
         let mots = Bm25Index::build(&fiches, Analyzer::Seed, params);
         let mots_plus = Bm25Index::build(&fiches, Analyzer::French, params);
-        Lab { fiches, mots, mots_plus }
+        Lab {
+            fiches,
+            mots,
+            mots_plus,
+        }
     }
 
     pub fn fiches(&self) -> &[Fiche] {
@@ -88,7 +92,10 @@ impl Lab {
         self.bm25(method)
             .search(question, k)
             .into_iter()
-            .map(|h| Ranked { doc: h.doc, score: h.score })
+            .map(|h| Ranked {
+                doc: h.doc,
+                score: h.score,
+            })
             .collect()
     }
 

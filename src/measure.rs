@@ -99,22 +99,43 @@ impl Measurement {
         let kinds = QuestionKind::ANSWERABLE
             .iter()
             .map(|&kind| {
-                let lot: Vec<&QuestionOutcome> = outcomes.iter().filter(|o| o.kind == kind).collect();
+                let lot: Vec<&QuestionOutcome> =
+                    outcomes.iter().filter(|o| o.kind == kind).collect();
                 let hit1 = lot.iter().filter(|o| o.rank == Some(1)).count();
-                let hit5 = lot.iter().filter(|o| o.rank.is_some_and(|r| r <= 5)).count();
-                let rr: f64 = lot.iter().map(|o| o.rank.map_or(0.0, |r| 1.0 / r as f64)).sum();
-                let mrr10 = if lot.is_empty() { 0.0 } else { rr / lot.len() as f64 };
+                let hit5 = lot
+                    .iter()
+                    .filter(|o| o.rank.is_some_and(|r| r <= 5))
+                    .count();
+                let rr: f64 = lot
+                    .iter()
+                    .map(|o| o.rank.map_or(0.0, |r| 1.0 / r as f64))
+                    .sum();
+                let mrr10 = if lot.is_empty() {
+                    0.0
+                } else {
+                    rr / lot.len() as f64
+                };
                 let missed = lot
                     .iter()
                     .filter(|o| !o.rank.is_some_and(|r| r <= 5))
                     .map(|o| o.question.clone())
                     .collect();
-                KindStats { kind, questions: lot.len(), hit1, hit5, mrr10, missed }
+                KindStats {
+                    kind,
+                    questions: lot.len(),
+                    hit1,
+                    hit5,
+                    mrr10,
+                    missed,
+                }
             })
             .collect();
         let best = |o: &QuestionOutcome| o.top.first().map_or(0.0, |t| t.1);
-        let present: Vec<f64> =
-            outcomes.iter().filter(|o| o.kind != QuestionKind::Absente).map(best).collect();
+        let present: Vec<f64> = outcomes
+            .iter()
+            .filter(|o| o.kind != QuestionKind::Absente)
+            .map(best)
+            .collect();
         let answered_best = if present.is_empty() {
             None
         } else {
@@ -170,7 +191,10 @@ impl Measurement {
             );
         }
         for (q, s) in &self.absent_best {
-            out += &format!("Meilleur score, sans réponse : {:>5}  {q}\n", self.show_score(*s));
+            out += &format!(
+                "Meilleur score, sans réponse : {:>5}  {q}\n",
+                self.show_score(*s)
+            );
         }
         out
     }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs whatever is missing, then runs every test: lints, the native ring, the browser ring,
+# the seed's reference output through the terminal, the release build and the end-to-end ring.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+step() { printf '\n==> %s\n' "$*"; }
+
+step "format and lints (native and wasm32)"
+cargo fmt --check
+cargo clippy --locked --all-targets -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --lib --tests -- -D warnings
+
+step "ring 1: native cargo test"
+cargo test --locked
+
+step "the seed's reference output, byte for byte"
+cargo run --locked --quiet --release --bin mesurer | cmp - tests/golden/mesurer-mots.out
+echo "mesurer: identical to the seed's reference"
+
+step "ring 2: wasm-pack test --headless --chrome"
+wasm-pack test --headless --chrome -- --locked --test web
+
+step "release build of the page (trunk)"
+trunk build --release
+ls -l dist/*.wasm
+
+step "ring 3: end to end in headless Chromium"
+(cd tests/e2e && npm test)

@@ -1,0 +1,106 @@
+//! The browser boundary: everything here converts, calls the core, renders. Only on wasm32.
+
+/// The page's controller: loading, events, views.
+pub mod app;
+/// Element builders that only ever insert text.
+pub mod dom;
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::data::{check_expected, parse_fiches, parse_questions, Question};
+use crate::lab::{Lab, Method};
+
+/// Starts the page when the module loads (Trunk's loader calls it).
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+    if web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("app"))
+        .is_some()
+    {
+        wasm_bindgen_futures::spawn_local(app::run());
+    }
+}
+
+fn method(name: &str) -> Result<Method, JsError> {
+    Method::parse(name).ok_or_else(|| {
+        JsError::new(&format!(
+            "unknown method \"{name}\": expected mots or mots+"
+        ))
+    })
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+    // Maps (not plain objects) would surprise JavaScript callers; tuples become arrays.
+    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    value
+        .serialize(&serializer)
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// One search result as JavaScript sees it.
+#[derive(Serialize)]
+struct JsHit<'a> {
+    id: &'a str,
+    nom: &'a str,
+    famille: &'a str,
+    score: f64,
+}
+
+/// The lab, exported: what the page runs, callable from JavaScript and from the browser tests.
+#[wasm_bindgen]
+pub struct LabHandle {
+    lab: Lab,
+    questions: Vec<Question>,
+}
+
+#[wasm_bindgen]
+impl LabHandle {
+    /// Parses and indexes a catalogue (`fiches.jsonl` text) and its questions (`questions.csv`).
+    /// Throws an `Error` whose message names the line and field at fault.
+    #[wasm_bindgen(constructor)]
+    pub fn new(fiches: &str, questions: &str) -> Result<LabHandle, JsError> {
+        let fiches = parse_fiches(fiches).map_err(|e| JsError::new(&e.to_string()))?;
+        let questions = parse_questions(questions).map_err(|e| JsError::new(&e.to_string()))?;
+        check_expected(&fiches, &questions).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(LabHandle {
+            lab: Lab::new(fiches),
+            questions,
+        })
+    }
+
+    /// The `k` best fiches: `[{id, nom, famille, score}]`, best first.
+    pub fn search(&self, method_name: &str, question: &str, k: usize) -> Result<JsValue, JsError> {
+        let m = method(method_name)?;
+        let hits: Vec<JsHit> = self
+            .lab
+            .search(m, question, k)
+            .into_iter()
+            .map(|r| {
+                let f = &self.lab.fiches()[r.doc];
+                JsHit {
+                    id: &f.id,
+                    nom: &f.nom,
+                    famille: &f.famille,
+                    score: r.score,
+                }
+            })
+            .collect();
+        to_js(&hits)
+    }
+
+    /// The measurement on the questions, as `mesurer --json` prints it.
+    pub fn measure(&self, method_name: &str) -> Result<JsValue, JsError> {
+        to_js(&self.lab.measure(method(method_name)?, &self.questions))
+    }
+
+    /// The seed's `mesurer.py` text for this method.
+    pub fn report(&self, method_name: &str) -> Result<String, JsError> {
+        Ok(self
+            .lab
+            .measure(method(method_name)?, &self.questions)
+            .seed_report())
+    }
+}

@@ -1,0 +1,80 @@
+// Shared by the end-to-end tests: a static server for dist/ under a sub-path, as GitHub Pages
+// serves it, and a Chromium page that records every console error, page error, failed request
+// and request outside the sub-path, so that each test can assert there were none.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const BASE = '/rag-fiches/';
+const ROOT = resolve(fileURLToPath(new URL('../../dist', import.meta.url)));
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.jsonl': 'application/x-ndjson; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+/** Serves dist/ at BASE on 127.0.0.1 (a free port); records requests outside BASE. */
+export async function serveDist() {
+  const outside = [];
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (!url.pathname.startsWith(BASE)) {
+      outside.push(url.pathname);
+      res.writeHead(404).end();
+      return;
+    }
+    let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    const file = normalize(join(ROOT, rel));
+    if (!file.startsWith(ROOT + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const info = await stat(file);
+      const path = info.isDirectory() ? join(file, 'index.html') : file;
+      const body = await readFile(path);
+      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return { url: origin + BASE, origin, outside, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A new page whose problems are collected in `problems` (console errors, page errors,
+ *  failed requests). Every test ends with `assert.deepEqual(problems, [])`. */
+export async function openPage(browser, url) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+  page.on('response', (resp) => {
+    if (resp.status() >= 400) problems.push(`HTTP ${resp.status()}: ${resp.url()}`);
+  });
+  if (url) {
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  }
+  return { page, context, problems };
+}

@@ -1,0 +1,117 @@
+// The built page, served under a sub-path, driven as a learner drives it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { serveDist, launch, openPage } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('the console watcher itself catches an error (so the other tests can fail)', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.evaluate(() => console.error('sonde'));
+  await page.waitForTimeout(50);
+  assert.deepEqual(problems, ['console.error: sonde']);
+  await context.close();
+});
+
+test('a typed question shows the top fiches of mots and mots+ with highlighted words', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.fill('#question', 'Un isolant qui ne brûle pas');
+  const mots = page.locator('.colonne[data-methode="mots"] li.resultat');
+  const motsPlus = page.locator('.colonne[data-methode="mots+"] li.resultat');
+  assert.equal(await mots.count(), 5);
+  assert.equal(await motsPlus.count(), 5);
+  // Each result shows its rank, id, name, family and score.
+  const first = mots.first();
+  assert.equal(await first.locator('.rang').textContent(), '1');
+  assert.match(await first.locator('.id').textContent(), /^AR-\d{4}$/);
+  assert.match(await first.locator('.score').textContent(), /^\d+,\d\d$/);
+  assert.ok((await first.locator('.nom').textContent()).length > 0);
+  assert.ok((await first.locator('.famille').textContent()).length > 0);
+  // « isolant » is marked in the fiche's text, as text inside <mark>.
+  const marked = await first.locator('mark').allTextContents();
+  assert.ok(marked.map((m) => m.toLowerCase()).includes('isolant'), marked.join('|'));
+  // The expected fiche is not in the top 5 of mots: the column says where it is.
+  await page.selectOption('#exemples', await page.locator('#exemples option', { hasText: 'Un isolant qui ne brûle pas' }).getAttribute('value'));
+  assert.match(await page.textContent('.colonne[data-methode="mots"] .hors'),
+    /La fiche attendue AR-0063 (n'est qu'au rang \d+|n'est pas dans les 10 premières)\./);
+  assert.deepEqual(server.outside, [], 'every request stays under the sub-path');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('an example question marks its expected fiche, and « Pourquoi ce score ? » adds up', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  const option = page.locator('#exemples option', { hasText: 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m' });
+  await page.selectOption('#exemples', await option.getAttribute('value'));
+  assert.equal(await page.inputValue('#question'), 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m');
+  assert.match(await page.textContent('#attendue'), /Fiche attendue : AR-0040/);
+  const top = page.locator('.colonne[data-methode="mots"] li.resultat').first();
+  assert.equal(await top.getAttribute('data-id'), 'AR-0040');
+  assert.equal(await top.locator('.badge').textContent(), 'fiche attendue');
+  await top.locator('summary', { hasText: 'Pourquoi ce score ?' }).click();
+  const rows = top.locator('table.explication tbody tr:not(.total)');
+  assert.ok(await rows.count() >= 5);
+  const parse = (s) => Number(s.replace(',', '.'));
+  const parts = (await rows.locator('td:last-child').allTextContents()).map(parse);
+  const total = parse(await top.locator('tr.total td').textContent());
+  const shown = parse(await top.locator('.score').textContent());
+  assert.ok(Math.abs(parts.reduce((a, b) => a + b, 0) - total) < 0.01, `${parts} vs ${total}`);
+  assert.ok(Math.abs(total - shown) < 0.006, `${total} vs ${shown}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a question without an answer says so, and a question of stop words finds nothing', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  const option = page.locator('#exemples option', { hasText: 'Louez-vous des échafaudages ?' });
+  await page.selectOption('#exemples', await option.getAttribute('value'));
+  assert.match(await page.textContent('#attendue'), /pas dans le catalogue/);
+  assert.match(await page.textContent('.colonne[data-methode="mots"]'), /score nul/);
+  await page.fill('#question', 'le la les ?');
+  assert.match(await page.textContent('.colonne[data-methode="mots+"]'), /aucun mot après analyse/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('« Mesurer » shows 15/15, 8/20 and 15/20 for mots, and the seed output verbatim', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.click('#onglet-mesurer');
+  assert.equal(await page.getAttribute('#onglet-mesurer', 'aria-selected'), 'true');
+  const mots = page.locator('.methode[data-methode="mots"]');
+  assert.equal(await mots.locator('tr[data-type="exacte"] .hit1').textContent(), '15/15');
+  assert.equal(await mots.locator('tr[data-type="courante"] .hit1').textContent(), '8/20');
+  assert.equal(await mots.locator('tr[data-type="courante"] .hit5').textContent(), '15/20');
+  const reference = await readFile(new URL('../golden/mesurer-mots.out', import.meta.url), 'utf8');
+  assert.equal(await mots.locator('pre.rapport').textContent(), reference);
+  const plus = page.locator('.methode[data-methode="mots+"]');
+  assert.equal(await plus.locator('tr[data-type="exacte"] .hit1').textContent(), '15/15');
+  assert.match(await plus.locator('tr[data-type="courante"] .hit5').textContent(), /^(19|20)\/20$/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the page is usable at phone width and with the keyboard', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.focus('#question');
+  await page.keyboard.type('joint époxy');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `horizontal overflow of ${overflow}px`);
+  await page.focus('#onglet-mesurer');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.isVisible('#vue-mesurer'), true);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -1,0 +1,105 @@
+//! Browser ring (`wasm-pack test --headless --chrome -- --test web`): the exported API, serde
+//! conversions, fetch and DOM rendering in a real Chromium.
+#![cfg(target_arch = "wasm32")]
+
+use rag_fiches::web::dom::{highlighted, E};
+use rag_fiches::web::LabHandle;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const FICHES: &str = include_str!("../data/fiches.jsonl");
+const QUESTIONS: &str = include_str!("../data/questions.csv");
+
+#[wasm_bindgen_test]
+fn exported_report_is_the_seed_reference_in_the_browser() {
+    let lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
+    assert_eq!(
+        lab.report("mots").unwrap(),
+        include_str!("golden/mesurer-mots.out")
+    );
+}
+
+#[wasm_bindgen_test]
+fn exported_measurement_converts_to_plain_js_objects() {
+    let lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
+    let m = lab.measure("mots").unwrap();
+    let json = js_sys::JSON::stringify(&m).unwrap().as_string().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["method"], "mots");
+    assert_eq!(v["kinds"][0]["hit1"], 15);
+    assert_eq!(v["kinds"][1]["hit1"], 8);
+    assert_eq!(v["kinds"][1]["hit5"], 15);
+    assert_eq!(v["questions"][0]["top"][0][0], "AR-0003");
+    // The same numbers as the native measurement, to the bit.
+    let native = rag_fiches::lab::Lab::new(rag_fiches::data::parse_fiches(FICHES).unwrap())
+        .measure(
+            rag_fiches::lab::Method::Mots,
+            &rag_fiches::data::parse_questions(QUESTIONS).unwrap(),
+        );
+    assert_eq!(
+        v["kinds"][1]["mrr10"].as_f64().unwrap(),
+        native.kinds[1].mrr10
+    );
+    assert_eq!(
+        v["questions"][0]["top"][1][1].as_f64().unwrap(),
+        native.questions[0].top[1].1
+    );
+}
+
+#[wasm_bindgen_test]
+fn exported_search_gives_ids_names_and_scores() {
+    let lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
+    let hits = lab
+        .search("mots+", "Un isolant qui ne brûle pas", 5)
+        .unwrap();
+    let json = js_sys::JSON::stringify(&hits).unwrap().as_string().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 5);
+    assert!(v[0]["id"].as_str().unwrap().starts_with("AR-"));
+    assert!(v[0]["score"].as_f64().unwrap() > 0.0);
+}
+
+#[wasm_bindgen_test]
+fn bad_input_throws_an_error_naming_the_line_not_a_panic() {
+    let err = match LabHandle::new("{\"id\":\"A\"}\n", QUESTIONS) {
+        Err(e) => JsValue::from(e),
+        Ok(_) => panic!("a fiche without texte must be refused"),
+    };
+    let message = js_sys::Reflect::get(&err, &"message".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert_eq!(
+        message,
+        "fiches.jsonl, line 1: missing field \"famille\" (a text is expected)"
+    );
+    let lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
+    assert!(lab.search("magie", "joint", 5).is_err());
+}
+
+#[wasm_bindgen_test]
+async fn fetches_the_bundled_data_from_the_server() {
+    let resp = gloo_net::http::Request::get("/data/fiches.jsonl")
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.ok());
+    assert_eq!(resp.text().await.unwrap(), FICHES);
+}
+
+#[wasm_bindgen_test]
+fn markup_in_texts_is_rendered_as_text_with_separate_marks() {
+    let text = "<img src=x onerror=alert(1)> joint </mark><script>x</script>";
+    let start = text.find("joint").unwrap();
+    let el = highlighted("p", text, &[(start, start + 5)]);
+    assert_eq!(el.text_content().unwrap(), text);
+    assert_eq!(el.get_elements_by_tag_name("img").length(), 0);
+    assert_eq!(el.get_elements_by_tag_name("script").length(), 0);
+    let marks = el.get_elements_by_tag_name("mark");
+    assert_eq!(marks.length(), 1);
+    assert_eq!(marks.item(0).unwrap().text_content().unwrap(), "joint");
+    let built = E::new("li").text("&amp; <b>").build();
+    assert_eq!(built.inner_html(), "&amp;amp; &lt;b&gt;");
+}
