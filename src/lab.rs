@@ -1,49 +1,86 @@
-//! The lab: one catalogue, its indexes, and the retrieval methods the page and the terminal offer.
-//! Both fronts call these functions; that is why they print the same numbers.
+//! The lab: one catalogue, its indexes and vectors, and the retrieval methods the page and the
+//! terminal offer. Both fronts call these functions; that is why they print the same numbers.
+
+use std::collections::HashMap;
+use std::fmt;
 
 use serde::Serialize;
 
 use crate::analysis::Analyzer;
 use crate::bm25::{Bm25Index, Bm25Params, Explanation};
 use crate::data::{Fiche, Question};
+use crate::dense::{self, DenseError};
+use crate::fusion::{rrf, RRF_DEPTH, RRF_K};
 use crate::measure::{Measurement, DEPTH};
+use crate::vectors::{VectorSet, VectorsError};
 
-/// A retrieval method, by the name the learner sees.
+/// The keyword side of a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Method {
+pub enum Keyword {
     /// The seed's BM25 (`bm25.py`), unchanged.
     Mots,
     /// BM25 over French-analysed terms (elisions, stop words, Snowball stems, no accents).
     MotsPlus,
 }
 
+/// A retrieval method, by the name the learner sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Method {
+    Keyword(Keyword),
+    /// Cosine between the question's vector and each fiche's.
+    Sens,
+    /// RRF of a keyword method's top 50 and `sens`'s top 50.
+    Hybride(Keyword),
+}
+
 impl Method {
-    pub const KEYWORD: [Method; 2] = [Method::Mots, Method::MotsPlus];
+    pub const MOTS: Method = Method::Keyword(Keyword::Mots);
+    pub const MOTS_PLUS: Method = Method::Keyword(Keyword::MotsPlus);
+    pub const KEYWORD: [Method; 2] = [Method::MOTS, Method::MOTS_PLUS];
+    /// Every method, in the order the page shows them.
+    pub const ALL: [Method; 5] = [
+        Method::MOTS,
+        Method::MOTS_PLUS,
+        Method::Sens,
+        Method::Hybride(Keyword::Mots),
+        Method::Hybride(Keyword::MotsPlus),
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Method::Mots => "mots",
-            Method::MotsPlus => "mots+",
+            Method::Keyword(Keyword::Mots) => "mots",
+            Method::Keyword(Keyword::MotsPlus) => "mots+",
+            Method::Sens => "sens",
+            Method::Hybride(Keyword::Mots) => "hybride",
+            Method::Hybride(Keyword::MotsPlus) => "hybride+",
         }
     }
 
     pub fn parse(name: &str) -> Option<Method> {
-        match name {
-            "mots" => Some(Method::Mots),
-            "mots+" => Some(Method::MotsPlus),
-            _ => None,
+        Method::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Decimals the seed shows this method's scores with: BM25 rounded to 2, cosines to 3, RRF
+    /// points unrounded.
+    pub fn score_decimals(self) -> Option<usize> {
+        match self {
+            Method::Keyword(_) => Some(2),
+            Method::Sens => Some(3),
+            Method::Hybride(_) => None,
         }
     }
 
-    /// Decimals shown for this method's scores (the seed rounds BM25 scores to 2).
-    pub fn score_decimals(self) -> Option<usize> {
-        Some(2)
+    /// Whether the method needs the question's vector (and the fiches').
+    pub fn is_dense(self) -> bool {
+        !matches!(self, Method::Keyword(_))
     }
+}
 
+impl Keyword {
     pub fn analyzer(self) -> Analyzer {
         match self {
-            Method::Mots => Analyzer::Seed,
-            Method::MotsPlus => Analyzer::French,
+            Keyword::Mots => Analyzer::Seed,
+            Keyword::MotsPlus => Analyzer::French,
         }
     }
 }
@@ -55,12 +92,49 @@ pub struct Ranked {
     pub score: f64,
 }
 
-/// A catalogue ready to search: the fiches and one BM25 index per keyword method.
+/// Why a dense method cannot run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchError {
+    /// No fiche vectors are loaded.
+    NoVectors,
+    /// The question's vector is not known (not embedded yet).
+    NoQuestionVector { question: String },
+    Dense(DenseError),
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::NoVectors => write!(f, "no fiche vectors are loaded: compute or load them first"),
+            SearchError::NoQuestionVector { question } => {
+                write!(f, "the question {question:?} has not been embedded")
+            }
+            SearchError::Dense(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+/// Questions' vectors, by question text.
+pub type QuestionVectors = HashMap<String, Vec<f32>>;
+
+/// How a fused score was made: each list's rank of the fiche (from 1), if in its top 50.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FusionExplanation {
+    pub keyword_rank: Option<usize>,
+    pub dense_rank: Option<usize>,
+    pub points: f64,
+}
+
+/// A catalogue ready to search: the fiches, one BM25 index per keyword method, and optionally
+/// the fiches' vectors.
 #[derive(Debug, Clone)]
 pub struct Lab {
     fiches: Vec<Fiche>,
     mots: Bm25Index,
     mots_plus: Bm25Index,
+    vectors: Option<VectorSet>,
 }
 
 impl Lab {
@@ -69,48 +143,119 @@ impl Lab {
         let params = Bm25Params::default();
         let mots = Bm25Index::build(&fiches, Analyzer::Seed, params);
         let mots_plus = Bm25Index::build(&fiches, Analyzer::French, params);
-        Lab {
-            fiches,
-            mots,
-            mots_plus,
-        }
+        Lab { fiches, mots, mots_plus, vectors: None }
     }
 
     pub fn fiches(&self) -> &[Fiche] {
         &self.fiches
     }
 
-    pub fn bm25(&self, method: Method) -> &Bm25Index {
-        match method {
-            Method::Mots => &self.mots,
-            Method::MotsPlus => &self.mots_plus,
+    pub fn bm25(&self, keyword: Keyword) -> &Bm25Index {
+        match keyword {
+            Keyword::Mots => &self.mots,
+            Keyword::MotsPlus => &self.mots_plus,
         }
     }
 
-    /// The `k` best fiches for `question` under `method`, best first.
-    pub fn search(&self, method: Method, question: &str, k: usize) -> Vec<Ranked> {
-        self.bm25(method)
+    /// Attaches fiche vectors after checking they were made for exactly these fiches.
+    pub fn set_vectors(&mut self, vectors: VectorSet) -> Result<(), VectorsError> {
+        vectors.check_fiches(&self.fiches)?;
+        self.vectors = Some(vectors);
+        Ok(())
+    }
+
+    pub fn vectors(&self) -> Option<&VectorSet> {
+        self.vectors.as_ref()
+    }
+
+    fn keyword_search(&self, keyword: Keyword, question: &str, k: usize) -> Vec<Ranked> {
+        self.bm25(keyword)
             .search(question, k)
             .into_iter()
-            .map(|h| Ranked {
-                doc: h.doc,
-                score: h.score,
-            })
+            .map(|h| Ranked { doc: h.doc, score: h.score })
             .collect()
     }
 
-    /// Why fiche `doc` scored what it did for `question` under a keyword method.
-    pub fn explain(&self, method: Method, question: &str, doc: usize) -> Explanation {
-        self.bm25(method).explain(question, doc)
+    fn dense_search(&self, vector: Option<&[f32]>, question: &str, k: usize) -> Result<Vec<Ranked>, SearchError> {
+        let set = self.vectors.as_ref().ok_or(SearchError::NoVectors)?;
+        let v = vector.ok_or_else(|| SearchError::NoQuestionVector { question: question.to_owned() })?;
+        Ok(dense::search(set, v, k)
+            .map_err(SearchError::Dense)?
+            .into_iter()
+            .map(|(doc, score)| Ranked { doc, score })
+            .collect())
     }
 
-    /// `method` measured on `questions`.
-    pub fn measure(&self, method: Method, questions: &[Question]) -> Measurement {
-        Measurement::run(method.name(), method.score_decimals(), questions, |q| {
-            self.search(method, q, DEPTH)
+    /// The `k` best fiches for `question` under `method`, best first. Dense methods need the
+    /// question's `vector` (keyword methods ignore it).
+    pub fn search(
+        &self,
+        method: Method,
+        question: &str,
+        vector: Option<&[f32]>,
+        k: usize,
+    ) -> Result<Vec<Ranked>, SearchError> {
+        match method {
+            Method::Keyword(kw) => Ok(self.keyword_search(kw, question, k)),
+            Method::Sens => self.dense_search(vector, question, k),
+            Method::Hybride(kw) => {
+                let words: Vec<usize> =
+                    self.keyword_search(kw, question, RRF_DEPTH).iter().map(|r| r.doc).collect();
+                let sens: Vec<usize> =
+                    self.dense_search(vector, question, RRF_DEPTH)?.iter().map(|r| r.doc).collect();
+                let mut fused = rrf(&[&words, &sens], RRF_K, RRF_DEPTH);
+                fused.truncate(k);
+                Ok(fused.into_iter().map(|(doc, score)| Ranked { doc, score }).collect())
+            }
+        }
+    }
+
+    /// Why fiche `doc` scored what it did for `question` under a keyword method.
+    pub fn explain(&self, keyword: Keyword, question: &str, doc: usize) -> Explanation {
+        self.bm25(keyword).explain(question, doc)
+    }
+
+    /// The two ranks a fused score came from.
+    pub fn explain_fusion(
+        &self,
+        keyword: Keyword,
+        question: &str,
+        vector: Option<&[f32]>,
+        doc: usize,
+    ) -> Result<FusionExplanation, SearchError> {
+        let rank_in = |list: Vec<Ranked>| list.iter().position(|r| r.doc == doc).map(|p| p + 1);
+        let keyword_rank = rank_in(self.keyword_search(keyword, question, RRF_DEPTH));
+        let dense_rank = rank_in(self.dense_search(vector, question, RRF_DEPTH)?);
+        let mut points = 0.0;
+        for r in [keyword_rank, dense_rank].into_iter().flatten() {
+            points += 1.0 / (RRF_K + r as f64);
+        }
+        Ok(FusionExplanation { keyword_rank, dense_rank, points })
+    }
+
+    /// `method` measured on `questions`; dense methods read each question's vector in `vectors`.
+    pub fn measure(
+        &self,
+        method: Method,
+        questions: &[Question],
+        vectors: &QuestionVectors,
+    ) -> Result<Measurement, SearchError> {
+        let mut outcomes = Vec::with_capacity(questions.len());
+        for q in questions {
+            let v = vectors.get(&q.text).map(Vec::as_slice);
+            let top: Vec<(String, f64)> = self
+                .search(method, &q.text, v, DEPTH)?
                 .into_iter()
                 .map(|r| (self.fiches[r.doc].id.clone(), r.score))
-                .collect()
-        })
+                .collect();
+            outcomes.push(Measurement::outcome(q, top));
+        }
+        Ok(Measurement::from_outcomes(method.name(), method.score_decimals(), outcomes))
+    }
+
+    /// A keyword method measured on `questions` (it cannot fail).
+    pub fn measure_keyword(&self, keyword: Keyword, questions: &[Question]) -> Measurement {
+        self.measure(Method::Keyword(keyword), questions, &QuestionVectors::new())
+            .expect("keyword methods need no vectors")
     }
 }

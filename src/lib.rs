@@ -6,18 +6,30 @@
 //! - [`bm25`]: the BM25 formula (k1 = 1.5, b = 0.75), the inverted index, the seed's tie order,
 //!   score explanations.
 //! - [`embed`]: the `Embedder` trait and seed 001's deterministic fake embedder.
+//! - [`vectors`]: the fiche vectors file (safetensors, f16, fingerprinted metadata) and its checks.
+//! - [`dense`]: cosine search over normalised vectors (method `sens`).
+//! - [`fusion`]: Reciprocal Rank Fusion, k = 60 over the top 50 of each list (method `hybride`).
+//! - [`mistral`]: Mistral's embeddings API as pure functions: request, response, errors, retry
+//!   policy, batches, cost, and the `ApiKey` that never prints.
 //! - [`measure`]: hit@1, hit@5, MRR@10, misses, best scores; the seed's report byte for byte.
 //! - [`pyfmt`]: Python's `round` and `repr(float)`, for that report.
 //! - [`lab`]: a catalogue with its indexes and the named methods the page and terminal offer.
+//! - `native` (not on wasm32): the terminal's blocking HTTP client for Mistral's API.
 //! - `web` (wasm32 only): the page: exports, fetches, DOM rendering.
 
 pub mod analysis;
 pub mod bm25;
 pub mod data;
+pub mod dense;
 pub mod embed;
+pub mod fusion;
 pub mod lab;
 pub mod measure;
+pub mod mistral;
 pub mod pyfmt;
+pub mod vectors;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

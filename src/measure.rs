@@ -15,6 +15,14 @@ use serde::Serialize;
 use crate::data::{Question, QuestionKind};
 use crate::pyfmt;
 
+/// A score as the seed prints it: rounded to `decimals` (if any), in Python's `repr`.
+pub fn show_score(score: f64, decimals: Option<usize>) -> String {
+    match decimals {
+        Some(n) => pyfmt::repr(pyfmt::round(score, n)),
+        None => pyfmt::repr(score),
+    }
+}
+
 /// How many results are kept per question: enough for MRR@10.
 pub const DEPTH: usize = 10;
 
@@ -68,26 +76,19 @@ impl Measurement {
         questions: &[Question],
         mut search: impl FnMut(&str) -> Vec<(String, f64)>,
     ) -> Measurement {
-        let outcomes: Vec<QuestionOutcome> = questions
-            .iter()
-            .map(|q| {
-                let mut top = search(&q.text);
-                top.truncate(DEPTH);
-                let rank = q
-                    .expected
-                    .as_ref()
-                    .and_then(|e| top.iter().position(|(id, _)| id == e))
-                    .map(|p| p + 1);
-                QuestionOutcome {
-                    kind: q.kind,
-                    question: q.text.clone(),
-                    expected: q.expected.clone(),
-                    rank,
-                    top,
-                }
-            })
-            .collect();
+        let outcomes = questions.iter().map(|q| Measurement::outcome(q, search(&q.text))).collect();
         Measurement::from_outcomes(method, score_decimals, outcomes)
+    }
+
+    /// One question's outcome from its ranked `[id, score]` list (cut to [`DEPTH`]).
+    pub fn outcome(q: &Question, mut top: Vec<(String, f64)>) -> QuestionOutcome {
+        top.truncate(DEPTH);
+        let rank = q
+            .expected
+            .as_ref()
+            .and_then(|e| top.iter().position(|(id, _)| id == e))
+            .map(|p| p + 1);
+        QuestionOutcome { kind: q.kind, question: q.text.clone(), expected: q.expected.clone(), rank, top }
     }
 
     /// The figures of already-searched questions.
@@ -158,12 +159,9 @@ impl Measurement {
         }
     }
 
-    /// A score as the seed prints it: rounded as the method rounds, in Python's `repr`.
+    /// A score as the seed prints it for this method.
     pub fn show_score(&self, score: f64) -> String {
-        match self.score_decimals {
-            Some(n) => pyfmt::repr(pyfmt::round(score, n)),
-            None => pyfmt::repr(score),
-        }
+        show_score(score, self.score_decimals)
     }
 
     /// The seed's `mesurer.py` output for this measurement, byte for byte (trailing newline

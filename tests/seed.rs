@@ -2,7 +2,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use rag_fiches::data::{parse_fiches, parse_questions};
-use rag_fiches::lab::{Lab, Method};
+use rag_fiches::lab::{Keyword, Lab, Method};
 
 const FICHES: &str = include_str!("../data/fiches.jsonl");
 const QUESTIONS: &str = include_str!("../data/questions.csv");
@@ -15,7 +15,7 @@ fn lab() -> Lab {
 #[test]
 fn mots_report_is_the_seed_reference_byte_for_byte() {
     let questions = parse_questions(QUESTIONS).unwrap();
-    let report = lab().measure(Method::Mots, &questions).seed_report();
+    let report = lab().measure_keyword(Keyword::Mots, &questions).seed_report();
     assert_eq!(report, REFERENCE);
 }
 
@@ -45,7 +45,7 @@ fn mots_top10_of_all_40_questions_match_the_seed_algorithm() {
     let lab = lab();
     assert_eq!(golden.len(), 40);
     for row in golden {
-        let ours = lab.search(Method::Mots, &row.question, 10);
+        let ours = lab.search(Method::MOTS, &row.question, None, 10).unwrap();
         assert_eq!(ours.len(), row.top.len());
         for (r, (id, score)) in ours.iter().zip(&row.top) {
             assert_eq!(&lab.fiches()[r.doc].id, id, "{}", row.question);
@@ -57,7 +57,7 @@ fn mots_top10_of_all_40_questions_match_the_seed_algorithm() {
 #[test]
 fn mots_plus_keeps_exactes_and_finds_19_courantes_of_20() {
     let questions = parse_questions(QUESTIONS).unwrap();
-    let m = lab().measure(Method::MotsPlus, &questions);
+    let m = lab().measure_keyword(Keyword::MotsPlus, &questions);
     let (exacte, courante) = (&m.kinds[0], &m.kinds[1]);
     assert_eq!((exacte.hit1, exacte.hit5), (15, 15));
     assert!(courante.hit5 >= 19, "{courante:?}");
@@ -66,7 +66,7 @@ fn mots_plus_keeps_exactes_and_finds_19_courantes_of_20() {
 #[test]
 fn measurement_figures_of_mots() {
     let questions = parse_questions(QUESTIONS).unwrap();
-    let m = lab().measure(Method::Mots, &questions);
+    let m = lab().measure_keyword(Keyword::Mots, &questions);
     let courante = &m.kinds[1];
     assert_eq!(
         (courante.questions, courante.hit1, courante.hit5),

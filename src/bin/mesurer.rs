@@ -2,21 +2,32 @@
 //!
 //! ```text
 //! mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
+//!         [--embedder mistral|fake] [--vectors PATH]
 //! mesurer [METHOD] --question "…" [--explain]
 //! ```
-//! METHOD is `mots` (the default, the seed's BM25) or `mots+` (French-aware BM25).
+//! METHOD is `mots` (the default, the seed's BM25), `mots+` (French-aware BM25), `sens`
+//! (cosine over embeddings), `hybride` (RRF of mots and sens) or `hybride+` (RRF of mots+ and sens).
 
 use std::process::ExitCode;
 
 use rag_fiches::bm25::{Explanation, FORMULA};
 use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche};
-use rag_fiches::lab::{Lab, Method};
-use rag_fiches::pyfmt;
+use rag_fiches::lab::{Lab, Method, QuestionVectors};
+use rag_fiches::mistral;
+use rag_fiches::native::TerminalEmbedder;
+use rag_fiches::measure::show_score;
+use rag_fiches::vectors::VectorSet;
 
-const USAGE: &str = "usage: mesurer [mots|mots+] [--fiches PATH] [--questions PATH] [--json]
-       mesurer [mots|mots+] --question \"…\" [--explain]
+const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
+                [--embedder mistral|fake] [--vectors PATH]
+       mesurer [METHOD] --question \"…\" [--explain]
 
-  METHOD           mots (default): the seed's BM25; mots+: French-aware BM25
+  METHOD           mots (default): the seed's BM25; mots+: French-aware BM25;
+                   sens: cosine of embeddings; hybride: RRF of mots and sens;
+                   hybride+: RRF of mots+ and sens
+  --embedder NAME  embeds the questions for sens/hybride: mistral (MISTRAL_API_KEY) or fake
+                   (seed 001's hashed bag of words; needs vectors made by the fake embedder)
+  --vectors PATH   the fiche vectors (default: data/vecteurs.safetensors)
   --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
   --questions PATH questions in the seed's CSV format (default: data/questions.csv)
   --json           the whole measurement as JSON: every question's top 10 and rank
@@ -30,16 +41,20 @@ struct Args {
     json: bool,
     question: Option<String>,
     explain: bool,
+    embedder: String,
+    vectors: String,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut out = Args {
-        method: Method::Mots,
+        method: Method::MOTS,
         fiches: "data/fiches.jsonl".into(),
         questions: "data/questions.csv".into(),
         json: false,
         question: None,
         explain: false,
+        embedder: "mistral".into(),
+        vectors: "data/vecteurs.safetensors".into(),
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
@@ -50,10 +65,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--question" => out.question = Some(value("--question")?),
             "--json" => out.json = true,
             "--explain" => out.explain = true,
+            "--embedder" => out.embedder = value("--embedder")?,
+            "--vectors" => out.vectors = value("--vectors")?,
             "-h" | "--help" => return Err(String::new()),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m)
-                    .ok_or(format!("unknown method \"{m}\": expected mots or mots+"))?;
+                    .ok_or(format!("unknown method \"{m}\": expected mots, mots+, sens, hybride or hybride+"))?;
                 method_seen = true;
             }
             other => return Err(format!("unknown argument \"{other}\"")),
@@ -94,30 +111,68 @@ fn print_explanation(e: &Explanation, fiche: &Fiche) {
     println!("    total = {:.4}", e.score);
 }
 
+/// Loads the fiche vectors and embeds `texts` for a dense method; empty for keyword methods.
+fn question_vectors(args: &Args, lab: &mut Lab, texts: &[&str]) -> Result<QuestionVectors, String> {
+    if !args.method.is_dense() {
+        return Ok(QuestionVectors::new());
+    }
+    let bytes = std::fs::read(&args.vectors).map_err(|e| {
+        format!("cannot read {}: {e} (make it with: cargo run --release --bin vecteurs)", args.vectors)
+    })?;
+    let set = VectorSet::from_safetensors(&bytes).map_err(|e| format!("{}: {e}", args.vectors))?;
+    let embedder = TerminalEmbedder::parse(&args.embedder)?;
+    set.check_model(embedder.model(), embedder.dim()).map_err(|e| format!("{}: {e}", args.vectors))?;
+    lab.set_vectors(set).map_err(|e| format!("{}: {e}", args.vectors))?;
+    let vectors = embedder.embed(texts, |_, _| {})?;
+    if embedder.tokens() > 0 {
+        eprintln!(
+            "{} questions embedded: {} tokens, ${:.6}",
+            texts.len(),
+            embedder.tokens(),
+            mistral::cost_usd(embedder.tokens())
+        );
+    }
+    Ok(texts.iter().map(|t| t.to_string()).zip(vectors).collect())
+}
+
 fn run() -> Result<(), String> {
     let args = parse_args(std::env::args().skip(1))?;
-    let lab = Lab::new(load_fiches(&args.fiches)?);
+    let mut lab = Lab::new(load_fiches(&args.fiches)?);
     if let Some(question) = &args.question {
+        let qv = question_vectors(&args, &mut lab, &[question.as_str()])?;
+        let vector = qv.get(question.as_str()).map(Vec::as_slice);
         println!("Méthode : {}", args.method.name());
         println!("Question : {question}");
-        if args.explain {
+        let keyword = match args.method {
+            Method::Keyword(k) => Some(k),
+            _ => None,
+        };
+        if let (true, Some(k)) = (args.explain, keyword) {
             println!("{FORMULA}");
-            println!(
-                "k1 = 1.5 ; b = 0.75 ; analyse : {}",
-                args.method.analyzer().describe()
-            );
+            println!("k1 = 1.5 ; b = 0.75 ; analyse : {}", k.analyzer().describe());
         }
-        for (i, r) in lab.search(args.method, question, 5).iter().enumerate() {
+        let hits = lab.search(args.method, question, vector, 5).map_err(|e| e.to_string())?;
+        for (i, r) in hits.iter().enumerate() {
             let fiche = &lab.fiches()[r.doc];
-            println!(
-                "{:>2}. {}  {:>6}  {}",
-                i + 1,
-                fiche.id,
-                pyfmt::repr(pyfmt::round(r.score, 2)),
-                fiche.nom
-            );
-            if args.explain {
-                print_explanation(&lab.explain(args.method, question, r.doc), fiche);
+            let score = show_score(r.score, args.method.score_decimals());
+            println!("{:>2}. {}  {score:>8}  {}", i + 1, fiche.id, fiche.nom);
+            if !args.explain {
+                continue;
+            }
+            match args.method {
+                Method::Keyword(k) => print_explanation(&lab.explain(k, question, r.doc), fiche),
+                Method::Sens => println!("    cosinus des deux vecteurs : {:.4}", r.score),
+                Method::Hybride(k) => {
+                    let e = lab.explain_fusion(k, question, vector, r.doc).map_err(|e| e.to_string())?;
+                    let part = |rank: Option<usize>| {
+                        rank.map_or("absente des 50 premières : 0".to_owned(), |r| {
+                            format!("rang {r} : 1/(60 + {r}) = {:.5}", 1.0 / (60.0 + r as f64))
+                        })
+                    };
+                    println!("    {} : {}", k_name(k), part(e.keyword_rank));
+                    println!("    sens : {}", part(e.dense_rank));
+                    println!("    total = {:.5}", e.points);
+                }
             }
         }
         return Ok(());
@@ -125,7 +180,9 @@ fn run() -> Result<(), String> {
     let questions =
         parse_questions(&read(&args.questions)?).map_err(|e| format!("{}: {e}", args.questions))?;
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
-    let m = lab.measure(args.method, &questions);
+    let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
+    let qv = question_vectors(&args, &mut lab, &texts)?;
+    let m = lab.measure(args.method, &questions, &qv).map_err(|e| e.to_string())?;
     if args.json {
         let text = serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?;
         println!("{text}");
@@ -133,6 +190,10 @@ fn run() -> Result<(), String> {
         print!("{}", m.seed_report());
     }
     Ok(())
+}
+
+fn k_name(k: rag_fiches::lab::Keyword) -> &'static str {
+    Method::Keyword(k).name()
 }
 
 fn main() -> ExitCode {

@@ -1,0 +1,312 @@
+//! The fiche vectors file: a safetensors file holding one tensor `vectors` of shape
+//! `[count, dim]` in `F16`, and in its header metadata what was embedded, so that vectors made for
+//! other fiches, another model or another dimension are refused instead of giving wrong results.
+//!
+//! Header metadata (all strings, as safetensors requires):
+//! - `format` = `rag-fiches/vectors`, `version` = `1`;
+//! - `model` (e.g. `mistral-embed`), `dim`, `count`;
+//! - `ids`: the fiche ids in row order, as a JSON array;
+//! - `fingerprint`: `sha256:` + hex of [`fingerprint`] over the fiches' `texte` fields in order.
+//!
+//! In Python: `safetensors.numpy.load_file("vecteurs.safetensors")["vectors"]` gives the array and
+//! `safetensors.safe_open(path, "np").metadata()` the metadata (see the README).
+//!
+//! Why f16: mistral-embed returns 1024 values of norm 1 (each about ±0.03); f16 keeps ~3 decimal
+//! digits of each, which moves a cosine by well under 1e-3, and halves the file (400 kB for 200
+//! fiches instead of 800 kB).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use half::f16;
+use safetensors::tensor::{Dtype, TensorView};
+use safetensors::SafeTensors;
+use sha2::{Digest, Sha256};
+
+use crate::data::Fiche;
+
+pub const FORMAT: &str = "rag-fiches/vectors";
+pub const VERSION: &str = "1";
+pub const TENSOR: &str = "vectors";
+/// Larger files are refused before they are read: 256 MiB is 130,000 fiches of 1024 f16 values.
+pub const MAX_FILE_BYTES: usize = 256 << 20;
+/// A stored vector's norm may differ from 1 by this much (f16 rounding moves it by ~1e-4).
+pub const NORM_TOLERANCE: f32 = 0.01;
+const MAX_DIM: usize = 16_384;
+
+/// What a vectors file must match: the catalogue it is loaded next to.
+pub fn fingerprint(fiches: &[Fiche]) -> String {
+    let mut h = Sha256::new();
+    for f in fiches {
+        // Each text length-prefixed (8 bytes, little-endian) so that no two lists of texts collide.
+        h.update((f.texte.len() as u64).to_le_bytes());
+        h.update(f.texte.as_bytes());
+    }
+    let digest = h.finalize();
+    let mut hex = String::with_capacity(7 + 64);
+    hex.push_str("sha256:");
+    for b in digest {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    hex
+}
+
+/// Why a vectors file was refused. Each message says what was expected and what was found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VectorsError {
+    TooLarge { bytes: usize, max: usize },
+    /// Not a safetensors file, truncated, trailing bytes, or a header that does not parse.
+    Unreadable { reason: String },
+    NotOurs { found: String },
+    MissingMetadata { key: &'static str },
+    BadMetadata { key: &'static str, found: String },
+    WrongTensor { reason: String },
+    Model { expected: String, found: String },
+    Dim { expected: usize, found: usize },
+    Count { expected: usize, found: usize },
+    Ids { row: usize, expected: String, found: String },
+    OtherFiches { expected: String, found: String },
+    NotFinite { row: usize },
+    Norm { row: usize, norm: f32 },
+}
+
+impl fmt::Display for VectorsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VectorsError::TooLarge { bytes, max } => {
+                write!(f, "vectors file of {bytes} bytes refused: the limit is {max} bytes")
+            }
+            VectorsError::Unreadable { reason } => {
+                write!(f, "not a readable safetensors file ({reason})")
+            }
+            VectorsError::NotOurs { found } => write!(
+                f,
+                "not a rag-fiches vectors file: format is \"{found}\", expected \"{FORMAT}\" version {VERSION}"
+            ),
+            VectorsError::MissingMetadata { key } => {
+                write!(f, "the vectors file lacks the metadata \"{key}\"")
+            }
+            VectorsError::BadMetadata { key, found } => {
+                write!(f, "the vectors file's metadata \"{key}\" is invalid: \"{found}\"")
+            }
+            VectorsError::WrongTensor { reason } => write!(f, "the vectors tensor is wrong: {reason}"),
+            VectorsError::Model { expected, found } => write!(
+                f,
+                "vectors made with model \"{found}\", expected \"{expected}\": vectors of different models do not compare"
+            ),
+            VectorsError::Dim { expected, found } => {
+                write!(f, "expected {expected} dims, got {found}")
+            }
+            VectorsError::Count { expected, found } => write!(
+                f,
+                "the file holds {found} vectors for {expected} fiches: it was made for another catalogue"
+            ),
+            VectorsError::Ids { row, expected, found } => write!(
+                f,
+                "row {row} is fiche \"{found}\", expected \"{expected}\": the file was made for other fiches"
+            ),
+            VectorsError::OtherFiches { expected, found } => write!(
+                f,
+                "the file was made for other fiche texts (fingerprint {found}, expected {expected}): compute the vectors again"
+            ),
+            VectorsError::NotFinite { row } => write!(f, "row {row} holds a NaN or infinite value"),
+            VectorsError::Norm { row, norm } => write!(
+                f,
+                "row {row} has norm {norm:.4}, expected 1 (± {NORM_TOLERANCE}): a zero or unnormalised vector"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for VectorsError {}
+
+/// Vectors of a catalogue, one row per fiche, in f32 for searching.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorSet {
+    pub model: String,
+    pub dim: usize,
+    pub ids: Vec<String>,
+    pub fingerprint: String,
+    /// `count × dim` values, row-major.
+    pub data: Vec<f32>,
+}
+
+fn normalise(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+impl VectorSet {
+    /// Builds a set from one vector per fiche (normalised here, as the seed does).
+    pub fn new(model: &str, fiches: &[Fiche], rows: Vec<Vec<f32>>) -> Result<VectorSet, VectorsError> {
+        if rows.len() != fiches.len() {
+            return Err(VectorsError::Count { expected: fiches.len(), found: rows.len() });
+        }
+        let dim = rows.first().map_or(0, Vec::len);
+        let mut data = Vec::with_capacity(rows.len() * dim);
+        for (row, mut v) in rows.into_iter().enumerate() {
+            if v.len() != dim {
+                return Err(VectorsError::Dim { expected: dim, found: v.len() });
+            }
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(VectorsError::NotFinite { row });
+            }
+            normalise(&mut v);
+            data.extend_from_slice(&v);
+        }
+        let set = VectorSet {
+            model: model.to_owned(),
+            dim,
+            ids: fiches.iter().map(|f| f.id.clone()).collect(),
+            fingerprint: fingerprint(fiches),
+            data,
+        };
+        set.check_values()?;
+        Ok(set)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * self.dim..(i + 1) * self.dim]
+    }
+
+    fn check_values(&self) -> Result<(), VectorsError> {
+        for row in 0..self.len() {
+            let v = self.row(row);
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(VectorsError::NotFinite { row });
+            }
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if (norm - 1.0).abs() > NORM_TOLERANCE {
+                return Err(VectorsError::Norm { row, norm });
+            }
+        }
+        Ok(())
+    }
+
+    /// The safetensors bytes (values rounded to f16).
+    pub fn to_safetensors(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(self.data.len() * 2);
+        for &x in &self.data {
+            bytes.extend_from_slice(&f16::from_f32(x).to_le_bytes());
+        }
+        let ids = serde_json::to_string(&self.ids).unwrap_or_default();
+        let metadata: HashMap<String, String> = [
+            ("format", FORMAT.to_owned()),
+            ("version", VERSION.to_owned()),
+            ("model", self.model.clone()),
+            ("dim", self.dim.to_string()),
+            ("count", self.len().to_string()),
+            ("ids", ids),
+            ("fingerprint", self.fingerprint.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let view = TensorView::new(Dtype::F16, vec![self.len(), self.dim], &bytes)
+            .expect("shape and byte length agree by construction");
+        safetensors::serialize([(TENSOR, view)], Some(metadata))
+            .expect("serialising an in-memory tensor cannot fail")
+    }
+
+    /// Reads a vectors file, checking its structure and values (not yet its catalogue: see
+    /// [`VectorSet::check_fiches`]). Never panics on untrusted bytes.
+    pub fn from_safetensors(bytes: &[u8]) -> Result<VectorSet, VectorsError> {
+        if bytes.len() > MAX_FILE_BYTES {
+            return Err(VectorsError::TooLarge { bytes: bytes.len(), max: MAX_FILE_BYTES });
+        }
+        let unreadable = |e: safetensors::SafeTensorError| VectorsError::Unreadable { reason: e.to_string() };
+        let (_, header) = SafeTensors::read_metadata(bytes).map_err(unreadable)?;
+        let meta = header.metadata().clone().unwrap_or_default();
+        let get = |key: &'static str| meta.get(key).ok_or(VectorsError::MissingMetadata { key });
+        let format = meta.get("format").cloned().unwrap_or_default();
+        if format != FORMAT || meta.get("version").map(String::as_str) != Some(VERSION) {
+            return Err(VectorsError::NotOurs { found: format });
+        }
+        let number = |key: &'static str| -> Result<usize, VectorsError> {
+            let s = get(key)?;
+            s.parse().map_err(|_| VectorsError::BadMetadata { key, found: s.clone() })
+        };
+        let (dim, count) = (number("dim")?, number("count")?);
+        if dim == 0 || dim > MAX_DIM {
+            return Err(VectorsError::BadMetadata { key: "dim", found: dim.to_string() });
+        }
+        let ids_text = get("ids")?;
+        let ids: Vec<String> = serde_json::from_str(ids_text)
+            .map_err(|_| VectorsError::BadMetadata { key: "ids", found: ids_text.chars().take(80).collect() })?;
+        if ids.len() != count {
+            return Err(VectorsError::BadMetadata { key: "ids", found: format!("{} ids for count {count}", ids.len()) });
+        }
+        let tensors = SafeTensors::deserialize(bytes).map_err(unreadable)?;
+        let view = tensors
+            .tensor(TENSOR)
+            .map_err(|_| VectorsError::WrongTensor { reason: format!("no tensor named \"{TENSOR}\"") })?;
+        if view.dtype() != Dtype::F16 && view.dtype() != Dtype::F32 {
+            return Err(VectorsError::WrongTensor { reason: format!("dtype {:?}, expected F16 or F32", view.dtype()) });
+        }
+        if view.shape() != [count, dim] {
+            return Err(VectorsError::WrongTensor {
+                reason: format!("shape {:?}, metadata says [{count}, {dim}]", view.shape()),
+            });
+        }
+        // safetensors has checked that the bytes match the shape and dtype.
+        let data: Vec<f32> = match view.dtype() {
+            Dtype::F16 => view
+                .data()
+                .chunks_exact(2)
+                .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            _ => view
+                .data()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        };
+        let set = VectorSet {
+            model: get("model")?.clone(),
+            dim,
+            ids,
+            fingerprint: get("fingerprint")?.clone(),
+            data,
+        };
+        set.check_values()?;
+        Ok(set)
+    }
+
+    /// Refuses a set made for other fiches, naming the first difference.
+    pub fn check_fiches(&self, fiches: &[Fiche]) -> Result<(), VectorsError> {
+        if self.len() != fiches.len() {
+            return Err(VectorsError::Count { expected: fiches.len(), found: self.len() });
+        }
+        for (row, (id, f)) in self.ids.iter().zip(fiches).enumerate() {
+            if *id != f.id {
+                return Err(VectorsError::Ids { row, expected: f.id.clone(), found: id.clone() });
+            }
+        }
+        let expected = fingerprint(fiches);
+        if self.fingerprint != expected {
+            return Err(VectorsError::OtherFiches { expected, found: self.fingerprint.clone() });
+        }
+        Ok(())
+    }
+
+    /// Refuses a set made with another model than the one that will embed the questions.
+    pub fn check_model(&self, model: &str, dim: usize) -> Result<(), VectorsError> {
+        if self.model != model {
+            return Err(VectorsError::Model { expected: model.to_owned(), found: self.model.clone() });
+        }
+        if self.dim != dim {
+            return Err(VectorsError::Dim { expected: dim, found: self.dim });
+        }
+        Ok(())
+    }
+}
