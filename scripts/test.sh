@@ -22,9 +22,13 @@ echo "mesurer: identical to the seed's reference"
 step "ring 2: wasm-pack test --headless --chrome"
 wasm-pack test --headless --chrome -- --locked --test web
 
-step "release build of the page (trunk)"
+step "release build of the page (trunk), and its test build pointed at the local mock API"
 trunk build --release
 ls -l dist/*.wasm
+# The test build's API origin is fixed at compile time: nothing in a URL can redirect the key.
+RAG_FICHES_TEST_API_BASE=http://127.0.0.1:8788 CARGO_TARGET_DIR=target/test-build \
+  trunk build --release --dist dist-test
+cargo build --locked --release --bins
 
 step "ring 3: end to end in headless Chromium"
 (cd tests/e2e && npm test)

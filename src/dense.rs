@@ -17,9 +17,14 @@ impl std::fmt::Display for DenseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DenseError::Dim { expected, found } => {
-                write!(f, "the question's vector has {found} dims, the fiches' {expected}")
+                write!(
+                    f,
+                    "the question's vector has {found} dims, the fiches' {expected}"
+                )
             }
-            DenseError::NotFinite => write!(f, "the question's vector holds a NaN or infinite value"),
+            DenseError::NotFinite => {
+                write!(f, "the question's vector holds a NaN or infinite value")
+            }
         }
     }
 }
@@ -43,15 +48,19 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// The `k` fiches closest to `query`: `(row, cosine)`, best first.
 pub fn search(set: &VectorSet, query: &[f32], k: usize) -> Result<Vec<(usize, f64)>, DenseError> {
     if query.len() != set.dim {
-        return Err(DenseError::Dim { expected: set.dim, found: query.len() });
+        return Err(DenseError::Dim {
+            expected: set.dim,
+            found: query.len(),
+        });
     }
     if query.iter().any(|x| !x.is_finite()) {
         return Err(DenseError::NotFinite);
     }
     let norm = dot(query, query).sqrt();
     let scale = if norm > 0.0 { 1.0 / norm } else { 0.0 };
-    let mut scored: Vec<(usize, f64)> =
-        (0..set.len()).map(|i| (i, (dot(set.row(i), query) * scale) as f64)).collect();
+    let mut scored: Vec<(usize, f64)> = (0..set.len())
+        .map(|i| (i, (dot(set.row(i), query) * scale) as f64))
+        .collect();
     let order = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     let k = k.min(scored.len());
     if k == 0 {

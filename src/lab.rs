@@ -98,14 +98,18 @@ pub enum SearchError {
     /// No fiche vectors are loaded.
     NoVectors,
     /// The question's vector is not known (not embedded yet).
-    NoQuestionVector { question: String },
+    NoQuestionVector {
+        question: String,
+    },
     Dense(DenseError),
 }
 
 impl fmt::Display for SearchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SearchError::NoVectors => write!(f, "no fiche vectors are loaded: compute or load them first"),
+            SearchError::NoVectors => {
+                write!(f, "no fiche vectors are loaded: compute or load them first")
+            }
             SearchError::NoQuestionVector { question } => {
                 write!(f, "the question {question:?} has not been embedded")
             }
@@ -143,7 +147,12 @@ impl Lab {
         let params = Bm25Params::default();
         let mots = Bm25Index::build(&fiches, Analyzer::Seed, params);
         let mots_plus = Bm25Index::build(&fiches, Analyzer::French, params);
-        Lab { fiches, mots, mots_plus, vectors: None }
+        Lab {
+            fiches,
+            mots,
+            mots_plus,
+            vectors: None,
+        }
     }
 
     pub fn fiches(&self) -> &[Fiche] {
@@ -172,13 +181,23 @@ impl Lab {
         self.bm25(keyword)
             .search(question, k)
             .into_iter()
-            .map(|h| Ranked { doc: h.doc, score: h.score })
+            .map(|h| Ranked {
+                doc: h.doc,
+                score: h.score,
+            })
             .collect()
     }
 
-    fn dense_search(&self, vector: Option<&[f32]>, question: &str, k: usize) -> Result<Vec<Ranked>, SearchError> {
+    fn dense_search(
+        &self,
+        vector: Option<&[f32]>,
+        question: &str,
+        k: usize,
+    ) -> Result<Vec<Ranked>, SearchError> {
         let set = self.vectors.as_ref().ok_or(SearchError::NoVectors)?;
-        let v = vector.ok_or_else(|| SearchError::NoQuestionVector { question: question.to_owned() })?;
+        let v = vector.ok_or_else(|| SearchError::NoQuestionVector {
+            question: question.to_owned(),
+        })?;
         Ok(dense::search(set, v, k)
             .map_err(SearchError::Dense)?
             .into_iter()
@@ -199,13 +218,22 @@ impl Lab {
             Method::Keyword(kw) => Ok(self.keyword_search(kw, question, k)),
             Method::Sens => self.dense_search(vector, question, k),
             Method::Hybride(kw) => {
-                let words: Vec<usize> =
-                    self.keyword_search(kw, question, RRF_DEPTH).iter().map(|r| r.doc).collect();
-                let sens: Vec<usize> =
-                    self.dense_search(vector, question, RRF_DEPTH)?.iter().map(|r| r.doc).collect();
+                let words: Vec<usize> = self
+                    .keyword_search(kw, question, RRF_DEPTH)
+                    .iter()
+                    .map(|r| r.doc)
+                    .collect();
+                let sens: Vec<usize> = self
+                    .dense_search(vector, question, RRF_DEPTH)?
+                    .iter()
+                    .map(|r| r.doc)
+                    .collect();
                 let mut fused = rrf(&[&words, &sens], RRF_K, RRF_DEPTH);
                 fused.truncate(k);
-                Ok(fused.into_iter().map(|(doc, score)| Ranked { doc, score }).collect())
+                Ok(fused
+                    .into_iter()
+                    .map(|(doc, score)| Ranked { doc, score })
+                    .collect())
             }
         }
     }
@@ -230,7 +258,11 @@ impl Lab {
         for r in [keyword_rank, dense_rank].into_iter().flatten() {
             points += 1.0 / (RRF_K + r as f64);
         }
-        Ok(FusionExplanation { keyword_rank, dense_rank, points })
+        Ok(FusionExplanation {
+            keyword_rank,
+            dense_rank,
+            points,
+        })
     }
 
     /// `method` measured on `questions`; dense methods read each question's vector in `vectors`.
@@ -250,7 +282,11 @@ impl Lab {
                 .collect();
             outcomes.push(Measurement::outcome(q, top));
         }
-        Ok(Measurement::from_outcomes(method.name(), method.score_decimals(), outcomes))
+        Ok(Measurement::from_outcomes(
+            method.name(),
+            method.score_decimals(),
+            outcomes,
+        ))
     }
 
     /// A keyword method measured on `questions` (it cannot fail).

@@ -14,7 +14,7 @@
 //! - [`measure`]: hit@1, hit@5, MRR@10, misses, best scores; the seed's report byte for byte.
 //! - [`pyfmt`]: Python's `round` and `repr(float)`, for that report.
 //! - [`lab`]: a catalogue with its indexes and the named methods the page and terminal offer.
-//! - `native` (not on wasm32): the terminal's blocking HTTP client for Mistral's API.
+//! - [`native`]: the terminal's embedders, and its blocking HTTP client for Mistral (not on wasm32).
 //! - `web` (wasm32 only): the page: exports, fetches, DOM rendering.
 
 pub mod analysis;
@@ -29,7 +29,6 @@ pub mod mistral;
 pub mod pyfmt;
 pub mod vectors;
 
-#[cfg(not(target_arch = "wasm32"))]
 pub mod native;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

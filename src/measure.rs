@@ -76,7 +76,10 @@ impl Measurement {
         questions: &[Question],
         mut search: impl FnMut(&str) -> Vec<(String, f64)>,
     ) -> Measurement {
-        let outcomes = questions.iter().map(|q| Measurement::outcome(q, search(&q.text))).collect();
+        let outcomes = questions
+            .iter()
+            .map(|q| Measurement::outcome(q, search(&q.text)))
+            .collect();
         Measurement::from_outcomes(method, score_decimals, outcomes)
     }
 
@@ -88,7 +91,13 @@ impl Measurement {
             .as_ref()
             .and_then(|e| top.iter().position(|(id, _)| id == e))
             .map(|p| p + 1);
-        QuestionOutcome { kind: q.kind, question: q.text.clone(), expected: q.expected.clone(), rank, top }
+        QuestionOutcome {
+            kind: q.kind,
+            question: q.text.clone(),
+            expected: q.expected.clone(),
+            rank,
+            top,
+        }
     }
 
     /// The figures of already-searched questions.

@@ -60,8 +60,11 @@ pub struct EmbeddingRequest<'a> {
 
 /// The JSON body of an embeddings request.
 pub fn embedding_request(texts: &[&str]) -> String {
-    serde_json::to_string(&EmbeddingRequest { model: MODEL, input: texts })
-        .expect("a list of strings always serialises")
+    serde_json::to_string(&EmbeddingRequest {
+        model: MODEL,
+        input: texts,
+    })
+    .expect("a list of strings always serialises")
 }
 
 #[derive(Debug, Deserialize)]
@@ -116,14 +119,29 @@ impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ApiError::KeyRefused { status } => {
-                write!(f, "the API refused the key (HTTP {status}): check it, or create another")
+                write!(
+                    f,
+                    "the API refused the key (HTTP {status}): check it, or create another"
+                )
             }
-            ApiError::RateLimited => write!(f, "too many requests (HTTP 429), even after waiting: try again in a minute"),
-            ApiError::Server { status } => write!(f, "the API is failing (HTTP {status}) after several tries: try again later"),
-            ApiError::Rejected { status, message } => write!(f, "the API rejected the request (HTTP {status}): {message}"),
-            ApiError::Network { detail } => write!(f, "no answer from the API ({detail}): check the connection"),
+            ApiError::RateLimited => write!(
+                f,
+                "too many requests (HTTP 429), even after waiting: try again in a minute"
+            ),
+            ApiError::Server { status } => write!(
+                f,
+                "the API is failing (HTTP {status}) after several tries: try again later"
+            ),
+            ApiError::Rejected { status, message } => {
+                write!(f, "the API rejected the request (HTTP {status}): {message}")
+            }
+            ApiError::Network { detail } => {
+                write!(f, "no answer from the API ({detail}): check the connection")
+            }
             ApiError::Timeout => write!(f, "the API did not answer in time, after several tries"),
-            ApiError::Malformed { detail } => write!(f, "the API's answer is not the expected JSON ({detail})"),
+            ApiError::Malformed { detail } => {
+                write!(f, "the API's answer is not the expected JSON ({detail})")
+            }
             ApiError::Cancelled => write!(f, "cancelled"),
         }
     }
@@ -139,7 +157,10 @@ pub fn parse_embeddings(body: &str, expected: usize) -> Result<Embeddings, ApiEr
         malformed(format!("{e}; the body starts with {start:?}"))
     })?;
     if raw.data.len() != expected {
-        return Err(malformed(format!("{} vectors for {expected} texts", raw.data.len())));
+        return Err(malformed(format!(
+            "{} vectors for {expected} texts",
+            raw.data.len()
+        )));
     }
     let mut vectors: Vec<Option<Vec<f32>>> = vec![None; expected];
     for item in raw.data {
@@ -147,7 +168,10 @@ pub fn parse_embeddings(body: &str, expected: usize) -> Result<Embeddings, ApiEr
             .get_mut(item.index)
             .ok_or_else(|| malformed(format!("index {} out of range", item.index)))?;
         if item.embedding.iter().any(|x| !x.is_finite()) {
-            return Err(malformed(format!("vector {} holds a non-finite value", item.index)));
+            return Err(malformed(format!(
+                "vector {} holds a non-finite value",
+                item.index
+            )));
         }
         *slot = Some(item.embedding);
     }
@@ -182,14 +206,20 @@ pub fn error_message(body: &str) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Next {
     /// Wait this many milliseconds, then try again.
-    Retry { wait_ms: u32 },
+    Retry {
+        wait_ms: u32,
+    },
     Fail(ApiError),
 }
 
 /// The outcome of one attempt, as the transport saw it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Attempt<'a> {
-    Status { status: u16, retry_after: Option<&'a str>, body: &'a str },
+    Status {
+        status: u16,
+        retry_after: Option<&'a str>,
+        body: &'a str,
+    },
     Network(&'a str),
     Timeout,
 }
@@ -211,36 +241,58 @@ pub fn backoff_ms(attempt: u32) -> u32 {
 pub fn next_step(attempt: u32, outcome: &Attempt) -> Next {
     let last = attempt >= MAX_ATTEMPTS;
     match *outcome {
-        Attempt::Status { status: status @ (401 | 403), .. } => Next::Fail(ApiError::KeyRefused { status }),
-        Attempt::Status { status: 429, retry_after, .. } => {
+        Attempt::Status {
+            status: status @ (401 | 403),
+            ..
+        } => Next::Fail(ApiError::KeyRefused { status }),
+        Attempt::Status {
+            status: 429,
+            retry_after,
+            ..
+        } => {
             if last {
                 Next::Fail(ApiError::RateLimited)
             } else {
-                Next::Retry { wait_ms: retry_after_ms(retry_after).unwrap_or_else(|| backoff_ms(attempt)) }
+                Next::Retry {
+                    wait_ms: retry_after_ms(retry_after).unwrap_or_else(|| backoff_ms(attempt)),
+                }
             }
         }
-        Attempt::Status { status, retry_after, .. } if (500..600).contains(&status) => {
+        Attempt::Status {
+            status,
+            retry_after,
+            ..
+        } if (500..600).contains(&status) => {
             if last {
                 Next::Fail(ApiError::Server { status })
             } else {
-                Next::Retry { wait_ms: retry_after_ms(retry_after).unwrap_or_else(|| backoff_ms(attempt)) }
+                Next::Retry {
+                    wait_ms: retry_after_ms(retry_after).unwrap_or_else(|| backoff_ms(attempt)),
+                }
             }
         }
-        Attempt::Status { status, body, .. } => {
-            Next::Fail(ApiError::Rejected { status, message: error_message(body) })
-        }
+        Attempt::Status { status, body, .. } => Next::Fail(ApiError::Rejected {
+            status,
+            message: error_message(body),
+        }),
         Attempt::Network(detail) => {
             if last {
-                Next::Fail(ApiError::Network { detail: detail.to_owned() })
+                Next::Fail(ApiError::Network {
+                    detail: detail.to_owned(),
+                })
             } else {
-                Next::Retry { wait_ms: backoff_ms(attempt) }
+                Next::Retry {
+                    wait_ms: backoff_ms(attempt),
+                }
             }
         }
         Attempt::Timeout => {
             if last {
                 Next::Fail(ApiError::Timeout)
             } else {
-                Next::Retry { wait_ms: backoff_ms(attempt) }
+                Next::Retry {
+                    wait_ms: backoff_ms(attempt),
+                }
             }
         }
     }
@@ -291,7 +343,10 @@ mod tests {
 
     #[test]
     fn request_body_names_the_model_and_inputs() {
-        assert_eq!(embedding_request(&["a \"b\""]), r#"{"model":"mistral-embed","input":["a \"b\""]}"#);
+        assert_eq!(
+            embedding_request(&["a \"b\""]),
+            r#"{"model":"mistral-embed","input":["a \"b\""]}"#
+        );
     }
 
     #[test]
@@ -309,43 +364,104 @@ mod tests {
         let err = parse_embeddings("<html><body>Proxy</body></html>", 1).unwrap_err();
         assert!(matches!(err, ApiError::Malformed { .. }), "{err:?}");
         let err = parse_embeddings(r#"{"data":[],"usage":{"prompt_tokens":1}}"#, 1).unwrap_err();
-        assert_eq!(err, ApiError::Malformed { detail: "0 vectors for 1 texts".into() });
+        assert_eq!(
+            err,
+            ApiError::Malformed {
+                detail: "0 vectors for 1 texts".into()
+            }
+        );
         let err = parse_embeddings(
             r#"{"data":[{"embedding":[1.0],"index":5}],"usage":{"prompt_tokens":1}}"#,
             1,
         )
         .unwrap_err();
-        assert_eq!(err, ApiError::Malformed { detail: "index 5 out of range".into() });
+        assert_eq!(
+            err,
+            ApiError::Malformed {
+                detail: "index 5 out of range".into()
+            }
+        );
     }
 
     #[test]
     fn reads_error_messages_defensively() {
-        assert_eq!(error_message(r#"{"object":"error","message":"Too many tokens in batch","type":"x"}"#), "Too many tokens in batch");
-        assert_eq!(error_message(r#"{"detail":[{"loc":["body"]}]}"#), r#"[{"loc":["body"]}]"#);
+        assert_eq!(
+            error_message(r#"{"object":"error","message":"Too many tokens in batch","type":"x"}"#),
+            "Too many tokens in batch"
+        );
+        assert_eq!(
+            error_message(r#"{"detail":[{"loc":["body"]}]}"#),
+            r#"[{"loc":["body"]}]"#
+        );
         assert_eq!(error_message("Bad Gateway"), "Bad Gateway");
     }
 
     #[test]
     fn never_retries_a_refused_key_or_a_bad_request() {
-        let refused = Attempt::Status { status: 401, retry_after: None, body: "" };
-        assert_eq!(next_step(1, &refused), Next::Fail(ApiError::KeyRefused { status: 401 }));
-        let forbidden = Attempt::Status { status: 403, retry_after: Some("1"), body: "" };
-        assert_eq!(next_step(1, &forbidden), Next::Fail(ApiError::KeyRefused { status: 403 }));
-        let bad = Attempt::Status { status: 422, retry_after: None, body: r#"{"message":"input"}"# };
-        assert_eq!(next_step(1, &bad), Next::Fail(ApiError::Rejected { status: 422, message: "input".into() }));
+        let refused = Attempt::Status {
+            status: 401,
+            retry_after: None,
+            body: "",
+        };
+        assert_eq!(
+            next_step(1, &refused),
+            Next::Fail(ApiError::KeyRefused { status: 401 })
+        );
+        let forbidden = Attempt::Status {
+            status: 403,
+            retry_after: Some("1"),
+            body: "",
+        };
+        assert_eq!(
+            next_step(1, &forbidden),
+            Next::Fail(ApiError::KeyRefused { status: 403 })
+        );
+        let bad = Attempt::Status {
+            status: 422,
+            retry_after: None,
+            body: r#"{"message":"input"}"#,
+        };
+        assert_eq!(
+            next_step(1, &bad),
+            Next::Fail(ApiError::Rejected {
+                status: 422,
+                message: "input".into()
+            })
+        );
     }
 
     #[test]
     fn honours_retry_after_then_gives_up_after_the_last_attempt() {
-        let limited = Attempt::Status { status: 429, retry_after: Some("3"), body: "" };
+        let limited = Attempt::Status {
+            status: 429,
+            retry_after: Some("3"),
+            body: "",
+        };
         assert_eq!(next_step(1, &limited), Next::Retry { wait_ms: 3000 });
-        assert_eq!(next_step(MAX_ATTEMPTS, &limited), Next::Fail(ApiError::RateLimited));
-        let no_header = Attempt::Status { status: 429, retry_after: None, body: "" };
+        assert_eq!(
+            next_step(MAX_ATTEMPTS, &limited),
+            Next::Fail(ApiError::RateLimited)
+        );
+        let no_header = Attempt::Status {
+            status: 429,
+            retry_after: None,
+            body: "",
+        };
         assert_eq!(next_step(2, &no_header), Next::Retry { wait_ms: 2000 });
-        let huge = Attempt::Status { status: 503, retry_after: Some("86400"), body: "" };
+        let huge = Attempt::Status {
+            status: 503,
+            retry_after: Some("86400"),
+            body: "",
+        };
         assert_eq!(next_step(1, &huge), Next::Retry { wait_ms: 60_000 });
-        assert_eq!(next_step(MAX_ATTEMPTS, &Attempt::Timeout), Next::Fail(ApiError::Timeout));
-        assert_eq!(next_step(1, &Attempt::Network("offline")), Next::Retry { wait_ms: 1000 });
+        assert_eq!(
+            next_step(MAX_ATTEMPTS, &Attempt::Timeout),
+            Next::Fail(ApiError::Timeout)
+        );
+        assert_eq!(
+            next_step(1, &Attempt::Network("offline")),
+            Next::Retry { wait_ms: 1000 }
+        );
         assert_eq!(backoff_ms(10), 8000);
     }
 

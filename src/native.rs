@@ -1,10 +1,14 @@
 //! The terminal's side of the network: a blocking client for Mistral's embeddings API (ureq),
-//! following the core's batching and retry policy. Native only; the page uses `fetch`.
+//! following the core's batching and retry policy. The client is native only (the page uses
+//! `fetch`); on wasm32 the terminal fronts still compile, with the fake embedder alone.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::time::Duration;
 
 use crate::embed::{Embedder, FakeEmbedder};
-use crate::mistral::{self, ApiError, ApiKey, Attempt, Next};
+use crate::mistral;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::mistral::{ApiError, ApiKey, Attempt, Next};
 
 /// Where requests go: Mistral's API, unless `RAG_FICHES_API_BASE` names another origin (the tests'
 /// local mock). The variable is read by the terminal only; the page's origin is a constant.
@@ -13,6 +17,7 @@ pub fn api_base() -> String {
 }
 
 /// mistral-embed through the API, with the learner's key.
+#[cfg(not(target_arch = "wasm32"))]
 pub struct MistralClient {
     key: ApiKey,
     base: String,
@@ -21,12 +26,18 @@ pub struct MistralClient {
     pub tokens: std::cell::Cell<u64>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl MistralClient {
     pub fn new(key: ApiKey) -> MistralClient {
         let agent = ureq::AgentBuilder::new()
             .timeout(Duration::from_millis(mistral::TIMEOUT_MS as u64))
             .build();
-        MistralClient { key, base: api_base(), agent, tokens: std::cell::Cell::new(0) }
+        MistralClient {
+            key,
+            base: api_base(),
+            agent,
+            tokens: std::cell::Cell::new(0),
+        }
     }
 
     /// From `MISTRAL_API_KEY`, with a message saying how to set it.
@@ -51,23 +62,36 @@ impl MistralClient {
                 .send_string(&body);
             let (outcome_status, retry_after, text) = match result {
                 Ok(resp) => {
-                    let text = resp.into_string().map_err(|e| ApiError::Malformed { detail: e.to_string() })?;
+                    let text = resp.into_string().map_err(|e| ApiError::Malformed {
+                        detail: e.to_string(),
+                    })?;
                     return mistral::parse_embeddings(&text, texts.len());
                 }
                 Err(ureq::Error::Status(status, resp)) => {
                     let retry_after = resp.header("Retry-After").map(str::to_owned);
-                    (Some(status), retry_after, resp.into_string().unwrap_or_default())
+                    (
+                        Some(status),
+                        retry_after,
+                        resp.into_string().unwrap_or_default(),
+                    )
                 }
                 Err(ureq::Error::Transport(t)) => (None, None, t.to_string()),
             };
             let outcome = match outcome_status {
-                Some(status) => Attempt::Status { status, retry_after: retry_after.as_deref(), body: &text },
+                Some(status) => Attempt::Status {
+                    status,
+                    retry_after: retry_after.as_deref(),
+                    body: &text,
+                },
                 None if text.contains("timed out") => Attempt::Timeout,
                 None => Attempt::Network(&text),
             };
             match mistral::next_step(attempt, &outcome) {
                 Next::Retry { wait_ms } => {
-                    eprintln!("  the API answered {:?}; trying again in {wait_ms} ms", outcome_status);
+                    eprintln!(
+                        "  the API answered {:?}; trying again in {wait_ms} ms",
+                        outcome_status
+                    );
                     std::thread::sleep(Duration::from_millis(wait_ms as u64));
                     attempt += 1;
                 }
@@ -77,7 +101,11 @@ impl MistralClient {
     }
 
     /// Embeds `texts` in batches within the API's limits; vectors in input order.
-    pub fn embed_all(&self, texts: &[&str], progress: impl Fn(usize, usize)) -> Result<Vec<Vec<f32>>, ApiError> {
+    pub fn embed_all(
+        &self,
+        texts: &[&str],
+        progress: impl Fn(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, ApiError> {
         let mut out = Vec::with_capacity(texts.len());
         for range in mistral::batches(texts) {
             let e = self.call(&texts[range])?;
@@ -92,6 +120,7 @@ impl MistralClient {
 /// The embedders the terminal offers.
 pub enum TerminalEmbedder {
     Fake(FakeEmbedder),
+    #[cfg(not(target_arch = "wasm32"))]
     Mistral(MistralClient),
 }
 
@@ -100,14 +129,18 @@ impl TerminalEmbedder {
     pub fn parse(name: &str) -> Result<TerminalEmbedder, String> {
         match name {
             "fake" => Ok(TerminalEmbedder::Fake(FakeEmbedder::new(mistral::DIM))),
+            #[cfg(not(target_arch = "wasm32"))]
             "mistral" => MistralClient::from_env().map(TerminalEmbedder::Mistral),
-            other => Err(format!("unknown embedder \"{other}\": expected mistral or fake")),
+            other => Err(format!(
+                "unknown embedder \"{other}\": expected mistral or fake"
+            )),
         }
     }
 
     pub fn model(&self) -> &str {
         match self {
             TerminalEmbedder::Fake(f) => f.model(),
+            #[cfg(not(target_arch = "wasm32"))]
             TerminalEmbedder::Mistral(_) => mistral::MODEL,
         }
     }
@@ -115,13 +148,21 @@ impl TerminalEmbedder {
     pub fn dim(&self) -> usize {
         match self {
             TerminalEmbedder::Fake(f) => f.dim(),
+            #[cfg(not(target_arch = "wasm32"))]
             TerminalEmbedder::Mistral(_) => mistral::DIM,
         }
     }
 
-    pub fn embed(&self, texts: &[&str], progress: impl Fn(usize, usize)) -> Result<Vec<Vec<f32>>, String> {
+    pub fn embed(
+        &self,
+        texts: &[&str],
+        progress: impl Fn(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, String> {
+        #[cfg(target_arch = "wasm32")]
+        let _ = &progress;
         match self {
             TerminalEmbedder::Fake(f) => Ok(f.embed(texts)),
+            #[cfg(not(target_arch = "wasm32"))]
             TerminalEmbedder::Mistral(m) => m.embed_all(texts, progress).map_err(|e| e.to_string()),
         }
     }
@@ -130,6 +171,7 @@ impl TerminalEmbedder {
     pub fn tokens(&self) -> u64 {
         match self {
             TerminalEmbedder::Fake(_) => 0,
+            #[cfg(not(target_arch = "wasm32"))]
             TerminalEmbedder::Mistral(m) => m.tokens.get(),
         }
     }

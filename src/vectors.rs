@@ -54,20 +54,55 @@ pub fn fingerprint(fiches: &[Fiche]) -> String {
 /// Why a vectors file was refused. Each message says what was expected and what was found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VectorsError {
-    TooLarge { bytes: usize, max: usize },
+    TooLarge {
+        bytes: usize,
+        max: usize,
+    },
     /// Not a safetensors file, truncated, trailing bytes, or a header that does not parse.
-    Unreadable { reason: String },
-    NotOurs { found: String },
-    MissingMetadata { key: &'static str },
-    BadMetadata { key: &'static str, found: String },
-    WrongTensor { reason: String },
-    Model { expected: String, found: String },
-    Dim { expected: usize, found: usize },
-    Count { expected: usize, found: usize },
-    Ids { row: usize, expected: String, found: String },
-    OtherFiches { expected: String, found: String },
-    NotFinite { row: usize },
-    Norm { row: usize, norm: f32 },
+    Unreadable {
+        reason: String,
+    },
+    NotOurs {
+        found: String,
+    },
+    MissingMetadata {
+        key: &'static str,
+    },
+    BadMetadata {
+        key: &'static str,
+        found: String,
+    },
+    WrongTensor {
+        reason: String,
+    },
+    Model {
+        expected: String,
+        found: String,
+    },
+    Dim {
+        expected: usize,
+        found: usize,
+    },
+    Count {
+        expected: usize,
+        found: usize,
+    },
+    Ids {
+        row: usize,
+        expected: String,
+        found: String,
+    },
+    OtherFiches {
+        expected: String,
+        found: String,
+    },
+    NotFinite {
+        row: usize,
+    },
+    Norm {
+        row: usize,
+        norm: f32,
+    },
 }
 
 impl fmt::Display for VectorsError {
@@ -140,15 +175,25 @@ fn normalise(v: &mut [f32]) {
 
 impl VectorSet {
     /// Builds a set from one vector per fiche (normalised here, as the seed does).
-    pub fn new(model: &str, fiches: &[Fiche], rows: Vec<Vec<f32>>) -> Result<VectorSet, VectorsError> {
+    pub fn new(
+        model: &str,
+        fiches: &[Fiche],
+        rows: Vec<Vec<f32>>,
+    ) -> Result<VectorSet, VectorsError> {
         if rows.len() != fiches.len() {
-            return Err(VectorsError::Count { expected: fiches.len(), found: rows.len() });
+            return Err(VectorsError::Count {
+                expected: fiches.len(),
+                found: rows.len(),
+            });
         }
         let dim = rows.first().map_or(0, Vec::len);
         let mut data = Vec::with_capacity(rows.len() * dim);
         for (row, mut v) in rows.into_iter().enumerate() {
             if v.len() != dim {
-                return Err(VectorsError::Dim { expected: dim, found: v.len() });
+                return Err(VectorsError::Dim {
+                    expected: dim,
+                    found: v.len(),
+                });
             }
             if v.iter().any(|x| !x.is_finite()) {
                 return Err(VectorsError::NotFinite { row });
@@ -222,9 +267,14 @@ impl VectorSet {
     /// [`VectorSet::check_fiches`]). Never panics on untrusted bytes.
     pub fn from_safetensors(bytes: &[u8]) -> Result<VectorSet, VectorsError> {
         if bytes.len() > MAX_FILE_BYTES {
-            return Err(VectorsError::TooLarge { bytes: bytes.len(), max: MAX_FILE_BYTES });
+            return Err(VectorsError::TooLarge {
+                bytes: bytes.len(),
+                max: MAX_FILE_BYTES,
+            });
         }
-        let unreadable = |e: safetensors::SafeTensorError| VectorsError::Unreadable { reason: e.to_string() };
+        let unreadable = |e: safetensors::SafeTensorError| VectorsError::Unreadable {
+            reason: e.to_string(),
+        };
         let (_, header) = SafeTensors::read_metadata(bytes).map_err(unreadable)?;
         let meta = header.metadata().clone().unwrap_or_default();
         let get = |key: &'static str| meta.get(key).ok_or(VectorsError::MissingMetadata { key });
@@ -234,24 +284,40 @@ impl VectorSet {
         }
         let number = |key: &'static str| -> Result<usize, VectorsError> {
             let s = get(key)?;
-            s.parse().map_err(|_| VectorsError::BadMetadata { key, found: s.clone() })
+            s.parse().map_err(|_| VectorsError::BadMetadata {
+                key,
+                found: s.clone(),
+            })
         };
         let (dim, count) = (number("dim")?, number("count")?);
         if dim == 0 || dim > MAX_DIM {
-            return Err(VectorsError::BadMetadata { key: "dim", found: dim.to_string() });
+            return Err(VectorsError::BadMetadata {
+                key: "dim",
+                found: dim.to_string(),
+            });
         }
         let ids_text = get("ids")?;
-        let ids: Vec<String> = serde_json::from_str(ids_text)
-            .map_err(|_| VectorsError::BadMetadata { key: "ids", found: ids_text.chars().take(80).collect() })?;
+        let ids: Vec<String> =
+            serde_json::from_str(ids_text).map_err(|_| VectorsError::BadMetadata {
+                key: "ids",
+                found: ids_text.chars().take(80).collect(),
+            })?;
         if ids.len() != count {
-            return Err(VectorsError::BadMetadata { key: "ids", found: format!("{} ids for count {count}", ids.len()) });
+            return Err(VectorsError::BadMetadata {
+                key: "ids",
+                found: format!("{} ids for count {count}", ids.len()),
+            });
         }
         let tensors = SafeTensors::deserialize(bytes).map_err(unreadable)?;
         let view = tensors
             .tensor(TENSOR)
-            .map_err(|_| VectorsError::WrongTensor { reason: format!("no tensor named \"{TENSOR}\"") })?;
+            .map_err(|_| VectorsError::WrongTensor {
+                reason: format!("no tensor named \"{TENSOR}\""),
+            })?;
         if view.dtype() != Dtype::F16 && view.dtype() != Dtype::F32 {
-            return Err(VectorsError::WrongTensor { reason: format!("dtype {:?}, expected F16 or F32", view.dtype()) });
+            return Err(VectorsError::WrongTensor {
+                reason: format!("dtype {:?}, expected F16 or F32", view.dtype()),
+            });
         }
         if view.shape() != [count, dim] {
             return Err(VectorsError::WrongTensor {
@@ -285,16 +351,26 @@ impl VectorSet {
     /// Refuses a set made for other fiches, naming the first difference.
     pub fn check_fiches(&self, fiches: &[Fiche]) -> Result<(), VectorsError> {
         if self.len() != fiches.len() {
-            return Err(VectorsError::Count { expected: fiches.len(), found: self.len() });
+            return Err(VectorsError::Count {
+                expected: fiches.len(),
+                found: self.len(),
+            });
         }
         for (row, (id, f)) in self.ids.iter().zip(fiches).enumerate() {
             if *id != f.id {
-                return Err(VectorsError::Ids { row, expected: f.id.clone(), found: id.clone() });
+                return Err(VectorsError::Ids {
+                    row,
+                    expected: f.id.clone(),
+                    found: id.clone(),
+                });
             }
         }
         let expected = fingerprint(fiches);
         if self.fingerprint != expected {
-            return Err(VectorsError::OtherFiches { expected, found: self.fingerprint.clone() });
+            return Err(VectorsError::OtherFiches {
+                expected,
+                found: self.fingerprint.clone(),
+            });
         }
         Ok(())
     }
@@ -302,10 +378,16 @@ impl VectorSet {
     /// Refuses a set made with another model than the one that will embed the questions.
     pub fn check_model(&self, model: &str, dim: usize) -> Result<(), VectorsError> {
         if self.model != model {
-            return Err(VectorsError::Model { expected: model.to_owned(), found: self.model.clone() });
+            return Err(VectorsError::Model {
+                expected: model.to_owned(),
+                found: self.model.clone(),
+            });
         }
         if self.dim != dim {
-            return Err(VectorsError::Dim { expected: dim, found: self.dim });
+            return Err(VectorsError::Dim {
+                expected: dim,
+                found: self.dim,
+            });
         }
         Ok(())
     }

@@ -15,7 +15,9 @@ fn lab() -> Lab {
 #[test]
 fn mots_report_is_the_seed_reference_byte_for_byte() {
     let questions = parse_questions(QUESTIONS).unwrap();
-    let report = lab().measure_keyword(Keyword::Mots, &questions).seed_report();
+    let report = lab()
+        .measure_keyword(Keyword::Mots, &questions)
+        .seed_report();
     assert_eq!(report, REFERENCE);
 }
 

@@ -27,12 +27,24 @@ fn a_vectors_file_round_trips_within_f16_precision() {
     let set = fake_set(&fiches);
     let bytes = set.to_safetensors();
     // 200 × 1024 values × 2 bytes, plus the header (ids, fingerprint).
-    assert!(bytes.len() > 409_600 && bytes.len() < 409_600 + 8192, "{}", bytes.len());
+    assert!(
+        bytes.len() > 409_600 && bytes.len() < 409_600 + 8192,
+        "{}",
+        bytes.len()
+    );
     let back = VectorSet::from_safetensors(&bytes).unwrap();
-    assert_eq!((back.model.as_str(), back.dim, back.len()), ("fake-md5-bag-of-words", 1024, 200));
+    assert_eq!(
+        (back.model.as_str(), back.dim, back.len()),
+        ("fake-md5-bag-of-words", 1024, 200)
+    );
     assert_eq!(back.ids, set.ids);
     assert_eq!(back.fingerprint, fingerprint(&fiches));
-    let worst = set.data.iter().zip(&back.data).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    let worst = set
+        .data
+        .iter()
+        .zip(&back.data)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
     assert!(worst < 1e-3, "f16 error {worst}");
     back.check_fiches(&fiches).unwrap();
 }
@@ -45,12 +57,24 @@ fn rejects_vectors_built_from_other_fiches() {
     fiches[17].texte.push_str(" Nouveau.");
     let err = set.check_fiches(&fiches).unwrap_err();
     assert!(matches!(err, VectorsError::OtherFiches { .. }), "{err:?}");
-    assert!(err.to_string().contains("made for other fiche texts"), "{err}");
+    assert!(
+        err.to_string().contains("made for other fiche texts"),
+        "{err}"
+    );
     let err = set.check_fiches(&fiches[..199]).unwrap_err();
-    assert_eq!(err, VectorsError::Count { expected: 199, found: 200 });
+    assert_eq!(
+        err,
+        VectorsError::Count {
+            expected: 199,
+            found: 200
+        }
+    );
     fiches.swap(0, 1);
     let err = set.check_fiches(&fiches).unwrap_err();
-    assert_eq!(err.to_string(), "row 0 is fiche \"AR-0001\", expected \"AR-0002\": the file was made for other fiches");
+    assert_eq!(
+        err.to_string(),
+        "row 0 is fiche \"AR-0001\", expected \"AR-0002\": the file was made for other fiches"
+    );
 }
 
 #[test]
@@ -60,12 +84,22 @@ fn rejects_another_model_or_dimension() {
         set.check_model("mistral-embed", 1024).unwrap_err().to_string(),
         "vectors made with model \"fake-md5-bag-of-words\", expected \"mistral-embed\": vectors of different models do not compare"
     );
-    assert_eq!(set.check_model("fake-md5-bag-of-words", 768).unwrap_err().to_string(), "expected 768 dims, got 1024");
+    assert_eq!(
+        set.check_model("fake-md5-bag-of-words", 768)
+            .unwrap_err()
+            .to_string(),
+        "expected 768 dims, got 1024"
+    );
 }
 
 fn small() -> Vec<Fiche> {
     (0..3)
-        .map(|i| Fiche { id: format!("F{i}"), famille: "f".into(), nom: "n".into(), texte: format!("joint {i}") })
+        .map(|i| Fiche {
+            id: format!("F{i}"),
+            famille: "f".into(),
+            nom: "n".into(),
+            texte: format!("joint {i}"),
+        })
         .collect()
 }
 
@@ -74,17 +108,29 @@ fn rejects_truncated_files_trailing_bytes_and_huge_headers() {
     let bytes = fake_set(&small()).to_safetensors();
     for cut in [0, 4, 8, 20, bytes.len() / 2, bytes.len() - 1] {
         assert!(
-            matches!(VectorSet::from_safetensors(&bytes[..cut]), Err(VectorsError::Unreadable { .. })),
+            matches!(
+                VectorSet::from_safetensors(&bytes[..cut]),
+                Err(VectorsError::Unreadable { .. })
+            ),
             "cut at {cut}"
         );
     }
     let mut longer = bytes.clone();
     longer.extend_from_slice(b"xx");
-    assert!(matches!(VectorSet::from_safetensors(&longer), Err(VectorsError::Unreadable { .. })));
+    assert!(matches!(
+        VectorSet::from_safetensors(&longer),
+        Err(VectorsError::Unreadable { .. })
+    ));
     let mut huge = bytes.clone();
     huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
-    assert!(matches!(VectorSet::from_safetensors(&huge), Err(VectorsError::Unreadable { .. })));
-    assert!(matches!(VectorSet::from_safetensors(b"not a file at all"), Err(VectorsError::Unreadable { .. })));
+    assert!(matches!(
+        VectorSet::from_safetensors(&huge),
+        Err(VectorsError::Unreadable { .. })
+    ));
+    assert!(matches!(
+        VectorSet::from_safetensors(b"not a file at all"),
+        Err(VectorsError::Unreadable { .. })
+    ));
 }
 
 /// Rewrites one f16 value (row, col) of a serialised set.
@@ -99,7 +145,11 @@ fn rejects_nan_infinite_zero_and_unnormalised_vectors() {
     let set = fake_set(&small());
     let bytes = set.to_safetensors();
     let nonzero = set.row(1).iter().position(|x| *x != 0.0).unwrap();
-    for (value, expect) in [(f32::NAN, "NaN"), (f32::INFINITY, "infinite"), (5.0, "norm")] {
+    for (value, expect) in [
+        (f32::NAN, "NaN"),
+        (f32::INFINITY, "infinite"),
+        (5.0, "norm"),
+    ] {
         let mut b = bytes.clone();
         poke(&mut b, 1024, 1, nonzero, value);
         let err = VectorSet::from_safetensors(&b).unwrap_err();
@@ -121,7 +171,12 @@ fn rejects_a_safetensors_file_that_is_not_ours() {
     let view = TensorView::new(Dtype::F32, vec![2], &data).unwrap();
     let bytes = safetensors::serialize([("weights", view)], None).unwrap();
     let err = VectorSet::from_safetensors(&bytes).unwrap_err();
-    assert_eq!(err, VectorsError::NotOurs { found: String::new() });
+    assert_eq!(
+        err,
+        VectorsError::NotOurs {
+            found: String::new()
+        }
+    );
 }
 
 fn lab_with_fake_vectors() -> (Lab, QuestionVectors) {
@@ -131,7 +186,10 @@ fn lab_with_fake_vectors() -> (Lab, QuestionVectors) {
     lab.set_vectors(set).unwrap();
     let questions = parse_questions(QUESTIONS).unwrap();
     let e = FakeEmbedder::new(1024);
-    let qv = questions.iter().map(|q| (q.text.clone(), e.embed(&[&q.text]).remove(0))).collect();
+    let qv = questions
+        .iter()
+        .map(|q| (q.text.clone(), e.embed(&[&q.text]).remove(0)))
+        .collect();
     (lab, qv)
 }
 
@@ -148,7 +206,9 @@ fn hybride_is_rrf_of_the_two_top_50_lists_recomputed_by_hand() {
                 points[r.doc] += 1.0 / (60.0 + (i + 1) as f64);
             }
         }
-        let fused = lab.search(Method::Hybride(Keyword::Mots), &q.text, v, 10).unwrap();
+        let fused = lab
+            .search(Method::Hybride(Keyword::Mots), &q.text, v, 10)
+            .unwrap();
         for pair in fused.windows(2) {
             assert!(pair[0].score >= pair[1].score);
         }
@@ -164,11 +224,16 @@ fn hybride_is_rrf_of_the_two_top_50_lists_recomputed_by_hand() {
 fn dense_search_ranks_by_cosine_and_refuses_a_wrong_dimension() {
     let (lab, qv) = lab_with_fake_vectors();
     let q = "Joint époxy";
-    let hits = lab.search(Method::Sens, q, qv.get(q).map(Vec::as_slice), 5).unwrap();
+    let hits = lab
+        .search(Method::Sens, q, qv.get(q).map(Vec::as_slice), 5)
+        .unwrap();
     assert_eq!(lab.fiches()[hits[0].doc].id, "AR-0032");
     assert!(hits[0].score <= 1.0 + 1e-6 && hits[0].score > hits[4].score);
     let err = lab.search(Method::Sens, q, Some(&[1.0; 8]), 5).unwrap_err();
-    assert_eq!(err.to_string(), "the question's vector has 8 dims, the fiches' 1024");
+    assert_eq!(
+        err.to_string(),
+        "the question's vector has 8 dims, the fiches' 1024"
+    );
     let err = lab.search(Method::Sens, "autre", None, 5).unwrap_err();
     assert!(err.to_string().contains("has not been embedded"));
 }
@@ -183,25 +248,49 @@ fn mesurer_hybride_with_the_fake_embedder_gives_the_golden_report() {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for (method, golden) in [
         ("sens", include_str!("golden/sens-fake.out")),
         ("hybride", include_str!("golden/hybride-fake.out")),
         ("hybride+", include_str!("golden/hybride-plus-fake.out")),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-            .args([method, "--embedder", "fake", "--vectors", file.to_str().unwrap()])
+            .args([
+                method,
+                "--embedder",
+                "fake",
+                "--vectors",
+                file.to_str().unwrap(),
+            ])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(String::from_utf8(out.stdout).unwrap(), golden, "{method}");
     }
     // Vectors made for other fiches: refused, non-zero exit, the mismatch named.
     let other = dir.join("other.jsonl");
-    std::fs::write(&other, FICHES.replacen("Dosage indicatif", "Dosage conseillé", 1)).unwrap();
+    std::fs::write(
+        &other,
+        FICHES.replacen("Dosage indicatif", "Dosage conseillé", 1),
+    )
+    .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-        .args(["sens", "--embedder", "fake", "--vectors", file.to_str().unwrap()])
+        .args([
+            "sens",
+            "--embedder",
+            "fake",
+            "--vectors",
+            file.to_str().unwrap(),
+        ])
         .args(["--fiches", other.to_str().unwrap()])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -211,7 +300,13 @@ fn mesurer_hybride_with_the_fake_embedder_gives_the_golden_report() {
     assert!(err.contains("made for other fiche texts"), "{err}");
     // Vectors of the fake model with the mistral embedder: refused before any call.
     let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-        .args(["sens", "--embedder", "mistral", "--vectors", file.to_str().unwrap()])
+        .args([
+            "sens",
+            "--embedder",
+            "mistral",
+            "--vectors",
+            file.to_str().unwrap(),
+        ])
         .env("MISTRAL_API_KEY", "test-key")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -219,6 +314,9 @@ fn mesurer_hybride_with_the_fake_embedder_gives_the_golden_report() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("expected \"mistral-embed\""), "{err}");
-    assert!(!err.contains("test-key"), "the key never appears in an error");
+    assert!(
+        !err.contains("test-key"),
+        "the key never appears in an error"
+    );
     std::fs::remove_dir_all(dir).ok();
 }

@@ -35,9 +35,11 @@ fn exported_measurement_converts_to_plain_js_objects() {
     // The same numbers as the native measurement, to the bit.
     let native = rag_fiches::lab::Lab::new(rag_fiches::data::parse_fiches(FICHES).unwrap())
         .measure(
-            rag_fiches::lab::Method::Mots,
+            rag_fiches::lab::Method::MOTS,
             &rag_fiches::data::parse_questions(QUESTIONS).unwrap(),
-        );
+            &Default::default(),
+        )
+        .unwrap();
     assert_eq!(
         v["kinds"][1]["mrr10"].as_f64().unwrap(),
         native.kinds[1].mrr10
@@ -52,7 +54,7 @@ fn exported_measurement_converts_to_plain_js_objects() {
 fn exported_search_gives_ids_names_and_scores() {
     let lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
     let hits = lab
-        .search("mots+", "Un isolant qui ne brûle pas", 5)
+        .search("mots+", "Un isolant qui ne brûle pas", 5, None)
         .unwrap();
     let json = js_sys::JSON::stringify(&hits).unwrap().as_string().unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -76,7 +78,47 @@ fn bad_input_throws_an_error_naming_the_line_not_a_panic() {
         "fiches.jsonl, line 1: missing field \"famille\" (a text is expected)"
     );
     let lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
-    assert!(lab.search("magie", "joint", 5).is_err());
+    assert!(lab.search("magie", "joint", 5, None).is_err());
+    assert!(
+        lab.search("sens", "joint", 5, None).is_err(),
+        "sens without vectors is an error, not a panic"
+    );
+}
+
+#[wasm_bindgen_test]
+fn sens_and_hybride_run_in_the_browser_on_a_vectors_file() {
+    use rag_fiches::embed::{Embedder, FakeEmbedder};
+    let fiches = rag_fiches::data::parse_fiches(FICHES).unwrap();
+    let e = FakeEmbedder::new(1024);
+    let texts: Vec<&str> = fiches.iter().map(|f| f.texte.as_str()).collect();
+    let set =
+        rag_fiches::vectors::VectorSet::new("mistral-embed", &fiches, e.embed(&texts)).unwrap();
+    let mut lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
+    lab.load_vectors(&set.to_safetensors()).unwrap();
+    let q = e.embed(&["Joint époxy"]).remove(0);
+    for method in ["sens", "hybride", "hybride+"] {
+        let hits = lab
+            .search(method, "Joint époxy", 3, Some(q.clone()))
+            .unwrap();
+        let json = js_sys::JSON::stringify(&hits).unwrap().as_string().unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v[0]["id"], "AR-0032", "{method}");
+    }
+    // A file made for other fiches is refused with the mismatch named.
+    let mut other = fiches.clone();
+    other[3].texte.push('!');
+    let texts: Vec<&str> = other.iter().map(|f| f.texte.as_str()).collect();
+    let wrong =
+        rag_fiches::vectors::VectorSet::new("mistral-embed", &other, e.embed(&texts)).unwrap();
+    let err = match lab.load_vectors(&wrong.to_safetensors()) {
+        Err(e) => JsValue::from(e),
+        Ok(()) => panic!("vectors of other fiches must be refused"),
+    };
+    let message = js_sys::Reflect::get(&err, &"message".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(message.contains("made for other fiche texts"), "{message}");
 }
 
 #[wasm_bindgen_test]

@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use rag_fiches::bm25::{Explanation, FORMULA};
 use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche};
 use rag_fiches::lab::{Lab, Method, QuestionVectors};
+use rag_fiches::measure::show_score;
 use rag_fiches::mistral;
 use rag_fiches::native::TerminalEmbedder;
-use rag_fiches::measure::show_score;
 use rag_fiches::vectors::VectorSet;
 
 const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
@@ -69,8 +69,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--vectors" => out.vectors = value("--vectors")?,
             "-h" | "--help" => return Err(String::new()),
             m if !m.starts_with('-') && !method_seen => {
-                out.method = Method::parse(m)
-                    .ok_or(format!("unknown method \"{m}\": expected mots, mots+, sens, hybride or hybride+"))?;
+                out.method = Method::parse(m).ok_or(format!(
+                    "unknown method \"{m}\": expected mots, mots+, sens, hybride or hybride+"
+                ))?;
                 method_seen = true;
             }
             other => return Err(format!("unknown argument \"{other}\"")),
@@ -117,12 +118,17 @@ fn question_vectors(args: &Args, lab: &mut Lab, texts: &[&str]) -> Result<Questi
         return Ok(QuestionVectors::new());
     }
     let bytes = std::fs::read(&args.vectors).map_err(|e| {
-        format!("cannot read {}: {e} (make it with: cargo run --release --bin vecteurs)", args.vectors)
+        format!(
+            "cannot read {}: {e} (make it with: cargo run --release --bin vecteurs)",
+            args.vectors
+        )
     })?;
     let set = VectorSet::from_safetensors(&bytes).map_err(|e| format!("{}: {e}", args.vectors))?;
     let embedder = TerminalEmbedder::parse(&args.embedder)?;
-    set.check_model(embedder.model(), embedder.dim()).map_err(|e| format!("{}: {e}", args.vectors))?;
-    lab.set_vectors(set).map_err(|e| format!("{}: {e}", args.vectors))?;
+    set.check_model(embedder.model(), embedder.dim())
+        .map_err(|e| format!("{}: {e}", args.vectors))?;
+    lab.set_vectors(set)
+        .map_err(|e| format!("{}: {e}", args.vectors))?;
     let vectors = embedder.embed(texts, |_, _| {})?;
     if embedder.tokens() > 0 {
         eprintln!(
@@ -149,9 +155,14 @@ fn run() -> Result<(), String> {
         };
         if let (true, Some(k)) = (args.explain, keyword) {
             println!("{FORMULA}");
-            println!("k1 = 1.5 ; b = 0.75 ; analyse : {}", k.analyzer().describe());
+            println!(
+                "k1 = 1.5 ; b = 0.75 ; analyse : {}",
+                k.analyzer().describe()
+            );
         }
-        let hits = lab.search(args.method, question, vector, 5).map_err(|e| e.to_string())?;
+        let hits = lab
+            .search(args.method, question, vector, 5)
+            .map_err(|e| e.to_string())?;
         for (i, r) in hits.iter().enumerate() {
             let fiche = &lab.fiches()[r.doc];
             let score = show_score(r.score, args.method.score_decimals());
@@ -163,7 +174,9 @@ fn run() -> Result<(), String> {
                 Method::Keyword(k) => print_explanation(&lab.explain(k, question, r.doc), fiche),
                 Method::Sens => println!("    cosinus des deux vecteurs : {:.4}", r.score),
                 Method::Hybride(k) => {
-                    let e = lab.explain_fusion(k, question, vector, r.doc).map_err(|e| e.to_string())?;
+                    let e = lab
+                        .explain_fusion(k, question, vector, r.doc)
+                        .map_err(|e| e.to_string())?;
                     let part = |rank: Option<usize>| {
                         rank.map_or("absente des 50 premières : 0".to_owned(), |r| {
                             format!("rang {r} : 1/(60 + {r}) = {:.5}", 1.0 / (60.0 + r as f64))
@@ -182,7 +195,9 @@ fn run() -> Result<(), String> {
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
     let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
     let qv = question_vectors(&args, &mut lab, &texts)?;
-    let m = lab.measure(args.method, &questions, &qv).map_err(|e| e.to_string())?;
+    let m = lab
+        .measure(args.method, &questions, &qv)
+        .map_err(|e| e.to_string())?;
     if args.json {
         let text = serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?;
         println!("{text}");

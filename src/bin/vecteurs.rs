@@ -19,8 +19,11 @@ const USAGE: &str = "usage: vecteurs [--embedder mistral|fake] [--fiches PATH] [
   --out PATH       where to write the safetensors file (default: data/vecteurs.safetensors)";
 
 fn run() -> Result<(), String> {
-    let (mut embedder, mut fiches, mut out) =
-        ("mistral".to_owned(), "data/fiches.jsonl".to_owned(), "data/vecteurs.safetensors".to_owned());
+    let (mut embedder, mut fiches, mut out) = (
+        "mistral".to_owned(),
+        "data/fiches.jsonl".to_owned(),
+        "data/vecteurs.safetensors".to_owned(),
+    );
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let slot = match arg.as_str() {
@@ -32,7 +35,8 @@ fn run() -> Result<(), String> {
         };
         *slot = args.next().ok_or(format!("{arg} needs a value"))?;
     }
-    let text = std::fs::read_to_string(&fiches).map_err(|e| format!("cannot read {fiches}: {e}"))?;
+    let text =
+        std::fs::read_to_string(&fiches).map_err(|e| format!("cannot read {fiches}: {e}"))?;
     let fiches_list = parse_fiches(&text).map_err(|e| format!("{fiches}: {e}"))?;
     let embedder = TerminalEmbedder::parse(&embedder)?;
     let texts: Vec<&str> = fiches_list.iter().map(|f| f.texte.as_str()).collect();
@@ -43,10 +47,25 @@ fn run() -> Result<(), String> {
         mistral::cost_usd(estimate as u64),
         embedder.model()
     );
-    let rows = embedder.embed(&texts, |done, total| eprintln!("  {done}/{total} fiches embedded"))?;
+    let rows = embedder.embed(&texts, |done, total| {
+        eprintln!("  {done}/{total} fiches embedded")
+    })?;
     let set = VectorSet::new(embedder.model(), &fiches_list, rows).map_err(|e| e.to_string())?;
     let bytes = set.to_safetensors();
     std::fs::write(&out, &bytes).map_err(|e| format!("cannot write {out}: {e}"))?;
+    // The page looks for the vectors file through the manifest beside it: name it there.
+    let out_path = std::path::Path::new(&out);
+    let manifest = out_path.with_file_name("manifeste.json");
+    if manifest.exists() {
+        let name = out_path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("vecteurs.safetensors");
+        let text = serde_json::json!({ "vecteurs": name }).to_string() + "\n";
+        std::fs::write(&manifest, text)
+            .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
+        eprintln!("{} now names {name}", manifest.display());
+    }
     let tokens = embedder.tokens();
     println!(
         "{out}: {} vectors of {} dims, {} bytes, {} ; {tokens} tokens counted by the API (${:.6})",

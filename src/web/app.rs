@@ -1,38 +1,106 @@
 //! The page's controller: loads the bundled catalogue, wires the controls, renders the views.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+use web_sys::{
+    Element, HtmlButtonElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement,
+};
 
+use super::api::{self, Call};
 use super::dom::{by_id, clear, highlighted, replace_children, E};
+use super::store;
 use crate::bm25::{Explanation, FORMULA};
 use crate::data::{check_expected, parse_fiches, parse_questions, Question, QuestionKind};
-use crate::lab::{Lab, Method};
+use crate::lab::{Keyword, Lab, Method, QuestionVectors};
 use crate::measure::{Measurement, DEPTH};
+use crate::mistral::{self, ApiKey};
+use crate::vectors::{VectorSet, VectorsError};
 
 /// Results shown per method for a question.
 const SHOWN: usize = 5;
+/// Typing pauses this long before a question is embedded (each embedding costs).
+const DEBOUNCE_MS: u32 = 400;
+
+#[derive(Default)]
+struct Costs {
+    /// Tokens paid for the fiche vectors in this browser (0 when shipped or cached).
+    fiches: u64,
+    questions: u64,
+    calls: u64,
+}
 
 struct App {
-    lab: Lab,
+    lab: RefCell<Lab>,
     questions: Vec<Question>,
-    /// Each keyword method measured on the bundled questions, computed once at load.
-    measurements: Vec<Measurement>,
+    /// Measurements by method, computed when their inputs are there.
+    measurements: RefCell<Vec<Measurement>>,
+    key: RefCell<Option<ApiKey>>,
+    qvectors: RefCell<QuestionVectors>,
+    shown: RefCell<Vec<Method>>,
+    costs: RefCell<Costs>,
+    /// Where the fiche vectors came from, for the panel.
+    vectors_origin: RefCell<String>,
+    /// The safetensors bytes of computed vectors, for « Télécharger ».
+    computed: RefCell<Option<Vec<u8>>>,
+    /// The question embedding in flight, and a counter that makes stale answers harmless.
+    search_call: RefCell<Option<Call>>,
+    generation: Cell<u64>,
+    compute_call: RefCell<Option<Call>>,
+    example: Cell<Option<usize>>,
 }
+
+type Shared = Rc<App>;
 
 /// `x` with `decimals` decimals and a French decimal comma.
 pub fn fr(x: f64, decimals: usize) -> String {
     format!("{x:.decimals$}").replace('.', ",")
 }
 
+fn dollars(usd: f64) -> String {
+    if usd == 0.0 {
+        "0 $".into()
+    } else {
+        format!("{} $", fr(usd, 6))
+    }
+}
+
 fn method_title(m: Method) -> &'static str {
     match m {
-        Method::Mots => "mots — le BM25 du sujet",
-        Method::MotsPlus => "mots+ — BM25 en français (racines, accents, mots vides)",
+        Method::Keyword(Keyword::Mots) => "mots — le BM25 du sujet",
+        Method::Keyword(Keyword::MotsPlus) => "mots+ — BM25 en français",
+        Method::Sens => "sens — plongements mistral-embed",
+        Method::Hybride(Keyword::Mots) => "hybride — fusion RRF de mots et sens",
+        Method::Hybride(Keyword::MotsPlus) => "hybride+ — fusion RRF de mots+ et sens",
+    }
+}
+
+fn vectors_fr(e: &VectorsError) -> String {
+    match e {
+        VectorsError::Model { expected, found } => {
+            format!("fait avec le modèle « {found} », attendu « {expected} » : des vecteurs de modèles différents ne se comparent pas.")
+        }
+        VectorsError::Dim { expected, found } => format!("{found} dimensions, attendu {expected}."),
+        VectorsError::Count { expected, found } => {
+            format!(
+                "{found} vecteurs pour {expected} fiches : il a été fait pour un autre catalogue."
+            )
+        }
+        VectorsError::Ids {
+            row,
+            expected,
+            found,
+        } => {
+            format!("la ligne {row} est la fiche {found}, attendu {expected} : il a été fait pour d'autres fiches.")
+        }
+        VectorsError::OtherFiches { .. } => {
+            "l'empreinte des textes ne correspond pas : les fiches ont changé depuis son calcul."
+                .into()
+        }
+        other => format!("fichier illisible ({other})."),
     }
 }
 
@@ -53,13 +121,34 @@ async fn fetch_text(path: &str) -> Result<String, String> {
         .map_err(|e| format!("{path} : lecture impossible ({e})"))
 }
 
+async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let resp = gloo_net::http::Request::get(path)
+        .send()
+        .await
+        .map_err(|e| format!("{path} : le réseau a échoué ({e})"))?;
+    if !resp.ok() {
+        return Err(format!("{path} : le serveur répond {}", resp.status()));
+    }
+    resp.binary()
+        .await
+        .map_err(|e| format!("{path} : lecture impossible ({e})"))
+}
+
+/// The bundle's manifest: which vectors file ships with the fiches, if any.
+#[derive(serde::Deserialize, Default)]
+struct Manifest {
+    #[serde(default)]
+    vecteurs: Option<String>,
+}
+
 /// Loads the bundled data (relative to the page, so it works under any sub-path) and starts.
 pub async fn run() {
     match load().await {
         Ok(app) => {
-            let app = Rc::new(RefCell::new(app));
+            let app = Rc::new(app);
             wire(&app);
-            render_measure(&app.borrow());
+            load_vectors(&app).await;
+            render_all(&app);
             set_ready();
         }
         Err(message) => {
@@ -82,13 +171,71 @@ async fn load() -> Result<App, String> {
     let lab = Lab::new(fiches);
     let measurements = Method::KEYWORD
         .iter()
-        .map(|&m| lab.measure(m, &questions))
+        .map(|&m| {
+            lab.measure(m, &questions, &QuestionVectors::new())
+                .expect("keyword methods need no vectors")
+        })
         .collect();
     Ok(App {
-        lab,
+        lab: RefCell::new(lab),
         questions,
-        measurements,
+        measurements: RefCell::new(measurements),
+        key: RefCell::new(None),
+        qvectors: RefCell::new(QuestionVectors::new()),
+        shown: RefCell::new(vec![
+            Method::MOTS,
+            Method::MOTS_PLUS,
+            Method::Sens,
+            Method::Hybride(Keyword::Mots),
+        ]),
+        costs: RefCell::new(Costs::default()),
+        vectors_origin: RefCell::new(String::new()),
+        computed: RefCell::new(None),
+        search_call: RefCell::new(None),
+        generation: Cell::new(0),
+        compute_call: RefCell::new(None),
+        example: Cell::new(None),
     })
+}
+
+/// Shipped vectors (named by `data/manifeste.json`), else vectors this browser computed before.
+async fn load_vectors(app: &Shared) {
+    let fingerprint = crate::vectors::fingerprint(app.lab.borrow().fiches());
+    let manifest: Manifest = match fetch_text("data/manifeste.json").await {
+        Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
+        Err(_) => Manifest::default(),
+    };
+    if let Some(name) = manifest.vecteurs {
+        let path = format!("data/{name}");
+        match fetch_bytes(&path)
+            .await
+            .and_then(|b| accept_vectors(app, &b).map_err(|e| vectors_fr(&e)))
+        {
+            Ok(()) => {
+                *app.vectors_origin.borrow_mut() = format!("livrés avec la page ({name})");
+                return;
+            }
+            Err(message) => {
+                *app.vectors_origin.borrow_mut() =
+                    format!("Le fichier livré {name} est refusé : {message}");
+            }
+        }
+    }
+    let cache_key = format!("{}|{fingerprint}", mistral::MODEL);
+    if let Some(bytes) = store::get_bytes(store::FICHE_VECTORS, &cache_key).await {
+        if accept_vectors(app, &bytes).is_ok() {
+            *app.computed.borrow_mut() = Some(bytes);
+            *app.vectors_origin.borrow_mut() =
+                "calculés dans ce navigateur (gardés en cache)".into();
+        }
+    }
+}
+
+/// Checks a vectors file against the catalogue and the model, and attaches it.
+fn accept_vectors(app: &Shared, bytes: &[u8]) -> Result<(), VectorsError> {
+    let set = VectorSet::from_safetensors(bytes)?;
+    set.check_model(mistral::MODEL, mistral::DIM)?;
+    app.lab.borrow_mut().set_vectors(set)
 }
 
 fn set_ready() {
@@ -97,65 +244,120 @@ fn set_ready() {
     }
 }
 
-fn input() -> HtmlInputElement {
-    by_id("question").unchecked_into()
+fn input(id: &str) -> HtmlInputElement {
+    by_id(id).unchecked_into()
 }
 
-fn wire(app: &Rc<RefCell<App>>) {
-    let a = app.borrow();
+fn on(id: &str, event: &str, app: &Shared, f: impl Fn(&Shared) + 'static) {
+    let app = app.clone();
+    let cb = Closure::<dyn Fn()>::new(move || f(&app));
+    by_id(id)
+        .add_event_listener_with_callback(event, cb.as_ref().unchecked_ref())
+        .ok();
+    cb.forget();
+}
+
+fn wire(app: &Shared) {
     by_id("resume").set_text_content(Some(&format!(
         "{} fiches, {} questions dont on connaît la bonne fiche.",
-        a.lab.fiches().len(),
-        a.questions.len()
+        app.lab.borrow().fiches().len(),
+        app.questions.len()
     )));
-    fill_examples(&a.questions);
-    drop(a);
+    if api::is_test_build() {
+        let banner = by_id("test-build");
+        banner.set_text_content(Some(&format!(
+            "Version de test : l'API est simulée à {}.",
+            api::API_BASE
+        )));
+        banner.remove_attribute("hidden").ok();
+    }
+    fill_examples(&app.questions);
+    fill_method_choices(app);
 
-    let on_input = {
-        let app = app.clone();
-        Closure::<dyn Fn()>::new(move || {
-            by_id("exemples")
-                .unchecked_into::<HtmlSelectElement>()
-                .set_value("");
-            render_search(&app.borrow(), None);
-        })
-    };
-    input()
-        .add_event_listener_with_callback("input", on_input.as_ref().unchecked_ref())
-        .ok();
-    on_input.forget();
-
-    let on_example = {
-        let app = app.clone();
-        Closure::<dyn Fn()>::new(move || {
-            let select: HtmlSelectElement = by_id("exemples").unchecked_into();
-            let Ok(i) = select.value().parse::<usize>() else {
-                return;
-            };
-            let app = app.borrow();
-            let Some(q) = app.questions.get(i) else {
-                return;
-            };
-            input().set_value(&q.text);
-            render_search(&app, Some(i));
-        })
-    };
-    by_id("exemples")
-        .add_event_listener_with_callback("change", on_example.as_ref().unchecked_ref())
-        .ok();
-    on_example.forget();
-
+    on("question", "input", app, |app| {
+        by_id("exemples")
+            .unchecked_into::<HtmlSelectElement>()
+            .set_value("");
+        app.example.set(None);
+        render_search(app);
+    });
+    on("exemples", "change", app, |app| {
+        let select: HtmlSelectElement = by_id("exemples").unchecked_into();
+        let Ok(i) = select.value().parse::<usize>() else {
+            return;
+        };
+        let Some(q) = app.questions.get(i) else {
+            return;
+        };
+        input("question").set_value(&q.text);
+        app.example.set(Some(i));
+        render_search(app);
+    });
     for (tab, view) in [
         ("onglet-chercher", "vue-chercher"),
         ("onglet-mesurer", "vue-mesurer"),
     ] {
-        let show = Closure::<dyn Fn()>::new(move || show_view(view));
-        by_id(tab)
-            .add_event_listener_with_callback("click", show.as_ref().unchecked_ref())
-            .ok();
-        show.forget();
+        on(tab, "click", app, move |_| show_view(view));
     }
-    render_search(&app.borrow(), None);
+
+    // The key: in memory; in localStorage only when « retenir » is ticked.
+    if let Some(saved) = store::remembered_key() {
+        *app.key.borrow_mut() = ApiKey::new(&saved);
+        input("cle").set_value(&saved);
+        input("retenir").set_checked(true);
+    }
+    on("cle", "input", app, |app| {
+        let raw = input("cle").value();
+        *app.key.borrow_mut() = ApiKey::new(&raw);
+        if input("retenir").checked() && !raw.trim().is_empty() {
+            store::remember_key(raw.trim());
+        }
+        render_key_state(app);
+        render_vectors_panel(app);
+        render_search(app);
+        render_dense_measure(app);
+    });
+    on("retenir", "change", app, |app| {
+        let raw = input("cle").value();
+        if input("retenir").checked() && !raw.trim().is_empty() {
+            store::remember_key(raw.trim());
+        } else {
+            store::forget_key();
+        }
+        render_key_state(app);
+    });
+    on("oublier", "click", app, |app| {
+        *app.key.borrow_mut() = None;
+        input("cle").set_value("");
+        input("retenir").set_checked(false);
+        store::forget_key();
+        render_key_state(app);
+        render_vectors_panel(app);
+        render_search(app);
+        render_dense_measure(app);
+    });
+    on("calculer", "click", app, |app| {
+        let app = app.clone();
+        wasm_bindgen_futures::spawn_local(async move { compute_vectors(&app).await });
+    });
+    on("annuler-calcul", "click", app, |app| {
+        if let Some(call) = app.compute_call.borrow().as_ref() {
+            call.cancel();
+        }
+    });
+    on("telecharger", "click", app, |app| {
+        if let Some(bytes) = app.computed.borrow().as_ref() {
+            download("vecteurs.safetensors", bytes);
+        }
+    });
+}
+
+fn render_all(app: &Shared) {
+    render_key_state(app);
+    render_vectors_panel(app);
+    render_costs(app);
+    render_search(app);
+    render_measure(app);
 }
 
 fn show_view(view: &str) {
@@ -202,18 +404,232 @@ fn fill_examples(questions: &[Question]) {
     }
 }
 
-/// Renders the results of every keyword method for the question in the box. `example` is the
-/// index of the chosen example question, whose expected fiche is then marked.
-fn render_search(app: &App, example: Option<usize>) {
-    let question = input().value();
-    let expected = example.and_then(|i| app.questions.get(i));
+fn fill_method_choices(app: &Shared) {
+    let target = by_id("methodes");
+    for m in Method::ALL {
+        let id = format!("voir-{}", m.name().replace('+', "-plus"));
+        let checkbox = E::new("input")
+            .attr("type", "checkbox")
+            .attr("id", &id)
+            .attr("value", m.name())
+            .build();
+        let checkbox: HtmlInputElement = checkbox.unchecked_into();
+        checkbox.set_checked(app.shown.borrow().contains(&m));
+        let label = E::new("label").attr("for", &id).text(m.name()).build();
+        target
+            .append_child(
+                &E::new("span")
+                    .class("choix")
+                    .child(&checkbox)
+                    .child(label)
+                    .build(),
+            )
+            .ok();
+        let id_in_handler = id.clone();
+        on(&id, "change", app, move |app| {
+            let checked = input(&id_in_handler).checked();
+            let mut shown = app.shown.borrow_mut();
+            shown.retain(|x| *x != m);
+            if checked {
+                shown.push(m);
+                shown.sort_by_key(|x| Method::ALL.iter().position(|y| y == x));
+            }
+            drop(shown);
+            render_search(app);
+        });
+    }
+}
+
+fn render_key_state(app: &Shared) {
+    let text = match (
+        app.key.borrow().is_some(),
+        store::remembered_key().is_some(),
+    ) {
+        (false, _) => "Aucune clé : les méthodes sens et hybride attendent la vôtre.",
+        (true, false) => "Clé en mémoire, pour cet onglet seulement.",
+        (true, true) => "Clé retenue sur cet appareil (« oublier » l'efface).",
+    };
+    by_id("cle-etat").set_text_content(Some(text));
+}
+
+/// Counts one API call's tokens, for the fiche vectors or for questions.
+fn add_cost(app: &Shared, fiches: u64, questions: u64) {
+    let mut c = app.costs.borrow_mut();
+    c.fiches += fiches;
+    c.questions += questions;
+    c.calls += 1;
+}
+
+fn render_costs(app: &Shared) {
+    let c = app.costs.borrow();
+    let total = mistral::cost_usd(c.fiches + c.questions);
+    by_id("couts").set_text_content(Some(&format!(
+        "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {} appel(s) ; total {}.",
+        c.fiches,
+        dollars(mistral::cost_usd(c.fiches)),
+        c.questions,
+        dollars(mistral::cost_usd(c.questions)),
+        c.calls,
+        dollars(total)
+    )));
+}
+
+fn render_vectors_panel(app: &Shared) {
+    let lab = app.lab.borrow();
+    let state = by_id("vecteurs-etat");
+    let origin = app.vectors_origin.borrow().clone();
+    let calculer: HtmlButtonElement = by_id("calculer").unchecked_into();
+    match lab.vectors() {
+        Some(v) => {
+            state.set_text_content(Some(&format!(
+                "Vecteurs des fiches : {} × {} ({}), {}.",
+                v.len(),
+                v.dim,
+                v.model,
+                origin
+            )));
+            calculer.set_hidden(true);
+        }
+        None => {
+            let tokens: usize = lab
+                .fiches()
+                .iter()
+                .map(|f| mistral::estimate_tokens(&f.texte))
+                .sum();
+            let prefix = if origin.is_empty() {
+                String::new()
+            } else {
+                format!("{origin} ")
+            };
+            state.set_text_content(Some(&format!(
+                "{prefix}Aucun vecteur pour ces fiches : les calculer coûte au plus {} tokens, soit au plus {}, une seule fois.",
+                tokens,
+                dollars(mistral::cost_usd(tokens as u64))
+            )));
+            calculer.set_hidden(false);
+            calculer
+                .set_disabled(app.key.borrow().is_none() || app.compute_call.borrow().is_some());
+        }
+    }
+    by_id("telecharger")
+        .unchecked_into::<HtmlButtonElement>()
+        .set_hidden(app.computed.borrow().is_none());
+}
+
+async fn compute_vectors(app: &Shared) {
+    let Some(key) = app.key.borrow().clone() else {
+        return;
+    };
+    let call = Call::new();
+    *app.compute_call.borrow_mut() = Some(call.clone());
+    let texts: Vec<String> = app
+        .lab
+        .borrow()
+        .fiches()
+        .iter()
+        .map(|f| f.texte.clone())
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let progress: HtmlProgressElement = by_id("progression").unchecked_into();
+    progress.set_max(refs.len() as f64);
+    progress.set_value(0.0);
+    by_id("calcul").remove_attribute("hidden").ok();
+    by_id("calculer")
+        .unchecked_into::<HtmlButtonElement>()
+        .set_disabled(true);
+    let message = by_id("calcul-message");
+    message.set_text_content(Some("Calcul en cours…"));
+    let mut rows: Vec<Vec<f32>> = Vec::with_capacity(refs.len());
+    let mut failure = None;
+    for range in mistral::batches(&refs) {
+        match api::embed(&call, &key, &refs[range]).await {
+            Ok(e) => {
+                rows.extend(e.vectors);
+                add_cost(app, e.prompt_tokens, 0);
+                progress.set_value(rows.len() as f64);
+                message.set_text_content(Some(&format!(
+                    "{} fiches sur {}",
+                    rows.len(),
+                    refs.len()
+                )));
+                render_costs(app);
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    *app.compute_call.borrow_mut() = None;
+    by_id("calcul").set_attribute("hidden", "").ok();
+    let status = by_id("vecteurs-message");
+    match failure {
+        Some(e) => status.set_text_content(Some(&format!(
+            "Calcul interrompu : {}",
+            api::message_fr(&e)
+        ))),
+        None => {
+            let fiches = app.lab.borrow().fiches().to_vec();
+            let result = VectorSet::new(mistral::MODEL, &fiches, rows)
+                .map(|set| set.to_safetensors())
+                .and_then(|bytes| accept_vectors(app, &bytes).map(|()| bytes));
+            match result {
+                Ok(bytes) => {
+                    let key = format!(
+                        "{}|{}",
+                        mistral::MODEL,
+                        crate::vectors::fingerprint(&fiches)
+                    );
+                    store::put_bytes(store::FICHE_VECTORS, &key, &bytes).await;
+                    *app.computed.borrow_mut() = Some(bytes);
+                    *app.vectors_origin.borrow_mut() =
+                        "calculés dans ce navigateur (gardés en cache)".into();
+                    status.set_text_content(Some(
+                        "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page.",
+                    ));
+                }
+                Err(e) => {
+                    status.set_text_content(Some(&format!("Vecteurs refusés : {}", vectors_fr(&e))))
+                }
+            }
+        }
+    }
+    render_vectors_panel(app);
+    render_search(app);
+    render_dense_measure(app);
+}
+
+fn download(name: &str, bytes: &[u8]) {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/octet-stream");
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    let a: web_sys::HtmlAnchorElement = E::new("a")
+        .attr("href", &url)
+        .attr("download", name)
+        .build()
+        .unchecked_into();
+    a.click();
+    web_sys::Url::revoke_object_url(&url).ok();
+}
+
+/// Renders the results of every shown method for the question in the box, and starts the
+/// question's embedding when a dense method needs it.
+fn render_search(app: &Shared) {
+    let question = input("question").value();
+    let expected = app.example.get().and_then(|i| app.questions.get(i));
     let note = by_id("attendue");
     match expected {
         Some(Question {
             expected: Some(id), ..
         }) => {
-            let nom = app
-                .lab
+            let lab = app.lab.borrow();
+            let nom = lab
                 .fiches()
                 .iter()
                 .find(|f| &f.id == id)
@@ -225,86 +641,219 @@ fn render_search(app: &App, example: Option<usize>) {
         )),
         None => note.set_text_content(None),
     }
-    let expected_id = expected.and_then(|q| q.expected.as_deref());
-    let columns = Method::KEYWORD
-        .iter()
-        .map(|&m| render_column(app, m, &question, expected_id));
+    let shown = app.shown.borrow().clone();
+    let columns = shown.iter().map(|&m| render_column(app, m, &question));
     replace_children(&by_id("resultats"), columns);
+    let needs_vector = shown.iter().any(|m| m.is_dense())
+        && app.lab.borrow().vectors().is_some()
+        && !question.trim().is_empty()
+        && !app.qvectors.borrow().contains_key(&question)
+        && app.key.borrow().is_some();
+    // A newer question makes every older answer stale, and cancels the request in flight.
+    let generation = app.generation.get() + 1;
+    app.generation.set(generation);
+    if needs_vector {
+        let app = app.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            embed_question(&app, question, generation).await
+        });
+    }
 }
 
-fn render_column(app: &App, method: Method, question: &str, expected: Option<&str>) -> Element {
+async fn embed_question(app: &Shared, question: String, generation: u64) {
+    api::sleep(DEBOUNCE_MS).await;
+    if app.generation.get() != generation {
+        return;
+    }
+    if let Some(old) = app.search_call.borrow_mut().take() {
+        old.cancel();
+    }
+    let cache_key = format!("{}|{question}", mistral::MODEL);
+    let vector = match store::get_vector(store::QUESTION_VECTORS, &cache_key).await {
+        Some(v) => Ok(v),
+        None => {
+            let Some(key) = app.key.borrow().clone() else {
+                return;
+            };
+            let call = Call::new();
+            *app.search_call.borrow_mut() = Some(call.clone());
+            let result = api::embed(&call, &key, &[&question]).await;
+            match result {
+                Ok(mut e) => {
+                    add_cost(app, 0, e.prompt_tokens);
+                    render_costs(app);
+                    let v = e.vectors.remove(0);
+                    store::put_vector(store::QUESTION_VECTORS, &cache_key, &v).await;
+                    Ok(v)
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
+    match vector {
+        Ok(v) => {
+            app.qvectors.borrow_mut().insert(question.clone(), v);
+            // Only the current question's answer is shown; a stale one was still worth caching.
+            if app.generation.get() == generation {
+                rerender_dense_columns(app, &question);
+            }
+        }
+        Err(crate::mistral::ApiError::Cancelled) => {}
+        Err(e) => {
+            if app.generation.get() == generation {
+                for m in app.shown.borrow().iter().filter(|m| m.is_dense()) {
+                    if let Some(col) = column_element(*m) {
+                        let p = E::new("p")
+                            .class("erreur-api")
+                            .attr("role", "alert")
+                            .text(&api::message_fr(&e))
+                            .build();
+                        replace_children(&col, [E::new("h2").text(method_title(*m)).build(), p]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn column_id(m: Method) -> String {
+    format!("colonne-{}", m.name().replace('+', "-plus"))
+}
+
+fn column_element(m: Method) -> Option<Element> {
+    super::dom::document().get_element_by_id(&column_id(m))
+}
+
+fn rerender_dense_columns(app: &Shared, question: &str) {
+    let shown = app.shown.borrow().clone();
+    for m in shown.into_iter().filter(|m| m.is_dense()) {
+        if let Some(old) = column_element(m) {
+            let new = render_column(app, m, question);
+            old.replace_with_with_node_1(&new).ok();
+        }
+    }
+}
+
+fn empty_column(column: E, text: &str) -> Element {
+    column.child(E::new("p").class("vide").text(text)).build()
+}
+
+fn render_column(app: &Shared, method: Method, question: &str) -> Element {
     let column = E::new("section")
         .class("colonne")
-        .attr("data-methode", method.name());
-    let column = column.child(E::new("h2").text(method_title(method)));
+        .attr("id", &column_id(method))
+        .attr("data-methode", method.name())
+        .child(E::new("h2").text(method_title(method)));
     if question.trim().is_empty() {
-        return column
-            .child(
-                E::new("p")
-                    .class("vide")
-                    .text("Tapez une question ou choisissez un exemple."),
-            )
-            .build();
+        return empty_column(column, "Tapez une question ou choisissez un exemple.");
     }
-    let index = app.lab.bm25(method);
-    let analyzer = method.analyzer();
-    let query_terms: HashSet<String> = analyzer.terms(question).into_iter().collect();
-    if query_terms.is_empty() {
-        return column
-            .child(E::new("p").class("vide").text(
-                "La question ne garde aucun mot après analyse (mots vides, ponctuation) : rien à chercher.",
-            ))
-            .build();
+    let lab = app.lab.borrow();
+    let qv = app.qvectors.borrow();
+    let vector = qv.get(question).map(Vec::as_slice);
+    if method.is_dense() {
+        if lab.vectors().is_none() {
+            return empty_column(
+                column,
+                "Pas encore de vecteurs des fiches : voyez le panneau « Vecteurs des fiches ».",
+            );
+        }
+        if vector.is_none() {
+            let text = if app.key.borrow().is_none() {
+                "Entrez votre clé Mistral pour que la question soit plongée (quelques tokens)."
+            } else {
+                "Plongement de la question…"
+            };
+            return empty_column(column, text);
+        }
     }
-    let hits: Vec<_> = app
-        .lab
-        .search(method, question, SHOWN)
-        .into_iter()
-        .filter(|r| r.score > 0.0)
+    let keyword = match method {
+        Method::Keyword(k) | Method::Hybride(k) => Some(k),
+        Method::Sens => None,
+    };
+    let query_terms: HashSet<String> = match method {
+        Method::Keyword(k) => k.analyzer().terms(question).into_iter().collect(),
+        _ => HashSet::new(),
+    };
+    if matches!(method, Method::Keyword(_)) && query_terms.is_empty() {
+        return empty_column(
+            column,
+            "La question ne garde aucun mot après analyse (mots vides, ponctuation) : rien à chercher.",
+        );
+    }
+    let hits = match lab.search(method, question, vector, DEPTH) {
+        Ok(h) => h,
+        Err(e) => return empty_column(column, &format!("Recherche impossible : {e}")),
+    };
+    let visible: Vec<_> = hits
+        .iter()
+        .take(SHOWN)
+        .filter(|r| !matches!(method, Method::Keyword(_)) || r.score > 0.0)
         .collect();
-    if hits.is_empty() {
-        return column
-            .child(
-                E::new("p").class("vide").text(
-                    "Aucune fiche ne contient un mot de la question : toutes ont un score nul.",
-                ),
-            )
-            .build();
+    if visible.is_empty() {
+        return empty_column(
+            column,
+            "Aucune fiche ne contient un mot de la question : toutes ont un score nul.",
+        );
     }
-    let items = hits.iter().enumerate().map(|(i, r)| {
-        let fiche = &app.lab.fiches()[r.doc];
-        let marks: Vec<(usize, usize)> = analyzer
-            .analyze(&fiche.texte)
-            .into_iter()
-            .filter(|t| query_terms.contains(&t.term))
-            .map(|t| (t.start, t.end))
-            .collect();
+    let expected = app
+        .example
+        .get()
+        .and_then(|i| app.questions.get(i))
+        .and_then(|q| q.expected.as_deref());
+    let items = visible.iter().enumerate().map(|(i, r)| {
+        let fiche = &lab.fiches()[r.doc];
+        let marks: Vec<(usize, usize)> = match keyword {
+            Some(k) if matches!(method, Method::Keyword(_)) => k
+                .analyzer()
+                .analyze(&fiche.texte)
+                .into_iter()
+                .filter(|t| query_terms.contains(&t.term))
+                .map(|t| (t.start, t.end))
+                .collect(),
+            _ => Vec::new(),
+        };
         let is_expected = expected == Some(fiche.id.as_str());
+        let score = match method {
+            Method::Keyword(_) => fr(r.score, 2),
+            Method::Sens => fr(r.score, 3),
+            Method::Hybride(_) => fr(r.score, 4),
+        };
         let head = E::new("div")
             .class("tete")
             .child(E::new("span").class("rang").text(&format!("{}", i + 1)))
             .child(E::new("span").class("id").text(&fiche.id))
-            .child(
-                E::new("span")
-                    .class("score")
-                    .attr("title", "score BM25")
-                    .text(&fr(r.score, 2)),
-            );
-        let head = if is_expected {
-            head.child(E::new("span").class("badge").text("fiche attendue"))
-        } else {
-            head
+            .child(E::new("span").class("score").text(&score));
+        let head = if is_expected { head.child(E::new("span").class("badge").text("fiche attendue")) } else { head };
+        let why_body = match method {
+            Method::Keyword(k) => render_explanation(&lab.explain(k, question, r.doc), k),
+            Method::Sens => E::new("p")
+                .text(&format!(
+                    "Cosinus entre le vecteur de la question et celui de la fiche : {}. Le sens ne se décompose pas mot à mot : \
+                     deux textes proches par le sens ont des vecteurs proches, même sans mot commun.",
+                    fr(r.score, 4)
+                ))
+                .build(),
+            Method::Hybride(k) => match lab.explain_fusion(k, question, vector, r.doc) {
+                Ok(e) => {
+                    let part = |name: &str, rank: Option<usize>| match rank {
+                        Some(rank) => format!("{name} : rang {rank} → 1/(60 + {rank}) = {}", fr(1.0 / (60.0 + rank as f64), 5)),
+                        None => format!("{name} : absente des 50 premières → 0"),
+                    };
+                    E::new("ul")
+                        .child(E::new("li").text(&part(Method::Keyword(k).name(), e.keyword_rank)))
+                        .child(E::new("li").text(&part("sens", e.dense_rank)))
+                        .child(E::new("li").text(&format!("total : {} (constante k = 60, 50 premières de chaque liste)", fr(e.points, 5))))
+                        .build()
+                }
+                Err(e) => E::new("p").text(&e.to_string()).build(),
+            },
         };
         let why = E::new("details")
             .class("pourquoi")
             .child(E::new("summary").text("Pourquoi ce score ?"))
-            .child(render_explanation(&index.explain(question, r.doc), method));
+            .child(why_body);
         E::new("li")
-            .class(if is_expected {
-                "resultat attendue"
-            } else {
-                "resultat"
-            })
+            .class(if is_expected { "resultat attendue" } else { "resultat" })
             .attr("data-id", &fiche.id)
             .child(head)
             .child(E::new("p").class("nom").text(&fiche.nom))
@@ -315,12 +864,8 @@ fn render_column(app: &App, method: Method, question: &str, expected: Option<&st
     });
     let column = column.child(E::new("ol").class("resultats").children(items));
     match expected {
-        Some(id) if !hits.iter().any(|r| app.lab.fiches()[r.doc].id == id) => {
-            let rank = app
-                .lab
-                .search(method, question, DEPTH)
-                .iter()
-                .position(|r| app.lab.fiches()[r.doc].id == id);
+        Some(id) if !visible.iter().any(|r| lab.fiches()[r.doc].id == id) => {
+            let rank = hits.iter().position(|r| lab.fiches()[r.doc].id == id);
             let text = match rank {
                 Some(p) => format!("La fiche attendue {id} n'est qu'au rang {}.", p + 1),
                 None => format!("La fiche attendue {id} n'est pas dans les {DEPTH} premières."),
@@ -331,7 +876,7 @@ fn render_column(app: &App, method: Method, question: &str, expected: Option<&st
     }
 }
 
-fn render_explanation(e: &Explanation, method: Method) -> Element {
+fn render_explanation(e: &Explanation, keyword: Keyword) -> Element {
     let header = ["mot", "terme", "df", "idf", "tf", "norme", "apport"];
     let head = E::new("tr").children(
         header
@@ -363,16 +908,17 @@ fn render_explanation(e: &Explanation, method: Method) -> Element {
     ]);
     let mut notes = vec![
         E::new("p").class("formule").text(FORMULA).build(),
-        E::new("p").text(&format!(
-            "k1 = {} ; b = {} ; N = {} fiches ; longueur de cette fiche : {} termes ; longueur moyenne : {}. Analyse : {}.",
-            fr(e.params.k1, 2),
-            fr(e.params.b, 2),
-            e.n,
-            e.doc_len,
-            fr(e.avg_len, 2),
-            method.analyzer().describe()
-        ))
-        .build(),
+        E::new("p")
+            .text(&format!(
+                "k1 = {} ; b = {} ; N = {} fiches ; longueur de cette fiche : {} termes ; longueur moyenne : {}. Analyse : {}.",
+                fr(e.params.k1, 2),
+                fr(e.params.b, 2),
+                e.n,
+                e.doc_len,
+                fr(e.avg_len, 2),
+                keyword.analyzer().describe()
+            ))
+            .build(),
     ];
     if !e.dropped.is_empty() {
         notes.push(
@@ -391,83 +937,231 @@ fn render_explanation(e: &Explanation, method: Method) -> Element {
         .build()
 }
 
-fn render_measure(app: &App) {
+fn measure_section(m: &Measurement, method: Method) -> Element {
+    let head = E::new("tr").children(
+        [
+            "Type",
+            "Questions",
+            "Bonne fiche en tête",
+            "Dans les 5 premières",
+            "MRR@10",
+        ]
+        .iter()
+        .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+    );
+    let rows = m.kinds.iter().map(|k| {
+        E::new("tr")
+            .attr("data-type", k.kind.as_str())
+            .children([
+                E::new("th")
+                    .attr("scope", "row")
+                    .text(&format!("{}s", k.kind.as_str()))
+                    .build(),
+                E::new("td").text(&k.questions.to_string()).build(),
+                E::new("td")
+                    .class("hit1")
+                    .text(&format!("{}/{}", k.hit1, k.questions))
+                    .build(),
+                E::new("td")
+                    .class("hit5")
+                    .text(&format!("{}/{}", k.hit5, k.questions))
+                    .build(),
+                E::new("td").class("mrr").text(&fr(k.mrr10, 2)).build(),
+            ])
+            .build()
+    });
+    let table = E::new("table")
+        .class("mesure")
+        .child(E::new("caption").text(&format!(
+            "Méthode {} sur {} questions",
+            m.method,
+            m.questions.len()
+        )))
+        .child(E::new("thead").child(head))
+        .child(E::new("tbody").children(rows));
+    let missed: Vec<Element> = m
+        .kinds
+        .iter()
+        .flat_map(|k| k.missed.iter().map(move |q| (k.kind, q)))
+        .map(|(kind, q)| {
+            E::new("li")
+                .text(&format!("{q} ({})", kind.as_str()))
+                .build()
+        })
+        .collect();
+    let missed = if missed.is_empty() {
+        E::new("p")
+            .text("Aucune question ratée dans les 5 premières.")
+            .build()
+    } else {
+        E::new("div")
+            .child(E::new("h4").text("Ratées (bonne fiche hors des 5 premières)"))
+            .child(E::new("ul").class("ratees").children(missed))
+            .build()
+    };
+    let seed = E::new("details")
+        .class("sortie")
+        .child(E::new("summary").text("Sortie au format du programme du sujet (mesurer.py)"))
+        .child(E::new("pre").class("rapport").text(&m.seed_report()));
+    E::new("section")
+        .class("methode")
+        .attr("data-methode", method.name())
+        .child(E::new("h3").text(method_title(method)))
+        .child(table)
+        .child(missed)
+        .child(seed)
+        .build()
+}
+
+fn render_measure(app: &Shared) {
     let target = by_id("mesures");
     clear(&target);
-    for (m, &method) in app.measurements.iter().zip(Method::KEYWORD.iter()) {
-        let head = E::new("tr").children(
-            [
-                "Type",
-                "Questions",
-                "Bonne fiche en tête",
-                "Dans les 5 premières",
-                "MRR@10",
-            ]
-            .iter()
-            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
-        );
-        let rows = m.kinds.iter().map(|k| {
-            E::new("tr")
-                .attr("data-type", k.kind.as_str())
-                .children([
-                    E::new("th")
-                        .attr("scope", "row")
-                        .text(&format!("{}s", k.kind.as_str()))
-                        .build(),
-                    E::new("td").text(&k.questions.to_string()).build(),
-                    E::new("td")
-                        .class("hit1")
-                        .text(&format!("{}/{}", k.hit1, k.questions))
-                        .build(),
-                    E::new("td")
-                        .class("hit5")
-                        .text(&format!("{}/{}", k.hit5, k.questions))
-                        .build(),
-                    E::new("td").text(&fr(k.mrr10, 2)).build(),
-                ])
-                .build()
-        });
-        let table = E::new("table")
-            .class("mesure")
-            .child(E::new("caption").text(&format!(
-                "Méthode {} sur {} questions",
-                m.method,
-                m.questions.len()
-            )))
-            .child(E::new("thead").child(head))
-            .child(E::new("tbody").children(rows));
-        let missed: Vec<Element> = m
-            .kinds
-            .iter()
-            .flat_map(|k| k.missed.iter().map(move |q| (k.kind, q)))
-            .map(|(kind, q)| {
-                E::new("li")
-                    .text(&format!("{q} ({})", kind.as_str()))
-                    .build()
-            })
-            .collect();
-        let missed = if missed.is_empty() {
-            E::new("p")
-                .text("Aucune question ratée dans les 5 premières.")
-                .build()
-        } else {
-            E::new("div")
-                .child(E::new("h4").text("Ratées (bonne fiche hors des 5 premières)"))
-                .child(E::new("ul").class("ratees").children(missed))
-                .build()
+    for m in app.measurements.borrow().iter() {
+        let Some(method) = Method::parse(&m.method) else {
+            continue;
         };
-        let seed = E::new("details")
-            .class("sortie")
-            .child(E::new("summary").text("Sortie au format du programme du sujet (mesurer.py)"))
-            .child(E::new("pre").class("rapport").text(&m.seed_report()));
-        let section = E::new("section")
-            .class("methode")
-            .attr("data-methode", method.name())
-            .child(E::new("h3").text(method_title(method)))
-            .child(table)
-            .child(missed)
-            .child(seed)
-            .build();
-        target.append_child(&section).ok();
+        if !method.is_dense() {
+            target.append_child(&measure_section(m, method)).ok();
+        }
     }
+    render_dense_measure(app);
+}
+
+/// The dense methods' part of « Mesurer »: their tables once every question is embedded, else
+/// what it would cost and a button.
+fn render_dense_measure(app: &Shared) {
+    let target = by_id("mesures-sens");
+    clear(&target);
+    let dense: Vec<Measurement> = app
+        .measurements
+        .borrow()
+        .iter()
+        .filter(|m| Method::parse(&m.method).is_some_and(Method::is_dense))
+        .cloned()
+        .collect();
+    if !dense.is_empty() {
+        for m in &dense {
+            if let Some(method) = Method::parse(&m.method) {
+                target.append_child(&measure_section(m, method)).ok();
+            }
+        }
+        return;
+    }
+    let lab = app.lab.borrow();
+    let qv = app.qvectors.borrow();
+    let missing: Vec<&Question> = app
+        .questions
+        .iter()
+        .filter(|q| !qv.contains_key(&q.text))
+        .collect();
+    let tokens: usize = missing
+        .iter()
+        .map(|q| mistral::estimate_tokens(&q.text))
+        .sum();
+    let text = if lab.vectors().is_none() {
+        "sens et hybride : il faut d'abord les vecteurs des fiches (panneau « Vecteurs des fiches »).".to_owned()
+    } else if app.key.borrow().is_none() {
+        format!(
+            "sens et hybride : entrez votre clé Mistral ; plonger les {} questions coûte au plus {} tokens ({}).",
+            missing.len(),
+            tokens,
+            dollars(mistral::cost_usd(tokens as u64))
+        )
+    } else {
+        format!(
+            "Plonger les {} questions restantes : au plus {} tokens ({}), en une requête.",
+            missing.len(),
+            tokens,
+            dollars(mistral::cost_usd(tokens as u64))
+        )
+    };
+    target
+        .append_child(
+            &E::new("p")
+                .attr("id", "mesure-sens-etat")
+                .text(&text)
+                .build(),
+        )
+        .ok();
+    if lab.vectors().is_some() && app.key.borrow().is_some() {
+        let button = E::new("button")
+            .attr("id", "mesurer-sens")
+            .attr("type", "button")
+            .text("Mesurer sens et hybride")
+            .build();
+        target.append_child(&button).ok();
+        on("mesurer-sens", "click", app, |app| {
+            let app = app.clone();
+            wasm_bindgen_futures::spawn_local(async move { measure_dense(&app).await });
+        });
+    }
+}
+
+async fn measure_dense(app: &Shared) {
+    let Some(key) = app.key.borrow().clone() else {
+        return;
+    };
+    if let Ok(b) = by_id("mesurer-sens").dyn_into::<HtmlButtonElement>() {
+        b.set_disabled(true);
+    }
+    let state = by_id("mesure-sens-etat");
+    state.set_text_content(Some("Plongement des questions…"));
+    let mut missing: Vec<String> = Vec::new();
+    for q in &app.questions {
+        if app.qvectors.borrow().contains_key(&q.text) {
+            continue;
+        }
+        let cache_key = format!("{}|{}", mistral::MODEL, q.text);
+        match store::get_vector(store::QUESTION_VECTORS, &cache_key).await {
+            Some(v) => {
+                app.qvectors.borrow_mut().insert(q.text.clone(), v);
+            }
+            None => missing.push(q.text.clone()),
+        }
+    }
+    let refs: Vec<&str> = missing.iter().map(String::as_str).collect();
+    let call = Call::new();
+    for range in mistral::batches(&refs) {
+        match api::embed(&call, &key, &refs[range.clone()]).await {
+            Ok(e) => {
+                add_cost(app, 0, e.prompt_tokens);
+                for (text, v) in refs[range].iter().zip(e.vectors) {
+                    store::put_vector(
+                        store::QUESTION_VECTORS,
+                        &format!("{}|{text}", mistral::MODEL),
+                        &v,
+                    )
+                    .await;
+                    app.qvectors.borrow_mut().insert(text.to_string(), v);
+                }
+                render_costs(app);
+            }
+            Err(e) => {
+                // What was embedded stays in memory and in the cache: a retry pays only the rest.
+                render_dense_measure(app);
+                by_id("mesure-sens-etat").set_text_content(Some(&format!(
+                    "Mesure interrompue : {}",
+                    api::message_fr(&e)
+                )));
+                return;
+            }
+        }
+    }
+    let results: Result<Vec<Measurement>, _> = [
+        Method::Sens,
+        Method::Hybride(Keyword::Mots),
+        Method::Hybride(Keyword::MotsPlus),
+    ]
+    .iter()
+    .map(|&m| {
+        app.lab
+            .borrow()
+            .measure(m, &app.questions, &app.qvectors.borrow())
+    })
+    .collect();
+    match results {
+        Ok(ms) => app.measurements.borrow_mut().extend(ms),
+        Err(e) => state.set_text_content(Some(&format!("Mesure impossible : {e}"))),
+    }
+    render_dense_measure(app);
 }

@@ -1,15 +1,20 @@
 //! The browser boundary: everything here converts, calls the core, renders. Only on wasm32.
 
+/// Calls to Mistral's API: fetch, retries, timeout, cancellation.
+pub mod api;
 /// The page's controller: loading, events, views.
 pub mod app;
 /// Element builders that only ever insert text.
 pub mod dom;
+/// IndexedDB and localStorage: cached vectors, the opted-in key.
+pub mod store;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::data::{check_expected, parse_fiches, parse_questions, Question};
-use crate::lab::{Lab, Method};
+use crate::lab::{Lab, Method, QuestionVectors};
+use crate::vectors::VectorSet;
 
 /// Starts the page when the module loads (Trunk's loader calls it).
 #[wasm_bindgen(start)]
@@ -71,12 +76,30 @@ impl LabHandle {
         })
     }
 
-    /// The `k` best fiches: `[{id, nom, famille, score}]`, best first.
-    pub fn search(&self, method_name: &str, question: &str, k: usize) -> Result<JsValue, JsError> {
+    /// Attaches a vectors file (safetensors bytes) after checking it was made for these fiches.
+    #[wasm_bindgen(js_name = loadVectors)]
+    pub fn load_vectors(&mut self, bytes: &[u8]) -> Result<(), JsError> {
+        let set = VectorSet::from_safetensors(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        self.lab
+            .set_vectors(set)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// The `k` best fiches: `[{id, nom, famille, score}]`, best first. `vector` is the question's
+    /// embedding, needed by `sens` and `hybride` (pass `undefined` for keyword methods).
+    pub fn search(
+        &self,
+        method_name: &str,
+        question: &str,
+        k: usize,
+        vector: Option<Vec<f32>>,
+    ) -> Result<JsValue, JsError> {
         let m = method(method_name)?;
-        let hits: Vec<JsHit> = self
+        let ranked = self
             .lab
-            .search(m, question, k)
+            .search(m, question, vector.as_deref(), k)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        let hits: Vec<JsHit> = ranked
             .into_iter()
             .map(|r| {
                 let f = &self.lab.fiches()[r.doc];
@@ -91,16 +114,23 @@ impl LabHandle {
         to_js(&hits)
     }
 
-    /// The measurement on the questions, as `mesurer --json` prints it.
-    pub fn measure(&self, method_name: &str) -> Result<JsValue, JsError> {
-        to_js(&self.lab.measure(method(method_name)?, &self.questions))
+    fn measurement(&self, method_name: &str) -> Result<crate::measure::Measurement, JsError> {
+        self.lab
+            .measure(
+                method(method_name)?,
+                &self.questions,
+                &QuestionVectors::new(),
+            )
+            .map_err(|e| JsError::new(&e.to_string()))
     }
 
-    /// The seed's `mesurer.py` text for this method.
+    /// The measurement of a keyword method on the questions, as `mesurer --json` prints it.
+    pub fn measure(&self, method_name: &str) -> Result<JsValue, JsError> {
+        to_js(&self.measurement(method_name)?)
+    }
+
+    /// The seed's `mesurer.py` text for a keyword method.
     pub fn report(&self, method_name: &str) -> Result<String, JsError> {
-        Ok(self
-            .lab
-            .measure(method(method_name)?, &self.questions)
-            .seed_report())
+        Ok(self.measurement(method_name)?.seed_report())
     }
 }

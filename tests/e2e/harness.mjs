@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const BASE = '/rag-fiches/';
-const ROOT = resolve(fileURLToPath(new URL('../../dist', import.meta.url)));
+/** The port the test build of the page (dist-test/) sends its API calls to: the mock's. */
+export const MOCK_PORT = 8788;
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -17,10 +18,13 @@ const TYPES = {
   '.jsonl': 'application/x-ndjson; charset=utf-8',
   '.csv': 'text/csv; charset=utf-8',
   '.md': 'text/markdown; charset=utf-8',
+  '.json': 'application/json',
 };
 
-/** Serves dist/ at BASE on 127.0.0.1 (a free port); records requests outside BASE. */
-export async function serveDist() {
+/** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
+ *  BASE. `overrides` maps paths under BASE (e.g. 'data/manifeste.json') to contents served instead. */
+export async function serveDist({ dir = 'dist', overrides = {} } = {}) {
+  const ROOT = resolve(fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
   const outside = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
@@ -30,6 +34,11 @@ export async function serveDist() {
       return;
     }
     let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    if (rel in overrides) {
+      res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream' });
+      res.end(overrides[rel]);
+      return;
+    }
     const file = normalize(join(ROOT, rel));
     if (!file.startsWith(ROOT + sep)) {
       res.writeHead(403).end();
@@ -60,21 +69,33 @@ export async function launch() {
 
 /** A new page whose problems are collected in `problems` (console errors, page errors,
  *  failed requests). Every test ends with `assert.deepEqual(problems, [])`. */
-export async function openPage(browser, url) {
+export async function openPage(browser, url, { expectHttpErrors = false } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const problems = [];
+  const messages = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+    messages.push(msg.text());
+    // In fault tests the mock's 4xx/5xx answers are the point: Chromium logs each, expected.
+    const fromMock = (msg.location()?.url ?? '').startsWith(`http://127.0.0.1:${MOCK_PORT}/`);
+    const expected = expectHttpErrors && fromMock && /Failed to load resource/.test(msg.text());
+    if (msg.type() === 'error' && !expected) {
+      problems.push(`console.error: ${msg.text()}`);
+    }
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+  page.on('requestfailed', (req) => {
+    // A newer question aborts the older request: cancellation by design, not a failure.
+    const cancelled = req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().startsWith(`http://127.0.0.1:${MOCK_PORT}/`);
+    if (!cancelled) problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
+  });
   page.on('response', (resp) => {
-    if (resp.status() >= 400) problems.push(`HTTP ${resp.status()}: ${resp.url()}`);
+    const fromMock = resp.url().startsWith(`http://127.0.0.1:${MOCK_PORT}/`);
+    if (resp.status() >= 400 && !(expectHttpErrors && fromMock)) problems.push(`HTTP ${resp.status()}: ${resp.url()}`);
   });
   if (url) {
     await page.goto(url);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
   }
-  return { page, context, problems };
+  return { page, context, problems, messages };
 }

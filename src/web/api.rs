@@ -1,0 +1,169 @@
+//! The page's calls to Mistral: `fetch` with the learner's key, the core's retry policy, a timeout,
+//! and cancellation (a newer question cancels the older request).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::AbortController;
+
+use crate::mistral::{self, ApiError, ApiKey, Attempt, Embeddings, Next};
+
+/// Where requests go. A build-time setting only (the end-to-end tests build a copy of the page
+/// pointed at their local mock): nothing in a URL, a link or storage can change it.
+pub const API_BASE: &str = match option_env!("RAG_FICHES_TEST_API_BASE") {
+    Some(base) => base,
+    None => mistral::API_ORIGIN,
+};
+
+/// Whether this build talks to a test mock instead of Mistral (the page then says so).
+pub fn is_test_build() -> bool {
+    API_BASE != mistral::API_ORIGIN
+}
+
+/// A cancellable call in flight.
+#[derive(Clone, Default)]
+pub struct Call {
+    cancelled: Rc<Cell<bool>>,
+    controller: Rc<RefCell<Option<AbortController>>>,
+}
+
+impl Call {
+    pub fn new() -> Call {
+        Call::default()
+    }
+
+    /// Stops the call: the request in flight is aborted and no retry follows.
+    pub fn cancel(&self) {
+        self.cancelled.set(true);
+        if let Some(c) = self.controller.borrow().as_ref() {
+            c.abort();
+        }
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.get()
+    }
+}
+
+/// Waits `ms` milliseconds.
+pub async fn sleep(ms: u32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32)
+                .ok();
+        }
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.ok();
+}
+
+/// One attempt: `Ok(body)` for a 200, else what happened.
+async fn attempt(
+    call: &Call,
+    key: &ApiKey,
+    body: &str,
+) -> Result<String, (Option<u16>, Option<String>, String, bool)> {
+    let controller =
+        AbortController::new().map_err(|_| (None, None, "AbortController".to_owned(), false))?;
+    let signal = controller.signal();
+    *call.controller.borrow_mut() = Some(controller.clone());
+    let timed_out = Rc::new(Cell::new(false));
+    let timer = {
+        let timed_out = timed_out.clone();
+        let controller = controller.clone();
+        let cb = Closure::once_into_js(move || {
+            timed_out.set(true);
+            controller.abort();
+        });
+        web_sys::window().and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                cb.unchecked_ref(),
+                mistral::TIMEOUT_MS as i32,
+            )
+            .ok()
+        })
+    };
+    let url = format!("{API_BASE}{}", mistral::EMBEDDINGS_PATH);
+    // Exactly two headers: any other one would fail the API's CORS preflight.
+    let request = gloo_net::http::Request::post(&url)
+        .header("Authorization", &key.bearer())
+        .header("Content-Type", "application/json")
+        .abort_signal(Some(&signal))
+        .body(body.to_owned());
+    let result = match request {
+        Ok(r) => r.send().await,
+        Err(e) => Err(e),
+    };
+    if let (Some(w), Some(t)) = (web_sys::window(), timer) {
+        w.clear_timeout_with_handle(t);
+    }
+    let resp = match result {
+        Ok(resp) => resp,
+        Err(e) => return Err((None, None, e.to_string(), timed_out.get())),
+    };
+    let status = resp.status();
+    let retry_after = resp.headers().get("retry-after");
+    let text = resp.text().await.unwrap_or_default();
+    if status == 200 {
+        Ok(text)
+    } else {
+        Err((Some(status), retry_after, text, false))
+    }
+}
+
+/// Embeds `texts` (one request; callers batch with [`mistral::batches`]), retrying where waiting
+/// can help. The key goes only to [`API_BASE`], in the `Authorization` header.
+pub async fn embed(call: &Call, key: &ApiKey, texts: &[&str]) -> Result<Embeddings, ApiError> {
+    let body = mistral::embedding_request(texts);
+    let mut n = 1;
+    loop {
+        if call.is_cancelled() {
+            return Err(ApiError::Cancelled);
+        }
+        let failure = match attempt(call, key, &body).await {
+            Ok(text) => return mistral::parse_embeddings(&text, texts.len()),
+            Err(f) => f,
+        };
+        if call.is_cancelled() {
+            return Err(ApiError::Cancelled);
+        }
+        let (status, retry_after, text, timed_out) = failure;
+        let outcome = match status {
+            Some(status) => Attempt::Status {
+                status,
+                retry_after: retry_after.as_deref(),
+                body: &text,
+            },
+            None if timed_out => Attempt::Timeout,
+            None => Attempt::Network(&text),
+        };
+        match mistral::next_step(n, &outcome) {
+            Next::Retry { wait_ms } => {
+                sleep(wait_ms).await;
+                n += 1;
+            }
+            Next::Fail(e) => return Err(e),
+        }
+    }
+}
+
+/// What the learner reads when a call fails.
+pub fn message_fr(e: &ApiError) -> String {
+    match e {
+        ApiError::KeyRefused { status } => {
+            format!("La clé a été refusée (HTTP {status}) : vérifiez-la, ou créez-en une autre sur console.mistral.ai.")
+        }
+        ApiError::RateLimited => "Trop de requêtes (HTTP 429), même après avoir attendu : réessayez dans une minute.".into(),
+        ApiError::Server { status } => {
+            format!("Le service de Mistral est en panne (HTTP {status}) après plusieurs essais : réessayez plus tard.")
+        }
+        ApiError::Rejected { status, message } => format!("La requête a été refusée (HTTP {status}) : {message}"),
+        ApiError::Network { .. } => {
+            "Pas de réponse de l'API (hors ligne, ou requête bloquée par le navigateur) : vérifiez la connexion.".into()
+        }
+        ApiError::Timeout => "L'API n'a pas répondu à temps, après plusieurs essais.".into(),
+        ApiError::Malformed { detail } => format!("La réponse de l'API n'est pas celle attendue ({detail})."),
+        ApiError::Cancelled => "Annulé.".into(),
+    }
+}

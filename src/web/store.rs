@@ -1,0 +1,128 @@
+//! Browser storage: IndexedDB for what costs money to recompute (fiche vectors keyed by their
+//! fingerprint and model, question vectors keyed by model and text), and localStorage for the key,
+//! only when the learner ticks « retenir sur cet appareil ».
+
+use js_sys::{Float32Array, Promise, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
+
+const DB: &str = "rag-fiches";
+const DB_VERSION: u32 = 1;
+/// Fiche vectors files (safetensors bytes), by `model|fingerprint`.
+pub const FICHE_VECTORS: &str = "vecteurs-fiches";
+/// Question vectors (Float32Array), by `model|question`.
+pub const QUESTION_VECTORS: &str = "vecteurs-questions";
+/// The localStorage entry holding the key when the learner opted in.
+pub const KEY_ENTRY: &str = "rag-fiches.cle-mistral";
+
+/// Resolves when `request` succeeds, with its result.
+async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
+    let promise = Promise::new(&mut |resolve, reject| {
+        let ok = Closure::once_into_js(move |e: web_sys::Event| {
+            let r: IdbRequest = e.target().expect("event target").unchecked_into();
+            resolve
+                .call1(&JsValue::NULL, &r.result().unwrap_or(JsValue::UNDEFINED))
+                .ok();
+        });
+        let err = Closure::once_into_js(move |e: web_sys::Event| {
+            reject.call1(&JsValue::NULL, &e).ok();
+        });
+        request.set_onsuccess(Some(ok.unchecked_ref()));
+        request.set_onerror(Some(err.unchecked_ref()));
+    });
+    JsFuture::from(promise).await
+}
+
+async fn open() -> Result<IdbDatabase, JsValue> {
+    let factory = web_sys::window()
+        .and_then(|w| w.indexed_db().ok().flatten())
+        .ok_or_else(|| JsValue::from_str("IndexedDB indisponible"))?;
+    let request: IdbOpenDbRequest = factory.open_with_u32(DB, DB_VERSION)?;
+    let upgrade = Closure::once_into_js(move |e: web_sys::Event| {
+        let r: IdbOpenDbRequest = e.target().expect("event target").unchecked_into();
+        if let Ok(db) = r.result() {
+            let db: IdbDatabase = db.unchecked_into();
+            for store in [FICHE_VECTORS, QUESTION_VECTORS] {
+                if !db.object_store_names().contains(store) {
+                    db.create_object_store(store).ok();
+                }
+            }
+        }
+    });
+    request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+    Ok(done(&request).await?.unchecked_into())
+}
+
+/// The value under `key` in `store`, if any. Storage failures (private mode, quota) read as
+/// absent: the cache is an optimisation, never a requirement.
+pub async fn get(store: &str, key: &str) -> Option<JsValue> {
+    let db = open().await.ok()?;
+    let tx = db.transaction_with_str(store).ok()?;
+    let request = tx
+        .object_store(store)
+        .ok()?
+        .get(&JsValue::from_str(key))
+        .ok()?;
+    let value = done(&request).await.ok()?;
+    (!value.is_undefined()).then_some(value)
+}
+
+/// Stores `value` under `key`; failures are ignored (see [`get`]).
+pub async fn put(store: &str, key: &str, value: &JsValue) {
+    let Ok(db) = open().await else { return };
+    let Ok(tx) = db.transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite) else {
+        return;
+    };
+    let Ok(os) = tx.object_store(store) else {
+        return;
+    };
+    if let Ok(request) = os.put_with_key(value, &JsValue::from_str(key)) {
+        done(&request).await.ok();
+    }
+}
+
+pub async fn get_bytes(store: &str, key: &str) -> Option<Vec<u8>> {
+    get(store, key)
+        .await?
+        .dyn_into::<Uint8Array>()
+        .ok()
+        .map(|a| a.to_vec())
+}
+
+pub async fn put_bytes(store: &str, key: &str, bytes: &[u8]) {
+    put(store, key, &Uint8Array::from(bytes).into()).await
+}
+
+pub async fn get_vector(store: &str, key: &str) -> Option<Vec<f32>> {
+    get(store, key)
+        .await?
+        .dyn_into::<Float32Array>()
+        .ok()
+        .map(|a| a.to_vec())
+}
+
+pub async fn put_vector(store: &str, key: &str, v: &[f32]) {
+    put(store, key, &Float32Array::from(v).into()).await
+}
+
+fn local() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+pub fn remembered_key() -> Option<String> {
+    local()?.get_item(KEY_ENTRY).ok().flatten()
+}
+
+pub fn remember_key(key: &str) {
+    if let Some(s) = local() {
+        s.set_item(KEY_ENTRY, key).ok();
+    }
+}
+
+pub fn forget_key() {
+    if let Some(s) = local() {
+        s.remove_item(KEY_ENTRY).ok();
+    }
+}

@@ -1,0 +1,129 @@
+// A local stand-in for Mistral's embeddings API, for tests without a key. It answers
+// POST /v1/embeddings with seed 001's fake embedder (MD5-hashed bag of words, 1024 dims, norm 1)
+// under the model name mistral-embed, applies CORS as the real API does (only the Authorization and
+// Content-Type request headers are allowed, so any other header fails the preflight), and fails on
+// demand: POST /__faults with a JSON list of faults, each used by one embeddings request:
+//   {"status": 401|403|429|500|502|503, "retryAfter": "1"}  an error with a JSON error body
+//   {"html": true}        a 200 whose body is an HTML page
+//   {"malformed": true}   a 200 with truncated JSON
+//   {"hang": true}        never answers (until the client gives up)
+//   {"delayMs": 1500}     answers normally, late
+// GET /__log lists the requests seen; POST /__reset clears faults and log.
+import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
+
+export const DIM = 1024;
+
+/** Seed 001's fake_embed, as src/embed.rs implements it. */
+export function fakeEmbed(text, dim = DIM) {
+  const v = new Float64Array(dim);
+  const words = text.toLowerCase().replace(/[?.]/g, ' ').split(/\s+/).filter(Boolean);
+  for (const w of words) {
+    const hex = createHash('md5').update(w, 'utf8').digest('hex');
+    v[Number(BigInt('0x' + hex) % BigInt(dim))] += 1;
+  }
+  const norm = Math.max(Math.hypot(...v), 1e-9);
+  return Array.from(v, (x) => Math.fround(x / norm));
+}
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-expose-headers': 'retry-after',
+};
+
+export async function startMock(port) {
+  const state = { faults: [], log: [], hung: [] };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', async () => {
+      const url = new URL(req.url, 'http://127.0.0.1');
+      if (url.pathname === '/__faults' && req.method === 'POST') {
+        state.faults.push(...JSON.parse(body));
+        res.writeHead(204).end();
+        return;
+      }
+      if (url.pathname === '/__reset') {
+        state.faults = [];
+        state.log = [];
+        res.writeHead(204).end();
+        return;
+      }
+      if (url.pathname === '/__log') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state.log));
+        return;
+      }
+      state.log.push({
+        method: req.method,
+        path: url.pathname,
+        search: url.search,
+        headers: req.headers,
+        body: req.method === 'POST' ? body : undefined,
+      });
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, CORS).end();
+        return;
+      }
+      if (url.pathname !== '/v1/embeddings' || req.method !== 'POST') {
+        res.writeHead(404, { ...CORS, 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'error', message: 'Not found', type: 'invalid_request', code: null }));
+        return;
+      }
+      const auth = req.headers.authorization ?? '';
+      const fault = state.faults.shift() ?? {};
+      if (fault.hang) {
+        state.hung.push(res);
+        return;
+      }
+      if (fault.delayMs) await new Promise((ok) => setTimeout(ok, fault.delayMs));
+      if (!auth.startsWith('Bearer ') || auth === 'Bearer refusee') fault.status ??= 401;
+      if (fault.status) {
+        const headers = { ...CORS, 'content-type': 'application/json' };
+        if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
+        const message = fault.status === 401 ? 'Unauthorized' : `Mock failure ${fault.status}`;
+        res.writeHead(fault.status, headers)
+          .end(JSON.stringify({ object: 'error', message, type: 'mock_error', code: String(fault.status) }));
+        return;
+      }
+      if (fault.html) {
+        res.writeHead(200, { ...CORS, 'content-type': 'text/html' }).end('<html><body>Portail captif</body></html>');
+        return;
+      }
+      if (fault.malformed) {
+        res.writeHead(200, { ...CORS, 'content-type': 'application/json' }).end('{"data": [{"embedding": [0.1, ');
+        return;
+      }
+      let request;
+      try {
+        request = JSON.parse(body);
+      } catch {
+        res.writeHead(400, { ...CORS, 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'error', message: 'Invalid JSON', type: 'invalid_request', code: null }));
+        return;
+      }
+      const inputs = request.input ?? [];
+      const tokens = inputs.reduce((n, t) => n + Math.ceil(Buffer.byteLength(t) / 4), 0);
+      res.writeHead(200, { ...CORS, 'content-type': 'application/json' }).end(JSON.stringify({
+        id: 'mock', object: 'list', model: 'mistral-embed',
+        data: inputs.map((t, index) => ({ object: 'embedding', embedding: fakeEmbed(t), index })),
+        usage: { prompt_tokens: tokens, total_tokens: tokens, completion_tokens: 0 },
+      }));
+    });
+  });
+  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  const origin = `http://127.0.0.1:${port}`;
+  const post = (path, data) => fetch(origin + path, { method: 'POST', body: data ? JSON.stringify(data) : '' });
+  return {
+    origin,
+    faults: (list) => post('/__faults', list),
+    reset: () => post('/__reset'),
+    log: async () => (await fetch(origin + '/__log')).json(),
+    close: () => {
+      for (const res of state.hung) res.destroy();
+      server.closeAllConnections?.();
+      return new Promise((ok) => server.close(ok));
+    },
+  };
+}

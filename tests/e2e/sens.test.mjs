@@ -1,0 +1,216 @@
+// « sens » and « hybride » end to end, against the local mock of Mistral's API (no key needed):
+// the test build of the page (dist-test/, whose API origin is the mock's, fixed at build time).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveDist, launch, openPage, MOCK_PORT } from './harness.mjs';
+import { startMock } from './mock-mistral.mjs';
+
+const KEY = 'cle-de-test-123456';
+const ROOT = new URL('../../', import.meta.url);
+let mock;
+let browser;
+let bare;        // the test build as shipped: no vectors file
+let shipped;     // the same with vectors made by the terminal (vecteurs, through the mock)
+let vectors;
+
+before(async () => {
+  mock = await startMock(MOCK_PORT);
+  browser = await launch();
+  bare = await serveDist({ dir: 'dist-test' });
+  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-'));
+  const out = join(dir, 'vecteurs.safetensors');
+  await promisify(execFile)(new URL('target/release/vecteurs', ROOT).pathname,
+    ['--embedder', 'mistral', '--out', out],
+    { cwd: ROOT.pathname, env: { ...process.env, MISTRAL_API_KEY: KEY, RAG_FICHES_API_BASE: mock.origin } });
+  vectors = await readFile(out);
+  shipped = await serveDist({
+    dir: 'dist-test',
+    overrides: {
+      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
+      'data/vecteurs.safetensors': vectors,
+    },
+  });
+});
+after(async () => {
+  await browser?.close();
+  await bare?.close();
+  await shipped?.close();
+  await mock?.close();
+});
+
+async function enterKey(page, key = KEY) {
+  await page.fill('#cle', key);
+}
+
+async function pick(page, text) {
+  const value = await page.locator('#exemples option', { hasText: text }).getAttribute('value');
+  await page.selectOption('#exemples', value);
+}
+
+test('the terminal computes the vectors file through the API with the key, batched', async () => {
+  const log = await mock.log();
+  const calls = log.filter((r) => r.path === '/v1/embeddings' && r.method === 'POST');
+  assert.equal(calls.length, 3, '200 fiches in 3 batches under the token limit');
+  for (const c of calls) assert.equal(c.headers.authorization, `Bearer ${KEY}`);
+  const inputs = calls.flatMap((c) => JSON.parse(c.body).input);
+  assert.equal(inputs.length, 200);
+  // A safetensors file: 8-byte header length, JSON header naming the model and the fingerprint.
+  const n = Number(vectors.readBigUInt64LE(0));
+  const header = JSON.parse(vectors.subarray(8, 8 + n).toString());
+  assert.equal(header.__metadata__.model, 'mistral-embed');
+  assert.match(header.__metadata__.fingerprint, /^sha256:[0-9a-f]{64}$/);
+  assert.deepEqual(header.vectors.shape, [200, 1024]);
+  assert.equal(header.vectors.dtype, 'F16');
+});
+
+test('vectors computed in the page: estimate, progress, cost, cached, downloadable; key never leaks', async () => {
+  await mock.reset();
+  const { page, context, problems, messages } = await openPage(browser, bare.url);
+  assert.match(await page.textContent('#test-build'), /API est simulée/);
+  assert.match(await page.textContent('#vecteurs-etat'), /au plus 35673 tokens/);
+  assert.equal(await page.isDisabled('#calculer'), true, 'no key, no computing');
+  await enterKey(page);
+  assert.equal(await page.evaluate(() => localStorage.length), 0, 'the key stays in memory');
+  await page.click('#calculer');
+  await page.waitForSelector('#telecharger:not([hidden])');
+  assert.match(await page.textContent('#vecteurs-etat'), /200 × 1024 \(mistral-embed\), calculés dans ce navigateur/);
+  assert.match(await page.textContent('#couts'), /vecteurs des fiches [1-9]\d* tokens/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#telecharger')]);
+  assert.equal(download.suggestedFilename(), 'vecteurs.safetensors');
+  const bytes = await readFile(await download.path());
+  assert.equal(bytes.length, vectors.length, 'the page writes the same file as the terminal');
+  // Searching with sens and hybride embeds the question once.
+  await pick(page, 'Joint époxy');
+  await page.waitForSelector('#colonne-sens li.resultat');
+  assert.equal(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), 'AR-0032');
+  assert.equal(await page.getAttribute('#colonne-hybride li.resultat >> nth=0', 'data-id'), 'AR-0032');
+  await page.locator('#colonne-hybride summary').first().click();
+  assert.match(await page.textContent('#colonne-hybride li.resultat >> nth=0'), /mots : rang 1 → 1\/\(60 \+ 1\)/);
+  // Reloading: the vectors come from IndexedDB, nothing is paid again.
+  const before = (await mock.log()).filter((r) => r.method === 'POST').length;
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.match(await page.textContent('#vecteurs-etat'), /gardés en cache/);
+  assert.equal((await mock.log()).filter((r) => r.method === 'POST').length, before);
+  // The key: sent only as Authorization; preflights ask for exactly two headers; never in the
+  // URL, the console or storage.
+  const log = await mock.log();
+  for (const r of log.filter((r) => r.method === 'OPTIONS')) {
+    assert.equal(r.headers['access-control-request-headers'], 'authorization,content-type');
+  }
+  for (const r of log.filter((r) => r.method === 'POST')) {
+    assert.equal(r.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(r.search, '');
+  }
+  assert.ok(!page.url().includes(KEY));
+  assert.ok(messages.every((m) => !m.includes(KEY)));
+  assert.equal(await page.evaluate(() => localStorage.length), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('shipped vectors: sens and hybride searched and measured, the same as the terminal', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url);
+  assert.match(await page.textContent('#vecteurs-etat'), /livrés avec la page \(vecteurs\.safetensors\)/);
+  assert.match(await page.textContent('#colonne-sens'), /Tapez une question/);
+  await pick(page, 'Un isolant qui ne brûle pas');
+  assert.match(await page.textContent('#colonne-sens'), /Entrez votre clé Mistral/);
+  await enterKey(page);
+  await page.waitForSelector('#colonne-sens li.resultat');
+  assert.equal(await page.locator('#colonne-hybride li.resultat').count(), 5);
+  await page.click('#onglet-mesurer');
+  assert.match(await page.textContent('#mesure-sens-etat'), /40 questions restantes : au plus \d+ tokens/);
+  await page.click('#mesurer-sens');
+  await page.waitForSelector('.methode[data-methode="hybride+"]');
+  // The terminal, on the same vectors and the same fake embedder, prints these figures.
+  const golden = await readFile(new URL('../golden/sens-fake.out', import.meta.url), 'utf8');
+  const [, e1, e5] = golden.match(/exactes : 15 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
+  const sens = page.locator('.methode[data-methode="sens"]');
+  assert.equal(await sens.locator('tr[data-type="exacte"] .hit1').textContent(), `${e1}/15`);
+  assert.equal(await sens.locator('tr[data-type="exacte"] .hit5').textContent(), `${e5}/15`);
+  const hybride = page.locator('.methode[data-methode="hybride"]');
+  assert.equal(await hybride.locator('tr[data-type="exacte"] .hit1').textContent(), '15/15');
+  const embedCalls = (await mock.log()).filter((r) => r.method === 'POST');
+  assert.equal(embedCalls.length, 2, 'one call for the typed question, one for the 39 others');
+  assert.equal(JSON.parse(embedCalls[1].body).input.length, 39);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('faults: refused key, 429 recovered, 5xx, HTML and truncated bodies, each in plain French', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url, { expectHttpErrors: true });
+  await enterKey(page, 'refusee');
+  await page.fill('#question', 'colle pour carrelage');
+  await page.waitForSelector('#colonne-sens .erreur-api');
+  assert.match(await page.textContent('#colonne-sens .erreur-api'), /La clé a été refusée \(HTTP 401\)/);
+  assert.equal((await mock.log()).filter((r) => r.method === 'POST').length, 1, '401 is not retried');
+
+  await enterKey(page);
+  await mock.faults([{ status: 429, retryAfter: '1' }]);
+  await page.fill('#question', 'colle pour faïence');
+  await page.waitForSelector('#colonne-sens li.resultat', { timeout: 10000 });
+
+  await mock.faults([{ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }]);
+  await page.fill('#question', 'mortier rapide');
+  await page.waitForSelector('#colonne-sens .erreur-api', { timeout: 20000 });
+  assert.match(await page.textContent('#colonne-sens .erreur-api'), /en panne \(HTTP 503\)/);
+
+  for (const [fault, text] of [[{ html: true }, /pas celle attendue/], [{ malformed: true }, /pas celle attendue/]]) {
+    await mock.faults([fault]);
+    await page.fill('#question', `gravier ${text.source.length} ${JSON.stringify(fault).length}`);
+    await page.waitForSelector('#colonne-sens .erreur-api');
+    assert.match(await page.textContent('#colonne-sens .erreur-api'), text);
+  }
+  // What was embedded before the faults is still there: no new call for an earlier question.
+  const calls = (await mock.log()).filter((r) => r.method === 'POST').length;
+  await page.fill('#question', 'colle pour faïence');
+  await page.waitForSelector('#colonne-sens li.resultat');
+  assert.equal((await mock.log()).filter((r) => r.method === 'POST').length, calls);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a newer question cancels the older request; a stale answer never shows', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url);
+  await enterKey(page);
+  await mock.faults([{ hang: true }]);
+  await page.fill('#question', 'tuile canal');
+  await page.waitForFunction(async () => true);
+  await page.waitForTimeout(700);
+  await page.fill('#question', 'joint époxy');
+  await page.waitForSelector('#colonne-sens li.resultat');
+  assert.equal(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), 'AR-0032');
+  await page.waitForTimeout(300);
+  assert.equal(await page.inputValue('#question'), 'joint époxy');
+  assert.equal(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), 'AR-0032');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the key: remembered only when ticked, forgotten by « oublier », never read from the URL', async () => {
+  const { page, context, problems } = await openPage(browser, `${shipped.url}?key=${KEY}&api=http://evil.example#key=${KEY}`);
+  assert.equal(await page.inputValue('#cle'), '', 'a key in the URL is ignored');
+  await enterKey(page);
+  assert.equal(await page.evaluate(() => JSON.stringify(localStorage)), '{}');
+  await page.check('#retenir');
+  assert.equal(await page.evaluate(() => Object.values(localStorage).includes('cle-de-test-123456')), true);
+  assert.match(await page.textContent('#cle-etat'), /retenue sur cet appareil/);
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.inputValue('#cle'), KEY);
+  await page.click('#oublier');
+  assert.equal(await page.evaluate(() => JSON.stringify(localStorage)), '{}');
+  assert.equal(await page.inputValue('#cle'), '');
+  assert.match(await page.textContent('#cle-etat'), /Aucune clé/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
