@@ -158,10 +158,11 @@ test('faults: refused key, 429 recovered, 5xx, HTML and truncated bodies, each i
   await page.fill('#question', 'colle pour faïence');
   await page.waitForSelector('#colonne-sens li.resultat', { timeout: 10000 });
 
-  await mock.faults([{ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }]);
+  // Four 5xx in a row (500, 502, 503 then 500): retried with backoff, then a clear message.
+  await mock.faults([{ status: 500 }, { status: 502 }, { status: 503 }, { status: 500 }]);
   await page.fill('#question', 'mortier rapide');
   await page.waitForSelector('#colonne-sens .erreur-api', { timeout: 20000 });
-  assert.match(await page.textContent('#colonne-sens .erreur-api'), /en panne \(HTTP 503\)/);
+  assert.match(await page.textContent('#colonne-sens .erreur-api'), /en panne \(HTTP 500\)/);
 
   for (const [fault, text] of [[{ html: true }, /pas celle attendue/], [{ malformed: true }, /pas celle attendue/]]) {
     await mock.faults([fault]);
