@@ -13,20 +13,26 @@
 //!   policy, batches, cost, and the `ApiKey` that never prints.
 //! - [`measure`]: hit@1, hit@5, MRR@10, misses, best scores; the seed's report byte for byte.
 //! - [`pyfmt`]: Python's `round` and `repr(float)`, for that report.
+//! - [`compare`]: paired wins/losses with an exact sign test; refusal-threshold calibration.
+//! - [`export`]: CSV, JSON, TREC runs and qrels (for trec_eval and ranx).
+//! - [`state`]: the page's shareable state, to and from the URL fragment.
 //! - [`lab`]: a catalogue with its indexes and the named methods the page and terminal offer.
 //! - [`native`]: the terminal's embedders, and its blocking HTTP client for Mistral (not on wasm32).
 //! - `web` (wasm32 only): the page: exports, fetches, DOM rendering.
 
 pub mod analysis;
 pub mod bm25;
+pub mod compare;
 pub mod data;
 pub mod dense;
 pub mod embed;
+pub mod export;
 pub mod fusion;
 pub mod lab;
 pub mod measure;
 pub mod mistral;
 pub mod pyfmt;
+pub mod state;
 pub mod vectors;
 
 pub mod native;

@@ -3,6 +3,7 @@
 //! ```text
 //! mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
 //!         [--embedder mistral|fake] [--vectors PATH]
+//! mesurer --all [--trec DIR] [--json]
 //! mesurer [METHOD] --question "…" [--explain]
 //! ```
 //! METHOD is `mots` (the default, the seed's BM25), `mots+` (French-aware BM25), `sens`
@@ -11,15 +12,18 @@
 use std::process::ExitCode;
 
 use rag_fiches::bm25::{Explanation, FORMULA};
-use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche};
+use rag_fiches::compare;
+use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche, QuestionKind};
+use rag_fiches::export;
 use rag_fiches::lab::{Lab, Method, QuestionVectors};
-use rag_fiches::measure::show_score;
+use rag_fiches::measure::{show_score, Measurement};
 use rag_fiches::mistral;
 use rag_fiches::native::TerminalEmbedder;
 use rag_fiches::vectors::VectorSet;
 
 const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
                 [--embedder mistral|fake] [--vectors PATH]
+       mesurer --all [--trec DIR] [--json] [--embedder …] [--vectors PATH]
        mesurer [METHOD] --question \"…\" [--explain]
 
   METHOD           mots (default): the seed's BM25; mots+: French-aware BM25;
@@ -28,6 +32,9 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
   --embedder NAME  embeds the questions for sens/hybride: mistral (MISTRAL_API_KEY) or fake
                    (seed 001's hashed bag of words; needs vectors made by the fake embedder)
   --vectors PATH   the fiche vectors (default: data/vecteurs.safetensors)
+  --all            every method side by side (dense ones when the vectors file exists),
+                   with refusal thresholds and fusion against the best single method
+  --trec DIR       also write qrels.txt and run-METHOD.txt for trec_eval or ranx
   --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
   --questions PATH questions in the seed's CSV format (default: data/questions.csv)
   --json           the whole measurement as JSON: every question's top 10 and rank
@@ -43,6 +50,8 @@ struct Args {
     explain: bool,
     embedder: String,
     vectors: String,
+    all: bool,
+    trec: Option<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -55,6 +64,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         explain: false,
         embedder: "mistral".into(),
         vectors: "data/vecteurs.safetensors".into(),
+        all: false,
+        trec: None,
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
@@ -67,6 +78,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--explain" => out.explain = true,
             "--embedder" => out.embedder = value("--embedder")?,
             "--vectors" => out.vectors = value("--vectors")?,
+            "--all" => out.all = true,
+            "--trec" => out.trec = Some(value("--trec")?),
             "-h" | "--help" => return Err(String::new()),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(format!(
@@ -113,8 +126,13 @@ fn print_explanation(e: &Explanation, fiche: &Fiche) {
 }
 
 /// Loads the fiche vectors and embeds `texts` for a dense method; empty for keyword methods.
-fn question_vectors(args: &Args, lab: &mut Lab, texts: &[&str]) -> Result<QuestionVectors, String> {
-    if !args.method.is_dense() {
+fn question_vectors(
+    args: &Args,
+    dense: bool,
+    lab: &mut Lab,
+    texts: &[&str],
+) -> Result<QuestionVectors, String> {
+    if !dense {
         return Ok(QuestionVectors::new());
     }
     let bytes = std::fs::read(&args.vectors).map_err(|e| {
@@ -145,7 +163,12 @@ fn run() -> Result<(), String> {
     let args = parse_args(std::env::args().skip(1))?;
     let mut lab = Lab::new(load_fiches(&args.fiches)?);
     if let Some(question) = &args.question {
-        let qv = question_vectors(&args, &mut lab, &[question.as_str()])?;
+        let qv = question_vectors(
+            &args,
+            args.method.is_dense(),
+            &mut lab,
+            &[question.as_str()],
+        )?;
         let vector = qv.get(question.as_str()).map(Vec::as_slice);
         println!("Méthode : {}", args.method.name());
         println!("Question : {question}");
@@ -194,17 +217,127 @@ fn run() -> Result<(), String> {
         parse_questions(&read(&args.questions)?).map_err(|e| format!("{}: {e}", args.questions))?;
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
     let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
-    let qv = question_vectors(&args, &mut lab, &texts)?;
-    let m = lab
-        .measure(args.method, &questions, &qv)
-        .map_err(|e| e.to_string())?;
-    if args.json {
-        let text = serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?;
-        println!("{text}");
+    // --all: every keyword method, and the dense ones when a vectors file is there.
+    let methods: Vec<Method> = if args.all {
+        let dense = std::path::Path::new(&args.vectors).exists();
+        Method::ALL
+            .into_iter()
+            .filter(|m| dense || !m.is_dense())
+            .collect()
     } else {
-        print!("{}", m.seed_report());
+        vec![args.method]
+    };
+    let qv = question_vectors(
+        &args,
+        methods.iter().any(|m| m.is_dense()),
+        &mut lab,
+        &texts,
+    )?;
+    let measurements = methods
+        .iter()
+        .map(|&m| lab.measure(m, &questions, &qv))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    if let Some(dir) = &args.trec {
+        write_trec(dir, &measurements)?;
+    }
+    if args.json {
+        let text = if args.all {
+            export::json(&measurements)
+        } else {
+            serde_json::to_string_pretty(&measurements[0]).map_err(|e| e.to_string())?
+        };
+        println!("{text}");
+    } else if args.all {
+        print!("{}", comparison(&measurements));
+    } else {
+        print!("{}", measurements[0].seed_report());
     }
     Ok(())
+}
+
+/// Writes `qrels.txt` and one `run-METHOD.txt` per method into `dir`.
+fn write_trec(dir: &str, measurements: &[Measurement]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
+    let write = |name: String, text: String| {
+        let path = std::path::Path::new(dir).join(&name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    write("qrels.txt".into(), export::qrels(&measurements[0]))?;
+    for m in measurements {
+        write(
+            format!("run-{}.txt", m.method.replace('+', "-plus")),
+            export::trec_run(m),
+        )?;
+    }
+    eprintln!(
+        "TREC files written to {dir}: qrels.txt and {} runs",
+        measurements.len()
+    );
+    Ok(())
+}
+
+/// The comparison table of `--all`: methods × types, the refusal threshold of each method, and the
+/// best fusion against the best single method.
+fn comparison(ms: &[Measurement]) -> String {
+    let mut out = format!("{:<10}  {:<24}    {:<24}\n", "", "exactes", "courantes");
+    out += &format!(
+        "{:<10}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
+        "méthode", "tête", "5 prem.", "MRR@10", "tête", "5 prem.", "MRR@10"
+    );
+    for m in ms {
+        let cell = |k: &rag_fiches::measure::KindStats| {
+            format!(
+                "{:>6} {:>9} {:>7.2}",
+                format!("{}/{}", k.hit1, k.questions),
+                format!("{}/{}", k.hit5, k.questions),
+                k.mrr10
+            )
+        };
+        out += &format!(
+            "{:<10}  {}    {}\n",
+            m.method,
+            cell(&m.kinds[0]),
+            cell(&m.kinds[1])
+        );
+    }
+    out += "\nSeuil de refus (calibré sur les questions de rang pair, testé sur les impaires) :\n";
+    for m in ms {
+        if let Some(c) = compare::calibrate_split(m) {
+            let separable = if c.calibration.separates {
+                ""
+            } else {
+                " ; aucun seuil ne sépare les questions de calibration"
+            };
+            out += &format!(
+                "{:<10} seuil {} : calibration {:.0} %, test {:.0} %{separable}\n",
+                m.method,
+                match m.score_decimals {
+                    Some(_) => m.show_score(c.calibration.threshold),
+                    None => format!("{:.5}", c.calibration.threshold),
+                },
+                c.calibration.accuracy * 100.0,
+                c.test_accuracy * 100.0
+            );
+        }
+    }
+    let mrr = |m: &Measurement| m.kinds[1].mrr10;
+    let best_single = ms
+        .iter()
+        .filter(|m| !m.method.starts_with("hybride"))
+        .max_by(|a, b| mrr(a).total_cmp(&mrr(b)));
+    let best_fusion = ms
+        .iter()
+        .filter(|m| m.method.starts_with("hybride"))
+        .max_by(|a, b| mrr(a).total_cmp(&mrr(b)));
+    if let (Some(f), Some(b)) = (best_fusion, best_single) {
+        let p = compare::paired(f, b, QuestionKind::Courante);
+        out += &format!(
+            "\n{} contre {} (questions courantes) : {} mieux, {} moins bien, {} à égalité ; test du signe p = {:.3}\n",
+            f.method, b.method, p.wins, p.losses, p.ties, p.p_value
+        );
+    }
+    out
 }
 
 fn k_name(k: rag_fiches::lab::Keyword) -> &'static str {
