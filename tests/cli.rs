@@ -104,9 +104,16 @@ fn an_unknown_method_is_refused() {
 #[test]
 fn all_prints_every_method_with_its_refusal_threshold() {
     let out = mesurer(&["--all", "--vectors", "nowhere.safetensors"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("mots         15/15     15/15    1.00      8/20     15/20    0.57"), "{text}");
+    assert!(
+        text.contains("mots         15/15     15/15    1.00      8/20     15/20    0.57"),
+        "{text}"
+    );
     assert!(text.contains("mots+ "), "{text}");
     assert!(text.contains("Seuil de refus"), "{text}");
     assert!(text.contains("aucun seuil ne sépare"), "{text}");
@@ -117,19 +124,35 @@ fn trec_files_read_back_give_the_measured_mrr() {
     use rag_fiches::data::{parse_fiches, parse_questions};
     use rag_fiches::lab::{Keyword, Lab};
     let dir = std::env::temp_dir().join(format!("mesurer-trec-{}", std::process::id()));
-    let out = mesurer(&["--all", "--vectors", "nowhere", "--trec", dir.to_str().unwrap()]);
+    let out = mesurer(&[
+        "--all",
+        "--vectors",
+        "nowhere",
+        "--trec",
+        dir.to_str().unwrap(),
+    ]);
     assert!(out.status.success());
     let lab = Lab::new(parse_fiches(include_str!("../data/fiches.jsonl")).unwrap());
     let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
     let qrels = std::fs::read_to_string(dir.join("qrels.txt")).unwrap();
-    assert_eq!(qrels.lines().count(), 35, "one line per answerable question");
-    for (keyword, file) in [(Keyword::Mots, "run-mots.txt"), (Keyword::MotsPlus, "run-mots-plus.txt")] {
+    assert_eq!(
+        qrels.lines().count(),
+        35,
+        "one line per answerable question"
+    );
+    for (keyword, file) in [
+        (Keyword::Mots, "run-mots.txt"),
+        (Keyword::MotsPlus, "run-mots-plus.txt"),
+    ] {
         let m = lab.measure_keyword(keyword, &questions);
         let expected = (m.kinds[0].mrr10 * 15.0 + m.kinds[1].mrr10 * 20.0) / 35.0;
         let run = std::fs::read_to_string(dir.join(file)).unwrap();
         assert_eq!(run.lines().count(), 400, "ten lines per question");
         let mrr = rag_fiches::export::mrr_from_trec(&qrels, &run).unwrap();
-        assert!((mrr - expected).abs() < 1e-12, "{file}: {mrr} vs {expected}");
+        assert!(
+            (mrr - expected).abs() < 1e-12,
+            "{file}: {mrr} vs {expected}"
+        );
     }
     std::fs::remove_dir_all(dir).ok();
 }

@@ -12,12 +12,16 @@ use web_sys::{
 
 use super::api::{self, Call};
 use super::dom::{by_id, clear, highlighted, replace_children, E};
+use super::measure_view as mv;
 use super::store;
 use crate::bm25::{Explanation, FORMULA};
+use crate::compare;
 use crate::data::{check_expected, parse_fiches, parse_questions, Question, QuestionKind};
+use crate::export;
 use crate::lab::{Keyword, Lab, Method, QuestionVectors};
 use crate::measure::{Measurement, DEPTH};
 use crate::mistral::{self, ApiKey};
+use crate::state::{View, ViewState};
 use crate::vectors::{VectorSet, VectorsError};
 
 /// Results shown per method for a question.
@@ -51,6 +55,11 @@ struct App {
     generation: Cell<u64>,
     compute_call: RefCell<Option<Call>>,
     example: Cell<Option<usize>>,
+    view: Cell<View>,
+    /// The grid's sort: a method's name, or file order.
+    grid_sort: RefCell<Option<String>>,
+    /// The pair compared question by question: A against B.
+    compare: RefCell<Option<(Method, Method)>>,
 }
 
 type Shared = Rc<App>;
@@ -148,6 +157,7 @@ pub async fn run() {
             let app = Rc::new(app);
             wire(&app);
             load_vectors(&app).await;
+            apply_fragment(&app);
             render_all(&app);
             set_ready();
         }
@@ -195,6 +205,9 @@ async fn load() -> Result<App, String> {
         generation: Cell::new(0),
         compute_call: RefCell::new(None),
         example: Cell::new(None),
+        view: Cell::new(View::Chercher),
+        grid_sort: RefCell::new(None),
+        compare: RefCell::new(None),
     })
 }
 
@@ -280,6 +293,7 @@ fn wire(app: &Shared) {
             .set_value("");
         app.example.set(None);
         render_search(app);
+        sync_url(app);
     });
     on("exemples", "change", app, |app| {
         let select: HtmlSelectElement = by_id("exemples").unchecked_into();
@@ -292,13 +306,50 @@ fn wire(app: &Shared) {
         input("question").set_value(&q.text);
         app.example.set(Some(i));
         render_search(app);
+        sync_url(app);
     });
     for (tab, view) in [
-        ("onglet-chercher", "vue-chercher"),
-        ("onglet-mesurer", "vue-mesurer"),
+        ("onglet-chercher", View::Chercher),
+        ("onglet-mesurer", View::Mesurer),
     ] {
-        on(tab, "click", app, move |_| show_view(view));
+        on(tab, "click", app, move |app| {
+            app.view.set(view);
+            show_view(view);
+            sync_url(app);
+        });
     }
+    on("copier-lien", "click", app, |app| {
+        sync_url(app);
+        let link = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        input("lien").set_value(&link);
+        by_id("partage").remove_attribute("hidden").ok();
+        if let Some(w) = web_sys::window() {
+            let promise = w.navigator().clipboard().write_text(&link);
+            wasm_bindgen_futures::spawn_local(async move {
+                let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+                by_id("lien-etat").set_text_content(Some(if copied {
+                    "Lien copié : il garde la vue, la question et les méthodes, jamais la clé."
+                } else {
+                    "Copiez ce lien : il garde la vue, la question et les méthodes, jamais la clé."
+                }));
+            });
+        }
+    });
+    {
+        let app = app.clone();
+        let cb = Closure::<dyn Fn()>::new(move || {
+            apply_fragment(&app);
+            render_all(&app);
+        });
+        if let Some(w) = web_sys::window() {
+            w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref())
+                .ok();
+        }
+        cb.forget();
+    }
+    wire_measure_lab(app);
 
     // The key: in memory; in localStorage only when « retenir » is ticked.
     if let Some(saved) = store::remembered_key() {
@@ -360,12 +411,12 @@ fn render_all(app: &Shared) {
     render_measure(app);
 }
 
-fn show_view(view: &str) {
-    for (tab, v) in [
-        ("onglet-chercher", "vue-chercher"),
-        ("onglet-mesurer", "vue-mesurer"),
+fn show_view(view: View) {
+    for (tab, v, this) in [
+        ("onglet-chercher", "vue-chercher", View::Chercher),
+        ("onglet-mesurer", "vue-mesurer", View::Mesurer),
     ] {
-        let selected = v == view;
+        let selected = this == view;
         by_id(tab)
             .set_attribute("aria-selected", if selected { "true" } else { "false" })
             .ok();
@@ -376,6 +427,62 @@ fn show_view(view: &str) {
             section.set_attribute("hidden", "").ok();
         }
     }
+}
+
+/// The state a link carries: never the key, never data.
+fn current_state(app: &Shared) -> ViewState {
+    let question = input("question").value();
+    ViewState {
+        view: app.view.get(),
+        question: (!question.trim().is_empty()).then_some(question),
+        methods: app.shown.borrow().clone(),
+        set: crate::state::QuestionSet::Exercice,
+        compare: *app.compare.borrow(),
+    }
+}
+
+/// Writes the state into the URL's fragment (replacing the history entry, not adding one).
+fn sync_url(app: &Shared) {
+    let fragment = format!("#{}", current_state(app).to_fragment());
+    if let Some(w) = web_sys::window() {
+        if let Ok(h) = w.history() {
+            h.replace_state_with_url(&JsValue::NULL, "", Some(&fragment))
+                .ok();
+        }
+    }
+}
+
+/// Restores the state a link carries. Unknown keys are ignored (see `state`).
+fn apply_fragment(app: &Shared) {
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    let state = ViewState::from_fragment(&hash);
+    app.view.set(state.view);
+    show_view(state.view);
+    if let Some(q) = &state.question {
+        input("question").set_value(q);
+        let example = app.questions.iter().position(|x| &x.text == q);
+        app.example.set(example);
+        let select: HtmlSelectElement = by_id("exemples").unchecked_into();
+        select.set_value(&example.map(|i| i.to_string()).unwrap_or_default());
+    }
+    if !state.methods.is_empty() {
+        *app.shown.borrow_mut() = state.methods.clone();
+        for m in Method::ALL {
+            if let Some(el) = super::dom::document().get_element_by_id(&choice_id(m)) {
+                el.unchecked_into::<HtmlInputElement>()
+                    .set_checked(state.methods.contains(&m));
+            }
+        }
+    }
+    if state.compare.is_some() {
+        *app.compare.borrow_mut() = state.compare;
+    }
+}
+
+fn choice_id(m: Method) -> String {
+    format!("voir-{}", m.name().replace('+', "-plus"))
 }
 
 fn fill_examples(questions: &[Question]) {
@@ -407,7 +514,7 @@ fn fill_examples(questions: &[Question]) {
 fn fill_method_choices(app: &Shared) {
     let target = by_id("methodes");
     for m in Method::ALL {
-        let id = format!("voir-{}", m.name().replace('+', "-plus"));
+        let id = choice_id(m);
         let checkbox = E::new("input")
             .attr("type", "checkbox")
             .attr("id", &id)
@@ -436,6 +543,7 @@ fn fill_method_choices(app: &Shared) {
             }
             drop(shown);
             render_search(app);
+            sync_url(app);
         });
     }
 }
@@ -1013,18 +1121,248 @@ fn measure_section(m: &Measurement, method: Method) -> Element {
         .build()
 }
 
+/// The measurements shown in « Mesurer », in the page's method order.
+fn measured(app: &Shared) -> Vec<Measurement> {
+    let ms = app.measurements.borrow();
+    Method::ALL
+        .iter()
+        .filter_map(|m| ms.iter().find(|x| x.method == m.name()).cloned())
+        .collect()
+}
+
+fn section(title: &str, id: &str) -> E {
+    E::new("section")
+        .class("partie")
+        .attr("id", id)
+        .child(E::new("h3").text(title))
+}
+
+fn method_options(ms: &[Method], selected: Method) -> Vec<Element> {
+    ms.iter()
+        .map(|m| {
+            let o = E::new("option").attr("value", m.name()).text(m.name());
+            if *m == selected {
+                o.attr("selected", "").build()
+            } else {
+                o.build()
+            }
+        })
+        .collect()
+}
+
+/// The default pair: the best fusion against the best single method (courantes MRR), else the
+/// two first methods.
+fn default_pair(ms: &[Measurement]) -> Option<(Method, Method)> {
+    let mrr = |m: &&Measurement| m.kinds.get(1).map_or(0.0, |k| k.mrr10);
+    let best = |fusion: bool| {
+        ms.iter()
+            .filter(|m| {
+                Method::parse(&m.method).is_some_and(|x| matches!(x, Method::Hybride(_)) == fusion)
+            })
+            .max_by(|a, b| mrr(a).total_cmp(&mrr(b)))
+            .and_then(|m| Method::parse(&m.method))
+    };
+    match (best(true), best(false)) {
+        (Some(f), Some(s)) => Some((f, s)),
+        _ => {
+            let all = mv::methods_of(ms);
+            (all.len() >= 2).then(|| (all[1], all[0]))
+        }
+    }
+}
+
 fn render_measure(app: &Shared) {
     let target = by_id("mesures");
     clear(&target);
-    for m in app.measurements.borrow().iter() {
-        let Some(method) = Method::parse(&m.method) else {
-            continue;
+    let ms = measured(app);
+    let methods = mv::methods_of(&ms);
+    let tables = section(
+        "Toutes les méthodes, les mêmes questions",
+        "partie-tableaux",
+    )
+    .child(mv::comparison_tables(&ms))
+    .child(mv::bars(&ms));
+    target.append_child(&tables.build()).ok();
+    let order = mv::grid_order(&ms, app.grid_sort.borrow().as_deref());
+    let grid =
+        section("Question par question", "partie-grille").child(mv::question_grid(&ms, &order));
+    target.append_child(&grid.build()).ok();
+    let pair = app
+        .compare
+        .borrow()
+        .filter(|(a, b)| methods.contains(a) && methods.contains(b))
+        .or_else(|| default_pair(&ms));
+    if let Some((a, b)) = pair {
+        let ma = ms.iter().find(|m| m.method == a.name());
+        let mb = ms.iter().find(|m| m.method == b.name());
+        let sentences: Vec<Element> = match (ma, mb) {
+            (Some(ma), Some(mb)) => QuestionKind::ANSWERABLE
+                .iter()
+                .map(|&kind| {
+                    let p = compare::paired(ma, mb, kind);
+                    let text = mv::paired_sentence(a.name(), b.name(), kind, &p);
+                    E::new("p")
+                        .attr("data-type", kind.as_str())
+                        .text(&text)
+                        .build()
+                })
+                .collect(),
+            _ => Vec::new(),
         };
-        if !method.is_dense() {
-            target.append_child(&measure_section(m, method)).ok();
-        }
+        let selects = E::new("div")
+            .class("ligne")
+            .child(E::new("label").attr("for", "comparer-a").text("Méthode"))
+            .child(
+                E::new("select")
+                    .attr("id", "comparer-a")
+                    .children(method_options(&methods, a)),
+            )
+            .child(E::new("label").attr("for", "comparer-b").text("contre"))
+            .child(
+                E::new("select")
+                    .attr("id", "comparer-b")
+                    .children(method_options(&methods, b)),
+            );
+        let paired = section("Une méthode contre une autre", "partie-paire")
+            .child(selects)
+            .child(E::new("div").attr("id", "comparaison").children(sentences));
+        target.append_child(&paired.build()).ok();
     }
+    let thresholds = section("Les questions sans réponse : un seuil de score suffit-il ?", "partie-seuils")
+        .child(E::new("p").class("intro").text(
+            "Chaque point est le meilleur score d'une question qui a une réponse, chaque croix celui d'une question \
+             sans réponse ; le trait vertical est le seuil de refus. Il est calibré comme dans le cours : candidats à \
+             mi-chemin entre deux scores voisins, le plus juste gagne, le plus bas à égalité ; calibré sur les \
+             questions de rang pair, testé sur les autres.",
+        ))
+        .children(ms.iter().map(mv::strip_plot));
+    target.append_child(&thresholds.build()).ok();
+    let mut exports = vec![
+        E::new("button")
+            .attr("type", "button")
+            .attr("data-export", "csv")
+            .text("mesures.csv")
+            .build(),
+        E::new("button")
+            .attr("type", "button")
+            .attr("data-export", "json")
+            .text("mesures.json")
+            .build(),
+        E::new("button")
+            .attr("type", "button")
+            .attr("data-export", "qrels")
+            .text("qrels.txt")
+            .build(),
+    ];
+    for m in &ms {
+        let name = format!("run-{}.txt", m.method.replace('+', "-plus"));
+        let button = E::new("button")
+            .attr("type", "button")
+            .attr("data-export", &format!("run:{}", m.method));
+        exports.push(button.text(&name).build());
+    }
+    let export_part = section("Exporter", "partie-exports")
+        .child(E::new("p").text(
+            "Les mesures en CSV et JSON ; chaque méthode au format TREC, avec les jugements (qrels), pour vérifier \
+             nos chiffres avec trec_eval ou ranx (voir le README).",
+        ))
+        .child(E::new("div").class("ligne").children(exports));
+    target.append_child(&export_part.build()).ok();
+    let details = E::new("details")
+        .class("detail-methodes")
+        .child(E::new("summary").text("Détail par méthode, avec la sortie au format du sujet"))
+        .children(
+            ms.iter()
+                .filter_map(|m| Method::parse(&m.method).map(|method| measure_section(m, method))),
+        );
+    target.append_child(&details.build()).ok();
     render_dense_measure(app);
+}
+
+/// One listener for every control of « Mesurer » (they are re-rendered; the listener stays).
+fn wire_measure_lab(app: &Shared) {
+    let click = {
+        let app = app.clone();
+        Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+                return;
+            };
+            let Ok(Some(button)) = target.closest("button") else {
+                return;
+            };
+            if let Some(name) = button.get_attribute("data-tri") {
+                *app.grid_sort.borrow_mut() = (!name.is_empty()).then_some(name);
+                render_measure(&app);
+            } else if let Some(i) = button
+                .get_attribute("data-question")
+                .and_then(|v| v.parse::<usize>().ok())
+            {
+                let Some(q) = app.questions.get(i) else {
+                    return;
+                };
+                input("question").set_value(&q.text);
+                by_id("exemples")
+                    .unchecked_into::<HtmlSelectElement>()
+                    .set_value(&i.to_string());
+                app.example.set(Some(i));
+                app.view.set(View::Chercher);
+                show_view(View::Chercher);
+                render_search(&app);
+                sync_url(&app);
+            } else if let Some(what) = button.get_attribute("data-export") {
+                export_file(&app, &what);
+            }
+        })
+    };
+    let change = {
+        let app = app.clone();
+        Closure::<dyn Fn()>::new(move || {
+            let doc = super::dom::document();
+            let pick = |id: &str| {
+                doc.get_element_by_id(id)
+                    .and_then(|e| Method::parse(&e.unchecked_into::<HtmlSelectElement>().value()))
+            };
+            if let (Some(a), Some(b)) = (pick("comparer-a"), pick("comparer-b")) {
+                *app.compare.borrow_mut() = Some((a, b));
+                render_measure(&app);
+                sync_url(&app);
+            }
+        })
+    };
+    let target = by_id("mesures");
+    target
+        .add_event_listener_with_callback("click", click.as_ref().unchecked_ref())
+        .ok();
+    target
+        .add_event_listener_with_callback("change", change.as_ref().unchecked_ref())
+        .ok();
+    click.forget();
+    change.forget();
+}
+
+fn export_file(app: &Shared, what: &str) {
+    let ms = measured(app);
+    let (name, text) = match what {
+        "csv" => ("mesures.csv".to_owned(), export::csv(&ms)),
+        "json" => ("mesures.json".to_owned(), export::json(&ms)),
+        "qrels" => match ms.first() {
+            Some(m) => ("qrels.txt".to_owned(), export::qrels(m)),
+            None => return,
+        },
+        other => {
+            let Some(method) = other.strip_prefix("run:") else {
+                return;
+            };
+            let Some(m) = ms.iter().find(|m| m.method == method) else {
+                return;
+            };
+            (
+                format!("run-{}.txt", method.replace('+', "-plus")),
+                export::trec_run(m),
+            )
+        }
+    };
+    download(&name, text.as_bytes());
 }
 
 /// The dense methods' part of « Mesurer »: their tables once every question is embedded, else
@@ -1032,19 +1370,12 @@ fn render_measure(app: &Shared) {
 fn render_dense_measure(app: &Shared) {
     let target = by_id("mesures-sens");
     clear(&target);
-    let dense: Vec<Measurement> = app
+    if app
         .measurements
         .borrow()
         .iter()
-        .filter(|m| Method::parse(&m.method).is_some_and(Method::is_dense))
-        .cloned()
-        .collect();
-    if !dense.is_empty() {
-        for m in &dense {
-            if let Some(method) = Method::parse(&m.method) {
-                target.append_child(&measure_section(m, method)).ok();
-            }
-        }
+        .any(|m| Method::parse(&m.method).is_some_and(Method::is_dense))
+    {
         return;
     }
     let lab = app.lab.borrow();
@@ -1160,8 +1491,10 @@ async fn measure_dense(app: &Shared) {
     })
     .collect();
     match results {
-        Ok(ms) => app.measurements.borrow_mut().extend(ms),
+        Ok(ms) => {
+            app.measurements.borrow_mut().extend(ms);
+            render_measure(app);
+        }
         Err(e) => state.set_text_content(Some(&format!("Mesure impossible : {e}"))),
     }
-    render_dense_measure(app);
 }

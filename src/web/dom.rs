@@ -28,8 +28,18 @@ impl E {
             .expect_throw("valid tag name"))
     }
 
+    /// A new SVG element (`svg`, `rect`, `circle`, `line`, `text`…), built node by node too.
+    pub fn svg(tag: &str) -> E {
+        E(document()
+            .create_element_ns(Some("http://www.w3.org/2000/svg"), tag)
+            .expect_throw("valid SVG tag name"))
+    }
+
+    /// Sets the `class` attribute (works for HTML and SVG elements alike).
     pub fn class(self, class: &str) -> E {
-        self.0.set_class_name(class);
+        self.0
+            .set_attribute("class", class)
+            .expect_throw("class attribute");
         self
     }
 

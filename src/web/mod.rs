@@ -6,6 +6,8 @@ pub mod api;
 pub mod app;
 /// Element builders that only ever insert text.
 pub mod dom;
+/// « Mesurer »: tables, bars, the question grid, paired comparisons, strip plots, thresholds.
+pub mod measure_view;
 /// IndexedDB and localStorage: cached vectors, the opted-in key.
 pub mod store;
 

@@ -128,15 +128,17 @@ test('shipped vectors: sens and hybride searched and measured, the same as the t
   await page.click('#onglet-mesurer');
   assert.match(await page.textContent('#mesure-sens-etat'), /40 questions restantes : au plus \d+ tokens/);
   await page.click('#mesurer-sens');
-  await page.waitForSelector('.methode[data-methode="hybride+"]');
+  await page.waitForSelector('table.comparaison tr[data-methode="hybride+"]');
   // The terminal, on the same vectors and the same fake embedder, prints these figures.
   const golden = await readFile(new URL('../golden/sens-fake.out', import.meta.url), 'utf8');
   const [, e1, e5] = golden.match(/exactes : 15 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
-  const sens = page.locator('.methode[data-methode="sens"]');
-  assert.equal(await sens.locator('tr[data-type="exacte"] .hit1').textContent(), `${e1}/15`);
-  assert.equal(await sens.locator('tr[data-type="exacte"] .hit5').textContent(), `${e5}/15`);
-  const hybride = page.locator('.methode[data-methode="hybride"]');
-  assert.equal(await hybride.locator('tr[data-type="exacte"] .hit1').textContent(), '15/15');
+  const exactes = page.locator('table.comparaison[data-type="exacte"]');
+  assert.equal(await exactes.locator('tr[data-methode="sens"] .hit1').textContent(), `${e1}/15`);
+  assert.equal(await exactes.locator('tr[data-methode="sens"] .hit5').textContent(), `${e5}/15`);
+  assert.equal(await exactes.locator('tr[data-methode="hybride"] .hit1').textContent(), '15/15');
+  // The grid and the strip plots now cover all five methods.
+  assert.equal(await page.locator('table.grille thead button[data-tri]').count(), 6);
+  assert.equal(await page.locator('.bande-methode').count(), 5);
   const embedCalls = (await mock.log()).filter((r) => r.method === 'POST');
   assert.equal(embedCalls.length, 2, 'one call for the typed question, one for the 39 others');
   assert.equal(JSON.parse(embedCalls[1].body).input.length, 39);

@@ -1,0 +1,445 @@
+//! « Mesurer »: every method on the same questions, as tables, bars, a question grid, a paired
+//! comparison in words, strip plots of the best scores, and the refusal threshold that fails in
+//! plain sight. Pure rendering from measurements; the controller wires the controls.
+
+use web_sys::Element;
+
+use super::dom::E;
+use crate::compare::{self, Paired};
+use crate::data::QuestionKind;
+use crate::lab::Method;
+use crate::measure::{KindStats, Measurement};
+
+/// `x` with `decimals` decimals and a French decimal comma.
+fn fr(x: f64, decimals: usize) -> String {
+    format!("{x:.decimals$}").replace('.', ",")
+}
+
+fn pct(x: f64) -> String {
+    format!("{} %", (x * 100.0).round())
+}
+
+fn kind_label(kind: QuestionKind) -> &'static str {
+    match kind {
+        QuestionKind::Exacte => "Questions exactes",
+        QuestionKind::Courante => "Questions courantes",
+        QuestionKind::Absente => "Questions sans réponse",
+    }
+}
+
+fn stats(m: &Measurement, kind: QuestionKind) -> Option<&KindStats> {
+    m.kinds.iter().find(|k| k.kind == kind)
+}
+
+/// A score as the method shows it.
+pub fn score_text(m: &Measurement, score: f64) -> String {
+    match m.score_decimals {
+        Some(d) => fr(score, d),
+        None => fr(score, 4),
+    }
+}
+
+/// One table per answerable type: methods in rows, hit@1, hit@5, MRR@10.
+pub fn comparison_tables(ms: &[Measurement]) -> Element {
+    let tables = QuestionKind::ANSWERABLE.iter().map(|&kind| {
+        let n = ms
+            .first()
+            .and_then(|m| stats(m, kind))
+            .map_or(0, |k| k.questions);
+        let head = E::new("tr").children(
+            [
+                "Méthode",
+                "Bonne fiche en tête",
+                "Dans les 5 premières",
+                "MRR@10",
+            ]
+            .iter()
+            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+        );
+        let best_mrr = ms
+            .iter()
+            .filter_map(|m| stats(m, kind))
+            .map(|k| k.mrr10)
+            .fold(0.0, f64::max);
+        let rows = ms.iter().filter_map(|m| {
+            let k = stats(m, kind)?;
+            Some(
+                E::new("tr")
+                    .attr("data-methode", &m.method)
+                    .class(if k.mrr10 == best_mrr && best_mrr > 0.0 {
+                        "meilleure"
+                    } else {
+                        ""
+                    })
+                    .children([
+                        E::new("th").attr("scope", "row").text(&m.method).build(),
+                        E::new("td")
+                            .class("hit1")
+                            .text(&format!("{}/{}", k.hit1, k.questions))
+                            .build(),
+                        E::new("td")
+                            .class("hit5")
+                            .text(&format!("{}/{}", k.hit5, k.questions))
+                            .build(),
+                        E::new("td").class("mrr").text(&fr(k.mrr10, 2)).build(),
+                    ])
+                    .build(),
+            )
+        });
+        E::new("table")
+            .class("mesure comparaison")
+            .attr("data-type", kind.as_str())
+            .child(E::new("caption").text(&format!("{} ({n})", kind_label(kind))))
+            .child(E::new("thead").child(head))
+            .child(E::new("tbody").children(rows))
+            .build()
+    });
+    E::new("div").class("comparaisons").children(tables).build()
+}
+
+/// Bars: for each type, each method's share of questions with the right fiche first and in the
+/// first five. Drawn as SVG, node by node, with the figures written on the bars.
+pub fn bars(ms: &[Measurement]) -> Element {
+    let (bar_h, gap, label_w, width) = (14.0, 8.0, 90.0, 600.0);
+    let plot_w = width - label_w - 120.0;
+    let mut y = 10.0;
+    let svg = E::svg("svg").attr("role", "img").attr("class", "barres");
+    let mut nodes: Vec<Element> = Vec::new();
+    let title = "Part des questions avec la bonne fiche en tête (barre foncée) et dans les 5 premières (barre claire)";
+    nodes.push(E::svg("title").text(title).build());
+    for kind in QuestionKind::ANSWERABLE {
+        nodes.push(
+            E::svg("text")
+                .attr("x", "0")
+                .attr("y", &format!("{}", y + 10.0))
+                .class("titre")
+                .text(kind_label(kind))
+                .build(),
+        );
+        y += 18.0;
+        for m in ms {
+            let Some(k) = stats(m, kind) else { continue };
+            let n = k.questions.max(1) as f64;
+            let w5 = plot_w * k.hit5 as f64 / n;
+            let w1 = plot_w * k.hit1 as f64 / n;
+            nodes.push(
+                E::svg("text")
+                    .attr("x", "0")
+                    .attr("y", &format!("{}", y + bar_h - 3.0))
+                    .text(&m.method)
+                    .build(),
+            );
+            nodes.push(
+                E::svg("rect")
+                    .attr("x", &format!("{label_w}"))
+                    .attr("y", &format!("{y}"))
+                    .attr("width", &format!("{w5:.1}"))
+                    .attr("height", &format!("{bar_h}"))
+                    .class("top5")
+                    .build(),
+            );
+            nodes.push(
+                E::svg("rect")
+                    .attr("x", &format!("{label_w}"))
+                    .attr("y", &format!("{y}"))
+                    .attr("width", &format!("{w1:.1}"))
+                    .attr("height", &format!("{bar_h}"))
+                    .class("top1")
+                    .build(),
+            );
+            nodes.push(
+                E::svg("text")
+                    .attr("x", &format!("{:.1}", label_w + w5.max(w1) + 6.0))
+                    .attr("y", &format!("{}", y + bar_h - 3.0))
+                    .text(&format!("{} · {} / {}", k.hit1, k.hit5, k.questions))
+                    .build(),
+            );
+            y += bar_h + gap;
+        }
+        y += 10.0;
+    }
+    svg.attr("viewBox", &format!("0 0 {width} {y}"))
+        .attr("aria-label", title)
+        .children(nodes)
+        .build()
+}
+
+/// The rank cell's class: colour and a letter for readers without colour.
+fn rank_class(rank: Option<usize>) -> (&'static str, String) {
+    match rank {
+        Some(1) => ("r1", "1".into()),
+        Some(r) if r <= 5 => ("r5", r.to_string()),
+        Some(r) => ("r10", r.to_string()),
+        None => ("hors", "—".into()),
+    }
+}
+
+/// The grid: one row per answerable question, one column per method, the expected fiche's rank.
+/// `order` is the row order (indices into the question list). Each question is a button
+/// (`data-question` holds its index) that the controller opens in « Chercher ».
+pub fn question_grid(ms: &[Measurement], order: &[usize]) -> Element {
+    let Some(first) = ms.first() else {
+        return E::new("p").build();
+    };
+    let mut head = vec![
+        E::new("th").attr("scope", "col").child(
+            E::new("button")
+                .attr("type", "button")
+                .attr("data-tri", "")
+                .text("question")
+                .build(),
+        ),
+        E::new("th").attr("scope", "col").text("type"),
+    ];
+    for m in ms {
+        head.push(
+            E::new("th").attr("scope", "col").child(
+                E::new("button")
+                    .attr("type", "button")
+                    .attr("data-tri", &m.method)
+                    .attr("title", &format!("trier par le rang sous {}", m.method))
+                    .text(&m.method)
+                    .build(),
+            ),
+        );
+    }
+    let rows = order.iter().filter_map(|&i| {
+        let q = first.questions.get(i)?;
+        if q.kind == QuestionKind::Absente {
+            return None;
+        }
+        let mut cells = vec![
+            E::new("th")
+                .attr("scope", "row")
+                .child(
+                    E::new("button")
+                        .attr("type", "button")
+                        .class("ouvrir")
+                        .attr("data-question", &i.to_string())
+                        .text(&q.question)
+                        .build(),
+                )
+                .build(),
+            E::new("td").text(q.kind.as_str()).build(),
+        ];
+        for m in ms {
+            let rank = m.questions.get(i).and_then(|o| o.rank);
+            let (class, text) = rank_class(rank);
+            let title = match rank {
+                Some(r) => format!("{} : bonne fiche au rang {r}", m.method),
+                None => format!("{} : bonne fiche hors des 10 premières", m.method),
+            };
+            cells.push(
+                E::new("td")
+                    .class(&format!("rang-grille {class}"))
+                    .attr("title", &title)
+                    .text(&text)
+                    .build(),
+            );
+        }
+        Some(
+            E::new("tr")
+                .attr("data-question", &i.to_string())
+                .children(cells)
+                .build(),
+        )
+    });
+    let legend = E::new("p").class("legende").text(
+        "Rang de la bonne fiche : 1 (en tête), 2 à 5, 6 à 10, — (hors des 10 premières). Cliquez une question pour voir ses résultats, un nom de méthode pour trier.",
+    );
+    E::new("div")
+        .class("grille-conteneur")
+        .child(legend)
+        .child(
+            E::new("table")
+                .class("grille")
+                .child(E::new("thead").child(E::new("tr").children(head.into_iter().map(E::build))))
+                .child(E::new("tbody").children(rows)),
+        )
+        .build()
+}
+
+/// Row order for the grid: file order, or by rank under `method` (best first, outside last).
+pub fn grid_order(ms: &[Measurement], sort_by: Option<&str>) -> Vec<usize> {
+    let n = ms.first().map_or(0, |m| m.questions.len());
+    let mut order: Vec<usize> = (0..n).collect();
+    if let Some(m) = sort_by.and_then(|name| ms.iter().find(|m| m.method == name)) {
+        order.sort_by_key(|&i| m.questions[i].rank.unwrap_or(usize::MAX));
+    }
+    order
+}
+
+/// What a paired comparison establishes, in words a learner understands.
+pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> String {
+    let n = p.wins + p.losses + p.ties;
+    let base = format!(
+        "Sur {n} questions {}s : {a} place la bonne fiche plus haut que {b} {} fois, plus bas {} fois, au même rang {} fois.",
+        kind.as_str(),
+        p.wins,
+        p.losses,
+        p.ties
+    );
+    let verdict = if p.wins + p.losses == 0 {
+        "Aucune différence : rien à tester.".to_owned()
+    } else if p.p_value < 0.05 {
+        format!(
+            "Test du signe : p = {}. Un écart aussi net n'arriverait qu'une fois sur {} par hasard : l'avantage est établi sur ces questions — pas forcément sur d'autres.",
+            fr(p.p_value, 3),
+            (1.0 / p.p_value).floor()
+        )
+    } else {
+        format!(
+            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : rien n'est établi ; il faudrait plus de questions pour conclure.",
+            fr(p.p_value, 2),
+            p.wins + p.losses
+        )
+    };
+    format!("{base} {verdict}")
+}
+
+/// Strip plot of one method's best scores: answerable questions (dots) and absente ones
+/// (crosses), on one axis, with the threshold calibrated on the even rows.
+pub fn strip_plot(m: &Measurement) -> Element {
+    let best = compare::best_scores(m);
+    let split = compare::calibrate_split(m);
+    let (min, max) = best
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (s, _)| {
+            (lo.min(*s), hi.max(*s))
+        });
+    let (lo, hi) = if max > min {
+        (min, max)
+    } else {
+        (min - 1.0, min + 1.0)
+    };
+    let (width, left, right) = (520.0, 10.0, 510.0);
+    let x = |s: f64| left + (s - lo) / (hi - lo) * (right - left);
+    let mut nodes = vec![
+        E::svg("title")
+            .text(&format!(
+                "Meilleurs scores sous {} : points = questions avec réponse, croix = sans réponse",
+                m.method
+            ))
+            .build(),
+        E::svg("line")
+            .attr("x1", &format!("{left}"))
+            .attr("x2", &format!("{right}"))
+            .attr("y1", "40")
+            .attr("y2", "40")
+            .class("axe")
+            .build(),
+        E::svg("text")
+            .attr("x", &format!("{left}"))
+            .attr("y", "58")
+            .text(&score_text(m, lo))
+            .build(),
+        E::svg("text")
+            .attr("x", &format!("{right}"))
+            .attr("y", "58")
+            .attr("text-anchor", "end")
+            .text(&score_text(m, hi))
+            .build(),
+    ];
+    for (i, (s, covered)) in best.iter().enumerate() {
+        let cx = x(*s);
+        // Answerable questions above the axis, absente below, jittered by row so they do not hide.
+        if *covered {
+            let cy = 14.0 + (i % 4) as f64 * 5.0;
+            nodes.push(
+                E::svg("circle")
+                    .attr("cx", &format!("{cx:.1}"))
+                    .attr("cy", &format!("{cy}"))
+                    .attr("r", "4")
+                    .class("avec")
+                    .build(),
+            );
+        } else {
+            let cy = 66.0 + (i % 2) as f64 * 6.0;
+            let d = 4.0;
+            for (x1, y1, x2, y2) in [
+                (cx - d, cy - d, cx + d, cy + d),
+                (cx - d, cy + d, cx + d, cy - d),
+            ] {
+                nodes.push(
+                    E::svg("line")
+                        .attr("x1", &format!("{x1:.1}"))
+                        .attr("y1", &format!("{y1:.1}"))
+                        .attr("x2", &format!("{x2:.1}"))
+                        .attr("y2", &format!("{y2:.1}"))
+                        .class("sans")
+                        .build(),
+                );
+            }
+        }
+    }
+    if let Some(c) = &split {
+        let tx = x(c.calibration.threshold).clamp(left, right);
+        nodes.push(
+            E::svg("line")
+                .attr("x1", &format!("{tx:.1}"))
+                .attr("x2", &format!("{tx:.1}"))
+                .attr("y1", "4")
+                .attr("y2", "80")
+                .class("seuil")
+                .build(),
+        );
+    }
+    let svg = E::svg("svg")
+        .attr("viewBox", &format!("0 0 {width} 98"))
+        .attr("role", "img")
+        .attr("aria-label", &format!("Meilleurs scores sous {}", m.method))
+        .class("bande")
+        .children(nodes)
+        .build();
+    let text = match &split {
+        None => "Pas assez de questions pour calibrer un seuil.".to_owned(),
+        Some(c) => {
+            let separates = best_separable(&best);
+            let mut t = format!(
+                "Seuil calibré sur les {} questions de rang pair : {} ({} bien triées) ; sur les {} autres : {} bien triées.",
+                c.calibration_questions,
+                score_text(m, c.calibration.threshold),
+                pct(c.calibration.accuracy),
+                c.test_questions,
+                pct(c.test_accuracy)
+            );
+            if !separates {
+                t += " Sur les 40 questions, aucun seuil ne sépare celles qui ont une réponse de celles qui n'en ont pas : un score haut ne garantit pas une réponse. C'est au modèle qui lit les fiches trouvées de dire « pas dans le catalogue ».";
+            } else {
+                t += " Ici un seuil sépare les 40 questions, mais sur ces seules questions : de nouvelles questions le mettraient en défaut ; le modèle qui lit les fiches reste le juge.";
+            }
+            t
+        }
+    };
+    E::new("div")
+        .class("bande-methode")
+        .attr("data-methode", &m.method)
+        .child(E::new("h4").text(&m.method))
+        .child(svg)
+        .child(E::new("p").class("seuil-texte").text(&text))
+        .build()
+}
+
+/// Whether some threshold sorts all questions right: every answerable best score above every
+/// absente one.
+fn best_separable(best: &[(f64, bool)]) -> bool {
+    let lowest_covered = best
+        .iter()
+        .filter(|b| b.1)
+        .map(|b| b.0)
+        .fold(f64::INFINITY, f64::min);
+    let highest_absent = best
+        .iter()
+        .filter(|b| !b.1)
+        .map(|b| b.0)
+        .fold(f64::NEG_INFINITY, f64::max);
+    lowest_covered > highest_absent
+}
+
+/// The methods among `ms`, in the page's order.
+pub fn methods_of(ms: &[Measurement]) -> Vec<Method> {
+    Method::ALL
+        .into_iter()
+        .filter(|m| ms.iter().any(|x| x.method == m.name()))
+        .collect()
+}

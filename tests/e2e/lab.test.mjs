@@ -1,0 +1,142 @@
+// « Mesurer » as a lab: the comparison, the question grid, thresholds, exports read back, and
+// shareable links that restore a state exactly and carry nothing else.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { serveDist, launch, openPage } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const gridText = (page) => page.locator('table.grille').textContent();
+
+test('« Mesurer » compares every method: tables, bars, grid, paired test, thresholds', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.click('#onglet-mesurer');
+  const courante = page.locator('table.comparaison[data-type="courante"]');
+  assert.equal(await courante.locator('tr[data-methode="mots"] .hit1').textContent(), '8/20');
+  assert.equal(await courante.locator('tr[data-methode="mots+"] .hit5').textContent(), '19/20');
+  assert.equal(await page.locator('svg.barres rect').count(), 8, '2 types × 2 methods × 2 bars');
+  // The grid: 35 answerable questions × 2 methods, ranks readable without colour.
+  assert.equal(await page.locator('table.grille tbody tr').count(), 35);
+  const row = page.locator('table.grille tr', { hasText: 'Un isolant qui ne brûle pas' });
+  assert.equal(await row.locator('td.rang-grille').first().textContent(), '—');
+  // Sorting by mots puts its rank-1 questions first and its misses last.
+  await page.click('table.grille thead button[data-tri="mots"]');
+  const ranks = await page.locator('table.grille tbody tr td.rang-grille:nth-of-type(2)').allTextContents();
+  assert.equal(ranks[0], '1');
+  assert.equal(ranks[ranks.length - 1], '—');
+  // The paired comparison speaks plainly.
+  assert.match(await page.textContent('#comparaison p[data-type="courante"]'),
+    /mots\+ place la bonne fiche plus haut que mots 6 fois, plus bas 3 fois, au même rang 11 fois\. Test du signe : p = 0,51\..*rien n'est établi/);
+  // Thresholds: mots+ separates its calibration half, not all 40 questions.
+  const plus = page.locator('.bande-methode[data-methode="mots+"] .seuil-texte');
+  assert.match(await plus.textContent(), /: 5,50 \(100 % bien triées\) ; sur les 20 autres : 95 % bien triées\. Sur les 40 questions, aucun seuil ne sépare/);
+  assert.equal(await page.locator('.bande-methode[data-methode="mots"] svg line.sans').count(), 10, '5 absentes × 2 strokes');
+  // A question of the grid opens its results.
+  await page.click('table.grille button.ouvrir:has-text("Allée où passent les voitures")');
+  assert.equal(await page.isVisible('#vue-chercher'), true);
+  assert.equal(await page.inputValue('#question'), 'Allée où passent les voitures : quels pavés ?');
+  assert.match(await page.textContent('#attendue'), /AR-0187/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('exports: CSV, JSON and TREC files read back give the page\'s figures', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#vue=mesurer');
+  const save = async (what) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click(`button[data-export="${what}"]`)]);
+    return { name: d.suggestedFilename(), text: await readFile(await d.path(), 'utf8') };
+  };
+  const json = JSON.parse((await save('json')).text);
+  assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+']);
+  const csv = await save('csv');
+  assert.equal(csv.name, 'mesures.csv');
+  const lines = csv.text.trim().split('\n');
+  assert.equal(lines[0], 'methode;type;question;fiche_attendue;rang;premiere;score');
+  assert.equal(lines.length, 1 + 2 * 40);
+  const qrels = (await save('qrels')).text;
+  for (const m of json) {
+    const run = await save(`run:${m.method}`);
+    assert.equal(run.name, `run-${m.method.replace('+', '-plus')}.txt`);
+    // MRR as trec_eval's recip_rank computes it, over the 35 questions with qrels.
+    const relevant = new Map(qrels.trim().split('\n').map((l) => l.split(' ')).map((f) => [f[0], f[2]]));
+    const best = new Map();
+    for (const f of run.text.trim().split('\n').map((l) => l.split(' '))) {
+      if (relevant.get(f[0]) === f[2] && !best.has(f[0])) best.set(f[0], Number(f[3]));
+    }
+    const mrr = [...relevant.keys()].reduce((s, q) => s + (best.has(q) ? 1 / best.get(q) : 0), 0) / relevant.size;
+    const expected = (m.kinds[0].mrr10 * 15 + m.kinds[1].mrr10 * 20) / 35;
+    assert.ok(Math.abs(mrr - expected) < 1e-12, `${m.method}: ${mrr} vs ${expected}`);
+    // …and the page shows the same MRR@10, rounded.
+    const shown = await page.textContent(`table.comparaison[data-type="courante"] tr[data-methode="${m.method}"] .mrr`);
+    assert.equal(shown, m.kinds[1].mrr10.toFixed(2).replace('.', ','));
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a shared link restores the view, the question, the methods and the comparison', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.fill('#cle', 'cle-secrete-42');
+  await page.selectOption('#exemples', await page.locator('#exemples option', { hasText: 'Un isolant qui ne brûle pas' }).getAttribute('value'));
+  await page.uncheck('#voir-mots-plus');
+  await page.uncheck('#voir-sens');
+  await page.click('#onglet-mesurer');
+  await page.selectOption('#comparer-a', 'mots');
+  await page.selectOption('#comparer-b', 'mots+');
+  await page.click('#copier-lien');
+  const link = await page.inputValue('#lien');
+  assert.ok(!link.includes('cle-secrete'), 'the key is never in a link');
+  assert.match(link, /#vue=mesurer&q=Un%20isolant%20qui%20ne%20br%C3%BBle%20pas&m=mots%2Chybride&comparer=mots%2Cmots%2B$/);
+  const grid = await gridText(page);
+  const pairText = await page.textContent('#comparaison');
+  // A learner opens the link in a fresh browser.
+  const other = await openPage(browser, link);
+  assert.equal(await other.page.isVisible('#vue-mesurer'), true);
+  assert.equal(await gridText(other.page), grid);
+  assert.equal(await other.page.textContent('#comparaison'), pairText);
+  assert.equal(await other.page.inputValue('#comparer-a'), 'mots');
+  await other.page.click('#onglet-chercher');
+  assert.equal(await other.page.inputValue('#question'), 'Un isolant qui ne brûle pas');
+  assert.match(await other.page.textContent('#attendue'), /AR-0063/);
+  const shown = await other.page.locator('#resultats .colonne').evaluateAll((cs) => cs.map((c) => c.dataset.methode));
+  assert.deepEqual(shown, ['mots', 'hybride']);
+  assert.equal(await other.page.inputValue('#cle'), '');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+  await context.close();
+});
+
+test('a crafted fragment injects no markup and cannot redirect the key', async () => {
+  const requests = [];
+  const crafted = '#q=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E%3C%2Fmark%3E%3Cscript%3Ex()%3C%2Fscript%3E'
+    + '&key=sk-vol&api=http%3A%2F%2Fevil.example&apiUrl=http%3A%2F%2Fevil.example&m=mots,%3Cb%3E&vue=%3Cscript%3E';
+  const { page, context, problems } = await openPage(browser, null);
+  page.on('request', (r) => requests.push(r.url()));
+  let dialogs = 0;
+  page.on('dialog', async (d) => { dialogs += 1; await d.dismiss(); });
+  await page.goto(server.url + crafted);
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.inputValue('#question'), '<img src=x onerror=alert(1)></mark><script>x()</script>');
+  assert.equal(await page.locator('#app img').count(), 0);
+  assert.equal(await page.locator('#app script').count(), 0);
+  assert.equal(await page.inputValue('#cle'), '');
+  const shown = await page.locator('#resultats .colonne').evaluateAll((cs) => cs.map((c) => c.dataset.methode));
+  assert.deepEqual(shown, ['mots']);
+  assert.equal(await page.isVisible('#vue-chercher'), true);
+  await page.waitForTimeout(200);
+  assert.equal(dialogs, 0);
+  assert.ok(requests.every((u) => u.startsWith(server.origin)), requests.join('\n'));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
