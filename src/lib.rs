@@ -16,11 +16,14 @@
 //! - [`compare`]: paired wins/losses with an exact sign test; refusal-threshold calibration.
 //! - [`export`]: CSV, JSON, TREC runs and qrels (for trec_eval and ranx).
 //! - [`state`]: the page's shareable state, to and from the URL fragment.
+//! - [`answer`]: the answer that cites its fiches: prompt, chat request and response, citation and
+//!   refusal checks, and their evaluation (correct and false refusals).
 //! - [`lab`]: a catalogue with its indexes and the named methods the page and terminal offer.
 //! - [`native`]: the terminal's embedders, and its blocking HTTP client for Mistral (not on wasm32).
 //! - `web` (wasm32 only): the page: exports, fetches, DOM rendering.
 
 pub mod analysis;
+pub mod answer;
 pub mod bm25;
 pub mod compare;
 pub mod data;

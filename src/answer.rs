@@ -1,0 +1,364 @@
+//! The answer: a model reads the fiches found and answers, citing them as `[AR-0040]`, or says
+//! exactly « pas dans le catalogue ». Here as pure functions: the prompt, the chat request and
+//! response, the checks of citations and refusals, and the evaluation over a question set (seed
+//! 001's correct refusals and false refusals).
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Fiche, QuestionKind};
+use crate::mistral::ApiError;
+
+pub const CHAT_PATH: &str = "/v1/chat/completions";
+pub const DEFAULT_MODEL: &str = "mistral-small-latest";
+/// Models the page offers (the learner's key decides which they may use).
+pub const MODELS: [&str; 3] = [
+    "mistral-small-latest",
+    "mistral-medium-latest",
+    "mistral-large-latest",
+];
+/// The exact refusal the model is asked for.
+pub const REFUSAL: &str = "pas dans le catalogue";
+/// Fiches sent with a question: the first five of the chosen method.
+pub const FICHES_SENT: usize = 5;
+/// Indicative prices of mistral-small-latest, US dollars per million tokens (input, output), to
+/// check on Mistral's pricing page: the page labels costs computed with them as estimates.
+pub const SMALL_USD_PER_MILLION: (f64, f64) = (0.10, 0.30);
+
+/// The instructions, in French, as the learner reads them before the first call.
+pub const INSTRUCTIONS: &str = "Tu es l'assistant du Comptoir Arcelle, un négoce de matériaux. \
+Réponds à la question du client uniquement à partir des fiches ci-dessous, en français, en deux ou trois phrases. \
+Cite chaque fiche que tu utilises par son numéro entre crochets, par exemple [AR-0040]. \
+N'invente ni produit ni numéro. Si aucune fiche ne répond à la question, réponds exactement : pas dans le catalogue";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+}
+
+/// The messages sent for `question` with `fiches` (in rank order): the instructions, then the
+/// fiches and the question. Only each fiche's id, name and text are sent.
+pub fn prompt(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
+    let mut user = String::from("Fiches :\n");
+    for f in fiches {
+        user += &format!("[{}] {}\n{}\n\n", f.id, f.nom, f.texte);
+    }
+    user += &format!("Question : {question}");
+    vec![
+        Message {
+            role: "system".into(),
+            content: INSTRUCTIONS.into(),
+        },
+        Message {
+            role: "user".into(),
+            content: user,
+        },
+    ]
+}
+
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    temperature: f64,
+}
+
+/// The JSON body of a chat request, at temperature 0 (the same question gives the same answer).
+pub fn chat_request(model: &str, messages: &[Message]) -> String {
+    serde_json::to_string(&ChatRequest {
+        model,
+        messages,
+        temperature: 0.0,
+    })
+    .expect("messages always serialise")
+}
+
+/// A chat answer and what it cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chat {
+    pub content: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Parses a chat completion. `choices[0].message.content` may be a string or a list of chunks
+/// (`{"type":"text","text":…}`, `{"type":"reference",…}`…): the text chunks are joined, the others
+/// ignored.
+pub fn parse_chat(body: &str) -> Result<Chat, ApiError> {
+    let malformed = |detail: String| ApiError::Malformed { detail };
+    let v: serde_json::Value = serde_json::from_str(body).map_err(|e| {
+        let start: String = body.chars().take(40).collect();
+        malformed(format!("{e}; the body starts with {start:?}"))
+    })?;
+    let content = &v["choices"][0]["message"]["content"];
+    let text = match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(chunks) => chunks
+            .iter()
+            .filter(|c| c["type"] == "text")
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        serde_json::Value::Null => return Err(malformed("no choices[0].message.content".into())),
+        other => return Err(malformed(format!("content is {other}"))),
+    };
+    let tokens = |k: &str| v["usage"][k].as_u64().unwrap_or(0);
+    Ok(Chat {
+        content: text,
+        prompt_tokens: tokens("prompt_tokens"),
+        completion_tokens: tokens("completion_tokens"),
+    })
+}
+
+/// Estimated cost in US dollars of a call to mistral-small-latest.
+pub fn cost_usd(prompt_tokens: u64, completion_tokens: u64) -> f64 {
+    let (i, o) = SMALL_USD_PER_MILLION;
+    (prompt_tokens as f64 * i + completion_tokens as f64 * o) / 1_000_000.0
+}
+
+/// An upper bound of a prompt's tokens (its bytes), for estimates before calling.
+pub fn estimate_tokens(messages: &[Message]) -> usize {
+    messages.iter().map(|m| m.content.len()).sum()
+}
+
+/// What the checks found in an answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnswerCheck {
+    /// Ids cited, in order of first citation.
+    pub citations: Vec<String>,
+    /// Cited ids that were not among the fiches sent: invented.
+    pub invented: Vec<String>,
+    /// The answer is the refusal.
+    pub refused: bool,
+    /// An answer (not a refusal) that cites no fiche.
+    pub uncited: bool,
+}
+
+/// The ids in square brackets: `[AR-0040]`, `[AR-0040, AR-0041]`, `[AR-0040; AR-0041]`.
+pub fn citations(answer: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = answer;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else { break };
+        for part in after[..close].split([',', ';']) {
+            let id = part.trim();
+            let plausible = !id.is_empty()
+                && id.len() <= 64
+                && !id.contains(char::is_whitespace)
+                && id.chars().any(|c| c.is_ascii_digit());
+            if plausible && !out.iter().any(|x| x == id) {
+                out.push(id.to_owned());
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// Whether `answer` is the refusal: once lowercased, stripped of quotes, spaces and final
+/// punctuation, it is « pas dans le catalogue » (possibly after a short lead such as « Désolé, »).
+pub fn is_refusal(answer: &str) -> bool {
+    let t: String = answer
+        .to_lowercase()
+        .chars()
+        .filter(|c| !matches!(c, '«' | '»' | '"' | '*' | '“' | '”'))
+        .collect();
+    let t = t.trim().trim_end_matches(['.', '!', ' ', '\u{a0}']).trim();
+    t == REFUSAL
+        || (t.ends_with(REFUSAL) && t.len() <= REFUSAL.len() + 24 && citations(answer).is_empty())
+}
+
+/// Checks an answer against the ids of the fiches sent.
+pub fn check(answer: &str, sent: &[&str]) -> AnswerCheck {
+    let cited = citations(answer);
+    let sent: HashSet<&str> = sent.iter().copied().collect();
+    let invented = cited
+        .iter()
+        .filter(|c| !sent.contains(c.as_str()))
+        .cloned()
+        .collect();
+    let refused = is_refusal(answer);
+    AnswerCheck {
+        uncited: !refused && cited.is_empty(),
+        citations: cited,
+        invented,
+        refused,
+    }
+}
+
+/// One question's answer, checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnswerOutcome {
+    pub kind: QuestionKind,
+    pub question: String,
+    pub expected: Option<String>,
+    pub answer: String,
+    pub check: AnswerCheck,
+}
+
+impl AnswerOutcome {
+    pub fn cites_expected(&self) -> bool {
+        self.expected
+            .as_ref()
+            .is_some_and(|e| self.check.citations.contains(e))
+    }
+}
+
+/// Seed 001's figures over a set of answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnswerEvaluation {
+    pub answered: usize,
+    pub answerable: usize,
+    pub absent: usize,
+    /// Absente questions answered « pas dans le catalogue ».
+    pub correct_refusals: usize,
+    /// Answerable questions answered « pas dans le catalogue ».
+    pub false_refusals: usize,
+    /// Answerable questions whose answer cites the expected fiche.
+    pub cite_expected: usize,
+    /// Answers citing at least one fiche that was not sent.
+    pub with_invented: usize,
+    /// Answers (not refusals) without any citation.
+    pub uncited: usize,
+}
+
+pub fn evaluate(outcomes: &[AnswerOutcome]) -> AnswerEvaluation {
+    let absent = |o: &&AnswerOutcome| o.kind == QuestionKind::Absente;
+    AnswerEvaluation {
+        answered: outcomes.len(),
+        answerable: outcomes.iter().filter(|o| !absent(o)).count(),
+        absent: outcomes.iter().filter(absent).count(),
+        correct_refusals: outcomes
+            .iter()
+            .filter(absent)
+            .filter(|o| o.check.refused)
+            .count(),
+        false_refusals: outcomes
+            .iter()
+            .filter(|o| !absent(o) && o.check.refused)
+            .count(),
+        cite_expected: outcomes.iter().filter(|o| o.cites_expected()).count(),
+        with_invented: outcomes
+            .iter()
+            .filter(|o| !o.check.invented.is_empty())
+            .count(),
+        uncited: outcomes.iter().filter(|o| o.check.uncited).count(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fiche(id: &str) -> Fiche {
+        Fiche {
+            id: id.into(),
+            famille: "f".into(),
+            nom: format!("nom {id}"),
+            texte: format!("texte {id}"),
+        }
+    }
+
+    #[test]
+    fn the_prompt_holds_instructions_fiches_and_question_only() {
+        let (a, b) = (fiche("AR-0001"), fiche("AR-0002"));
+        let m = prompt("Un joint ?", &[&a, &b]);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].role, "system");
+        assert!(
+            m[0].content.contains("[AR-0040]") && m[0].content.ends_with("pas dans le catalogue")
+        );
+        assert_eq!(m[1].content, "Fiches :\n[AR-0001] nom AR-0001\ntexte AR-0001\n\n[AR-0002] nom AR-0002\ntexte AR-0002\n\nQuestion : Un joint ?");
+        let body = chat_request("mistral-small-latest", &m);
+        assert!(body.starts_with(r#"{"model":"mistral-small-latest","messages":[{"role":"system""#));
+        assert!(body.ends_with(r#""temperature":0.0}"#));
+    }
+
+    #[test]
+    fn parses_string_and_chunked_contents() {
+        let s = r#"{"choices":[{"message":{"role":"assistant","content":"Oui [AR-0001]."}}],"usage":{"prompt_tokens":50,"completion_tokens":7}}"#;
+        assert_eq!(
+            parse_chat(s).unwrap(),
+            Chat {
+                content: "Oui [AR-0001].".into(),
+                prompt_tokens: 50,
+                completion_tokens: 7
+            }
+        );
+        let c = r#"{"choices":[{"message":{"content":[{"type":"text","text":"Oui "},{"type":"reference","reference_ids":[0]},{"type":"text","text":"[AR-0001]."}]}}],"usage":{}}"#;
+        assert_eq!(parse_chat(c).unwrap().content, "Oui [AR-0001].");
+        assert!(matches!(
+            parse_chat("<html>"),
+            Err(ApiError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse_chat(r#"{"choices":[]}"#),
+            Err(ApiError::Malformed { .. })
+        ));
+    }
+
+    #[test]
+    fn finds_citations_in_every_bracket_form() {
+        assert_eq!(
+            citations("Le joint [AR-0032] ou [AR-0031, AR-0030; AR-0032]."),
+            ["AR-0032", "AR-0031", "AR-0030"]
+        );
+        assert_eq!(citations("[voir] [] [AR-1"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn flags_invented_citations_and_uncited_answers() {
+        let c = check("Prenez [AR-0001] ou [AR-9999].", &["AR-0001", "AR-0002"]);
+        assert_eq!(c.invented, ["AR-9999"]);
+        assert!(!c.refused && !c.uncited);
+        let c = check("Prenez un joint époxy.", &["AR-0001"]);
+        assert!(c.uncited && c.citations.is_empty());
+    }
+
+    #[test]
+    fn recognises_the_refusal_and_only_it() {
+        for r in [
+            "pas dans le catalogue",
+            "Pas dans le catalogue.",
+            "« pas dans le catalogue »",
+            "Désolé, pas dans le catalogue.",
+        ] {
+            assert!(is_refusal(r), "{r}");
+            assert!(!check(r, &[]).uncited, "a refusal is not an uncited answer");
+        }
+        for a in [
+            "Ce produit n'est pas dans le catalogue, mais le [AR-0001] convient.",
+            "Le ciment [AR-0001].",
+        ] {
+            assert!(!is_refusal(a), "{a}");
+        }
+    }
+
+    #[test]
+    fn evaluation_counts_refusals_and_citations() {
+        let o = |kind, expected: Option<&str>, answer: &str| AnswerOutcome {
+            kind,
+            question: "q".into(),
+            expected: expected.map(str::to_owned),
+            answer: answer.into(),
+            check: check(answer, &["AR-1", "AR-2"]),
+        };
+        let e = evaluate(&[
+            o(QuestionKind::Absente, None, "pas dans le catalogue"),
+            o(QuestionKind::Absente, None, "Voyez [AR-1]."),
+            o(QuestionKind::Courante, Some("AR-2"), "Prenez [AR-2]."),
+            o(
+                QuestionKind::Courante,
+                Some("AR-1"),
+                "pas dans le catalogue",
+            ),
+            o(QuestionKind::Exacte, Some("AR-1"), "C'est [AR-7]."),
+        ]);
+        assert_eq!((e.answerable, e.absent), (3, 2));
+        assert_eq!((e.correct_refusals, e.false_refusals), (1, 1));
+        assert_eq!((e.cite_expected, e.with_invented, e.uncited), (1, 1, 0));
+    }
+}
