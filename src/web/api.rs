@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
+use crate::answer;
 use crate::mistral::{self, ApiError, ApiKey, Attempt, Embeddings, Next};
 
 /// Where requests go. A build-time setting only (the end-to-end tests build a copy of the page
@@ -62,6 +63,7 @@ pub async fn sleep(ms: u32) {
 async fn attempt(
     call: &Call,
     key: &ApiKey,
+    path: &str,
     body: &str,
 ) -> Result<String, (Option<u16>, Option<String>, String, bool)> {
     let controller =
@@ -84,7 +86,7 @@ async fn attempt(
             .ok()
         })
     };
-    let url = format!("{API_BASE}{}", mistral::EMBEDDINGS_PATH);
+    let url = format!("{API_BASE}{path}");
     // Exactly two headers: any other one would fail the API's CORS preflight.
     let request = gloo_net::http::Request::post(&url)
         .header("Authorization", &key.bearer())
@@ -112,17 +114,16 @@ async fn attempt(
     }
 }
 
-/// Embeds `texts` (one request; callers batch with [`mistral::batches`]), retrying where waiting
-/// can help. The key goes only to [`API_BASE`], in the `Authorization` header.
-pub async fn embed(call: &Call, key: &ApiKey, texts: &[&str]) -> Result<Embeddings, ApiError> {
-    let body = mistral::embedding_request(texts);
+/// POSTs `body` to `path` until a 200 (its body is returned), retrying where waiting can help.
+/// The key goes only to [`API_BASE`], in the `Authorization` header.
+async fn post(call: &Call, key: &ApiKey, path: &str, body: &str) -> Result<String, ApiError> {
     let mut n = 1;
     loop {
         if call.is_cancelled() {
             return Err(ApiError::Cancelled);
         }
-        let failure = match attempt(call, key, &body).await {
-            Ok(text) => return mistral::parse_embeddings(&text, texts.len()),
+        let failure = match attempt(call, key, path, body).await {
+            Ok(text) => return Ok(text),
             Err(f) => f,
         };
         if call.is_cancelled() {
@@ -146,6 +147,35 @@ pub async fn embed(call: &Call, key: &ApiKey, texts: &[&str]) -> Result<Embeddin
             Next::Fail(e) => return Err(e),
         }
     }
+}
+
+/// Embeds `texts` (one request; callers batch with [`mistral::batches`]).
+pub async fn embed(call: &Call, key: &ApiKey, texts: &[&str]) -> Result<Embeddings, ApiError> {
+    let text = post(
+        call,
+        key,
+        mistral::EMBEDDINGS_PATH,
+        &mistral::embedding_request(texts),
+    )
+    .await?;
+    mistral::parse_embeddings(&text, texts.len())
+}
+
+/// One chat completion (temperature 0) with `model`.
+pub async fn chat(
+    call: &Call,
+    key: &ApiKey,
+    model: &str,
+    messages: &[answer::Message],
+) -> Result<answer::Chat, ApiError> {
+    let text = post(
+        call,
+        key,
+        answer::CHAT_PATH,
+        &answer::chat_request(model, messages),
+    )
+    .await?;
+    answer::parse_chat(&text)
 }
 
 /// What the learner reads when a call fails.

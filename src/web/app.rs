@@ -10,10 +10,12 @@ use web_sys::{
     Element, HtmlButtonElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement,
 };
 
+use super::answer_view;
 use super::api::{self, Call};
 use super::dom::{by_id, clear, highlighted, replace_children, E};
 use super::measure_view as mv;
 use super::store;
+use crate::answer::{self, AnswerOutcome};
 use crate::bm25::{Explanation, FORMULA};
 use crate::compare;
 use crate::data::{check_expected, parse_fiches, parse_questions, Question, QuestionKind};
@@ -35,6 +37,9 @@ struct Costs {
     fiches: u64,
     questions: u64,
     calls: u64,
+    /// Chat tokens sent and received (answers).
+    chat_in: u64,
+    chat_out: u64,
 }
 
 struct App {
@@ -60,6 +65,13 @@ struct App {
     grid_sort: RefCell<Option<String>>,
     /// The pair compared question by question: A against B.
     compare: RefCell<Option<(Method, Method)>>,
+    /// Answers already obtained, by `model|method|question|ids sent` (also in IndexedDB).
+    answers: RefCell<std::collections::HashMap<String, answer::Chat>>,
+    answer_call: RefCell<Option<Call>>,
+    /// The answers' evaluation in progress or done: its call, and its outcomes.
+    eval_call: RefCell<Option<Call>>,
+    eval: RefCell<Option<(Method, String, Vec<AnswerOutcome>)>>,
+    eval_confirming: Cell<bool>,
 }
 
 type Shared = Rc<App>;
@@ -208,6 +220,11 @@ async fn load() -> Result<App, String> {
         view: Cell::new(View::Chercher),
         grid_sort: RefCell::new(None),
         compare: RefCell::new(None),
+        answers: RefCell::new(std::collections::HashMap::new()),
+        answer_call: RefCell::new(None),
+        eval_call: RefCell::new(None),
+        eval: RefCell::new(None),
+        eval_confirming: Cell::new(false),
     })
 }
 
@@ -350,6 +367,7 @@ fn wire(app: &Shared) {
         cb.forget();
     }
     wire_measure_lab(app);
+    wire_answers(app);
 
     // The key: in memory; in localStorage only when « retenir » is ticked.
     if let Some(saved) = store::remembered_key() {
@@ -409,6 +427,7 @@ fn render_all(app: &Shared) {
     render_costs(app);
     render_search(app);
     render_measure(app);
+    render_answer_eval(app);
 }
 
 fn show_view(view: View) {
@@ -570,14 +589,17 @@ fn add_cost(app: &Shared, fiches: u64, questions: u64) {
 
 fn render_costs(app: &Shared) {
     let c = app.costs.borrow();
-    let total = mistral::cost_usd(c.fiches + c.questions);
+    let total = mistral::cost_usd(c.fiches + c.questions) + answer::cost_usd(c.chat_in, c.chat_out);
     by_id("couts").set_text_content(Some(&format!(
-        "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {} appel(s) ; total {}.",
+        "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {} appel(s), réponses {} + {} tokens (≈ {}) ; total ≈ {}.",
         c.fiches,
         dollars(mistral::cost_usd(c.fiches)),
         c.questions,
         dollars(mistral::cost_usd(c.questions)),
         c.calls,
+        c.chat_in,
+        c.chat_out,
+        dollars(answer::cost_usd(c.chat_in, c.chat_out)),
         dollars(total)
     )));
 }
@@ -752,6 +774,7 @@ fn render_search(app: &Shared) {
     let shown = app.shown.borrow().clone();
     let columns = shown.iter().map(|&m| render_column(app, m, &question));
     replace_children(&by_id("resultats"), columns);
+    refresh_answer_panel(app, &shown);
     let needs_vector = shown.iter().any(|m| m.is_dense())
         && app.lab.borrow().vectors().is_some()
         && !question.trim().is_empty()
@@ -1496,5 +1519,443 @@ async fn measure_dense(app: &Shared) {
             render_measure(app);
         }
         Err(e) => state.set_text_content(Some(&format!("Mesure impossible : {e}"))),
+    }
+}
+
+/// The fiches the answer would be given: the first five of `method` for `question`.
+fn fiches_for_answer(app: &Shared, method: Method, question: &str) -> Result<Vec<usize>, String> {
+    let lab = app.lab.borrow();
+    let qv = app.qvectors.borrow();
+    lab.search(
+        method,
+        question,
+        qv.get(question).map(Vec::as_slice),
+        answer::FICHES_SENT,
+    )
+    .map(|hits| hits.into_iter().map(|r| r.doc).collect())
+    .map_err(|e| match e {
+        crate::lab::SearchError::NoVectors => {
+            "Cette méthode a besoin des vecteurs des fiches.".to_owned()
+        }
+        crate::lab::SearchError::NoQuestionVector { .. } => {
+            "La question n'est pas encore plongée : attendez ses résultats sous cette méthode."
+                .to_owned()
+        }
+        other => other.to_string(),
+    })
+}
+
+fn selected_method(id: &str) -> Option<Method> {
+    super::dom::document()
+        .get_element_by_id(id)
+        .and_then(|e| Method::parse(&e.unchecked_into::<HtmlSelectElement>().value()))
+}
+
+fn selected_model(id: &str) -> String {
+    super::dom::document()
+        .get_element_by_id(id)
+        .map(|e| e.unchecked_into::<HtmlSelectElement>().value())
+        .filter(|m| answer::MODELS.contains(&m.as_str()))
+        .unwrap_or_else(|| answer::DEFAULT_MODEL.to_owned())
+}
+
+fn fill_models(id: &str) {
+    let select = by_id(id);
+    for m in answer::MODELS {
+        select
+            .append_child(&E::new("option").attr("value", m).text(m).build())
+            .ok();
+    }
+}
+
+fn answer_key(model: &str, method: Method, question: &str, ids: &[&str]) -> String {
+    format!("{model}|{}|{question}|{}", method.name(), ids.join(","))
+}
+
+/// Keeps the answer panel's method list in step with the methods shown, and shows exactly what a
+/// call would send.
+fn refresh_answer_panel(app: &Shared, shown: &[Method]) {
+    let select: HtmlSelectElement = by_id("reponse-methode").unchecked_into();
+    let current = Method::parse(&select.value());
+    // Default: the fusion when vectors are there, else the last keyword method shown.
+    let dense_ok = app.lab.borrow().vectors().is_some();
+    let preferred = current
+        .filter(|m| shown.contains(m))
+        .or_else(|| {
+            shown
+                .iter()
+                .rev()
+                .find(|m| dense_ok && matches!(m, Method::Hybride(_)))
+                .copied()
+        })
+        .or_else(|| shown.iter().rev().find(|m| !m.is_dense()).copied())
+        .or_else(|| shown.first().copied());
+    clear(&select);
+    for m in shown {
+        select
+            .append_child(
+                &E::new("option")
+                    .attr("value", m.name())
+                    .text(m.name())
+                    .build(),
+            )
+            .ok();
+    }
+    if let Some(m) = preferred {
+        select.set_value(m.name());
+    }
+    render_prompt_preview(app);
+}
+
+fn render_prompt_preview(app: &Shared) {
+    let question = input("question").value();
+    let target = by_id("envoi-texte");
+    let Some(method) = selected_method("reponse-methode") else {
+        target.set_text_content(Some("Choisissez une méthode affichée."));
+        return;
+    };
+    if question.trim().is_empty() {
+        target.set_text_content(Some(
+            "Tapez une question : la demande envoyée s'affichera ici.",
+        ));
+        return;
+    }
+    match fiches_for_answer(app, method, &question) {
+        Ok(docs) => {
+            let lab = app.lab.borrow();
+            let fiches: Vec<&crate::data::Fiche> = docs.iter().map(|&d| &lab.fiches()[d]).collect();
+            let messages = answer::prompt(&question, &fiches);
+            let text = format!(
+                "POST https://api.mistral.ai{} — modèle {}, température 0, environ {} tokens au plus\n\n[system]\n{}\n\n[user]\n{}",
+                answer::CHAT_PATH,
+                selected_model("reponse-modele"),
+                answer::estimate_tokens(&messages),
+                messages[0].content,
+                messages[1].content
+            );
+            target.set_text_content(Some(&text));
+        }
+        Err(e) => target.set_text_content(Some(&e)),
+    }
+}
+
+fn wire_answers(app: &Shared) {
+    fill_models("reponse-modele");
+    fill_models("eval-modele");
+    on("reponse-methode", "change", app, render_prompt_preview);
+    on("reponse-modele", "change", app, render_prompt_preview);
+    on("rediger", "click", app, |app| {
+        let app = app.clone();
+        wasm_bindgen_futures::spawn_local(async move { answer_question(&app).await });
+    });
+    let eval_click = {
+        let app = app.clone();
+        Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+                return;
+            };
+            let Ok(Some(button)) = target.closest("button") else {
+                return;
+            };
+            match button.id().as_str() {
+                "eval-lancer" => {
+                    app.eval_confirming.set(true);
+                    render_answer_eval(&app);
+                }
+                "eval-annuler" => {
+                    app.eval_confirming.set(false);
+                    if let Some(call) = app.eval_call.borrow().as_ref() {
+                        call.cancel();
+                    }
+                    render_answer_eval(&app);
+                }
+                "eval-confirmer" => {
+                    app.eval_confirming.set(false);
+                    let app = app.clone();
+                    wasm_bindgen_futures::spawn_local(async move { evaluate_answers(&app).await });
+                }
+                _ => {}
+            }
+        })
+    };
+    by_id("mesures-reponses")
+        .add_event_listener_with_callback("click", eval_click.as_ref().unchecked_ref())
+        .ok();
+    eval_click.forget();
+    on("eval-modele", "change", app, render_answer_eval);
+    on("eval-methode", "change", app, render_answer_eval);
+}
+
+/// Asks the model for an answer to `question` from `docs`, or reads it from the cache.
+async fn obtain_answer(
+    app: &Shared,
+    call: &Call,
+    key: &ApiKey,
+    model: &str,
+    method: Method,
+    question: &str,
+    docs: &[usize],
+) -> Result<(answer::Chat, bool), crate::mistral::ApiError> {
+    let (messages, ids) = {
+        let lab = app.lab.borrow();
+        let fiches: Vec<&crate::data::Fiche> = docs.iter().map(|&d| &lab.fiches()[d]).collect();
+        let ids: Vec<String> = fiches.iter().map(|f| f.id.clone()).collect();
+        (answer::prompt(question, &fiches), ids)
+    };
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let cache_key = answer_key(model, method, question, &id_refs);
+    if let Some(chat) = app.answers.borrow().get(&cache_key) {
+        return Ok((chat.clone(), true));
+    }
+    if let Some(chat) = store::get_text(store::ANSWERS, &cache_key)
+        .await
+        .and_then(|t| serde_json::from_str::<answer::Chat>(&t).ok())
+    {
+        app.answers.borrow_mut().insert(cache_key, chat.clone());
+        return Ok((chat, true));
+    }
+    let chat = api::chat(call, key, model, &messages).await?;
+    {
+        let mut c = app.costs.borrow_mut();
+        c.chat_in += chat.prompt_tokens;
+        c.chat_out += chat.completion_tokens;
+        c.calls += 1;
+    }
+    render_costs(app);
+    if let Ok(text) = serde_json::to_string(&chat) {
+        store::put_text(store::ANSWERS, &cache_key, &text).await;
+    }
+    app.answers.borrow_mut().insert(cache_key, chat.clone());
+    Ok((chat, false))
+}
+
+async fn answer_question(app: &Shared) {
+    let target = by_id("reponse-resultat");
+    let question = input("question").value();
+    let Some(key) = app.key.borrow().clone() else {
+        target.set_text_content(Some("Entrez votre clé Mistral pour demander une réponse."));
+        return;
+    };
+    if question.trim().is_empty() {
+        target.set_text_content(Some("Tapez d'abord une question."));
+        return;
+    }
+    let Some(method) = selected_method("reponse-methode") else {
+        return;
+    };
+    let model = selected_model("reponse-modele");
+    let docs = match fiches_for_answer(app, method, &question) {
+        Ok(d) => d,
+        Err(e) => {
+            target.set_text_content(Some(&e));
+            return;
+        }
+    };
+    if let Some(old) = app.answer_call.borrow_mut().take() {
+        old.cancel();
+    }
+    let call = Call::new();
+    *app.answer_call.borrow_mut() = Some(call.clone());
+    target.set_text_content(Some("Rédaction en cours…"));
+    by_id("envoi").remove_attribute("open").ok();
+    let result = obtain_answer(app, &call, &key, &model, method, &question, &docs).await;
+    // A newer request, or a changed question, makes this answer stale: it is not shown.
+    if call.is_cancelled() || input("question").value() != question {
+        return;
+    }
+    match result {
+        Ok((chat, cached)) => {
+            let lab = app.lab.borrow();
+            let fiches: Vec<&crate::data::Fiche> = docs.iter().map(|&d| &lab.fiches()[d]).collect();
+            let ids: Vec<&str> = fiches.iter().map(|f| f.id.as_str()).collect();
+            let check = answer::check(&chat.content, &ids);
+            replace_children(
+                &target,
+                [answer_view::render_answer(&chat, &check, &fiches, cached)],
+            );
+        }
+        Err(e) => {
+            let p = E::new("p")
+                .class("erreur-api")
+                .attr("role", "alert")
+                .text(&api::message_fr(&e))
+                .build();
+            replace_children(&target, [p]);
+        }
+    }
+}
+
+/// « Mesurer les réponses »: the controls, the estimate and confirmation, the progress, and the
+/// evaluation beside the refusal threshold.
+fn render_answer_eval(app: &Shared) {
+    let ms = measured(app);
+    let methods = mv::methods_of(&ms);
+    let select: HtmlSelectElement = by_id("eval-methode").unchecked_into();
+    let current = Method::parse(&select.value());
+    clear(&select);
+    for m in &methods {
+        select
+            .append_child(
+                &E::new("option")
+                    .attr("value", m.name())
+                    .text(m.name())
+                    .build(),
+            )
+            .ok();
+    }
+    let method = current
+        .filter(|m| methods.contains(m))
+        .or_else(|| methods.last().copied());
+    if let Some(m) = method {
+        select.set_value(m.name());
+    }
+    let controls = by_id("eval-actions");
+    let status = by_id("eval-etat");
+    let result = by_id("eval-resultat");
+    let Some(method) = method else { return };
+    let model = selected_model("eval-modele");
+    let running = app.eval_call.borrow().is_some();
+    let tokens: usize = app
+        .questions
+        .iter()
+        .filter_map(|q| {
+            let docs = fiches_for_answer(app, method, &q.text).ok()?;
+            let lab = app.lab.borrow();
+            let fiches: Vec<&crate::data::Fiche> = docs.iter().map(|&d| &lab.fiches()[d]).collect();
+            Some(answer::estimate_tokens(&answer::prompt(&q.text, &fiches)))
+        })
+        .sum();
+    let estimate = format!(
+        "{} questions, au plus {} tokens envoyés (≈ {} $ au tarif indicatif de mistral-small, réponses en plus) ; les réponses déjà obtenues ne coûtent rien.",
+        app.questions.len(),
+        tokens,
+        fr(answer::cost_usd(tokens as u64, 0), 4)
+    );
+    let buttons: Vec<Element> = if running {
+        vec![E::new("button")
+            .attr("type", "button")
+            .attr("id", "eval-annuler")
+            .text("Annuler")
+            .build()]
+    } else if app.eval_confirming.get() {
+        vec![
+            E::new("button")
+                .attr("type", "button")
+                .attr("id", "eval-confirmer")
+                .text(&format!("Confirmer avec {model}"))
+                .build(),
+            E::new("button")
+                .attr("type", "button")
+                .attr("id", "eval-annuler")
+                .text("Annuler")
+                .build(),
+        ]
+    } else if app.key.borrow().is_none() {
+        vec![E::new("span")
+            .text("Entrez votre clé Mistral pour mesurer les réponses.")
+            .build()]
+    } else {
+        vec![E::new("button")
+            .attr("type", "button")
+            .attr("id", "eval-lancer")
+            .text("Mesurer les réponses")
+            .build()]
+    };
+    replace_children(&controls, buttons);
+    if !running {
+        status.set_text_content(Some(&estimate));
+    }
+    let eval = app.eval.borrow();
+    match eval.as_ref() {
+        Some((m, mdl, outcomes)) if *m == method && *mdl == model && !outcomes.is_empty() => {
+            let e = answer::evaluate(outcomes);
+            let threshold = ms
+                .iter()
+                .find(|x| x.method == method.name())
+                .and_then(compare::calibrate_split)
+                .map(|c| {
+                    format!(
+                        "À comparer : un seuil de score sous {} (calibré sur les questions de rang pair) trie {} % des questions de test ; \
+                         le modèle, lui, refuse {} des {} questions sans réponse et {} des {} qui en ont une.",
+                        method.name(),
+                        (c.test_accuracy * 100.0).round(),
+                        e.correct_refusals,
+                        e.absent,
+                        e.false_refusals,
+                        e.answerable
+                    )
+                })
+                .unwrap_or_default();
+            replace_children(
+                &result,
+                [answer_view::render_evaluation(&e, outcomes, &threshold)],
+            );
+        }
+        _ => clear(&result),
+    }
+}
+
+async fn evaluate_answers(app: &Shared) {
+    let Some(key) = app.key.borrow().clone() else {
+        return;
+    };
+    let Some(method) = selected_method("eval-methode") else {
+        return;
+    };
+    let model = selected_model("eval-modele");
+    let call = Call::new();
+    *app.eval_call.borrow_mut() = Some(call.clone());
+    render_answer_eval(app);
+    let status = by_id("eval-etat");
+    let progress = E::new("progress")
+        .attr("id", "eval-progression")
+        .attr("max", &app.questions.len().to_string())
+        .build();
+    let progress: HtmlProgressElement = progress.unchecked_into();
+    by_id("eval-actions").append_child(&progress).ok();
+    let mut outcomes: Vec<AnswerOutcome> = Vec::new();
+    let mut failure = None;
+    for (i, q) in app.questions.iter().enumerate() {
+        let docs = match fiches_for_answer(app, method, &q.text) {
+            Ok(d) => d,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        match obtain_answer(app, &call, &key, &model, method, &q.text, &docs).await {
+            Ok((chat, _)) => {
+                let lab = app.lab.borrow();
+                let ids: Vec<&str> = docs.iter().map(|&d| lab.fiches()[d].id.as_str()).collect();
+                outcomes.push(AnswerOutcome {
+                    kind: q.kind,
+                    question: q.text.clone(),
+                    expected: q.expected.clone(),
+                    check: answer::check(&chat.content, &ids),
+                    answer: chat.content,
+                });
+            }
+            Err(e) => {
+                failure = Some(api::message_fr(&e));
+                break;
+            }
+        }
+        progress.set_value((i + 1) as f64);
+        status.set_text_content(Some(&format!(
+            "{} réponses sur {}",
+            i + 1,
+            app.questions.len()
+        )));
+    }
+    *app.eval_call.borrow_mut() = None;
+    let complete = failure.is_none();
+    if complete {
+        *app.eval.borrow_mut() = Some((method, model, outcomes));
+    }
+    render_answer_eval(app);
+    if let Some(message) = failure {
+        by_id("eval-etat").set_text_content(Some(&format!(
+            "Mesure interrompue : {message} Les réponses déjà obtenues sont gardées : relancer ne les repaie pas."
+        )));
     }
 }

@@ -1,5 +1,7 @@
 //! The browser boundary: everything here converts, calls the core, renders. Only on wasm32.
 
+/// The model's answer with its citations checked, and the answers' evaluation.
+pub mod answer_view;
 /// Calls to Mistral's API: fetch, retries, timeout, cancellation.
 pub mod api;
 /// The page's controller: loading, events, views.

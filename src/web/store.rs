@@ -9,11 +9,13 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
 
 const DB: &str = "rag-fiches";
-const DB_VERSION: u32 = 1;
+const DB_VERSION: u32 = 2;
 /// Fiche vectors files (safetensors bytes), by `model|fingerprint`.
 pub const FICHE_VECTORS: &str = "vecteurs-fiches";
 /// Question vectors (Float32Array), by `model|question`.
 pub const QUESTION_VECTORS: &str = "vecteurs-questions";
+/// Model answers (JSON), by `model|method|question|ids sent`: a re-run costs nothing.
+pub const ANSWERS: &str = "reponses";
 /// The localStorage entry holding the key when the learner opted in.
 pub const KEY_ENTRY: &str = "rag-fiches.cle-mistral";
 
@@ -44,7 +46,7 @@ async fn open() -> Result<IdbDatabase, JsValue> {
         let r: IdbOpenDbRequest = e.target().expect("event target").unchecked_into();
         if let Ok(db) = r.result() {
             let db: IdbDatabase = db.unchecked_into();
-            for store in [FICHE_VECTORS, QUESTION_VECTORS] {
+            for store in [FICHE_VECTORS, QUESTION_VECTORS, ANSWERS] {
                 if !db.object_store_names().contains(store) {
                     db.create_object_store(store).ok();
                 }
@@ -105,6 +107,14 @@ pub async fn get_vector(store: &str, key: &str) -> Option<Vec<f32>> {
 
 pub async fn put_vector(store: &str, key: &str, v: &[f32]) {
     put(store, key, &Float32Array::from(v).into()).await
+}
+
+pub async fn get_text(store: &str, key: &str) -> Option<String> {
+    get(store, key).await?.as_string()
+}
+
+pub async fn put_text(store: &str, key: &str, text: &str) {
+    put(store, key, &JsValue::from_str(text)).await
 }
 
 fn local() -> Option<web_sys::Storage> {

@@ -1,8 +1,12 @@
-// A local stand-in for Mistral's embeddings API, for tests without a key. It answers
-// POST /v1/embeddings with seed 001's fake embedder (MD5-hashed bag of words, 1024 dims, norm 1)
-// under the model name mistral-embed, applies CORS as the real API does (only the Authorization and
+// A local stand-in for Mistral's API, for tests without a key. It answers POST /v1/embeddings
+// with seed 001's fake embedder (MD5-hashed bag of words, 1024 dims, norm 1) under the model name
+// mistral-embed, and POST /v1/chat/completions deterministically (it cites the first fiche sent
+// that shares a word of five letters or more with the question, else answers « pas dans le
+// catalogue »; a question containing "invente" gets an invented citation, one containing
+// "morceaux" an answer as a list of chunks), applies CORS as the real API does (only the Authorization and
 // Content-Type request headers are allowed, so any other header fails the preflight), and fails on
-// demand: POST /__faults with a JSON list of faults, each used by one embeddings request:
+// demand: POST /__faults with a JSON list of faults, each used by one API request in order ({} for
+// none):
 //   {"status": 401|403|429|500|502|503, "retryAfter": "1"}  an error with a JSON error body
 //   {"html": true}        a 200 whose body is an HTML page
 //   {"malformed": true}   a 200 with truncated JSON
@@ -13,6 +17,23 @@ import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 
 export const DIM = 1024;
+
+/** The mock model's answer to a chat request, from the fiches and the question it was sent. */
+export function mockAnswer(messages) {
+  const user = messages.find((m) => m.role === 'user')?.content ?? '';
+  const at = user.lastIndexOf('\nQuestion : ');
+  const question = at < 0 ? '' : user.slice(at + '\nQuestion : '.length).trim();
+  const fiches = [...user.slice(0, Math.max(at, 0)).matchAll(/^\[([^\]\n]+)\] (.*)\n(.*)$/gm)]
+    .map((m) => ({ id: m[1], nom: m[2], texte: m[3] }));
+  if (/invente/i.test(question)) return { question, text: 'Voyez la fiche [AR-9999].', cited: 'AR-9999' };
+  const words = question.toLowerCase().match(/[a-zà-ÿœ]{5,}/g) ?? [];
+  for (const f of fiches) {
+    const text = ` ${f.nom} ${f.texte} `.toLowerCase();
+    const hit = words.find((w) => new RegExp(`[^a-zà-ÿœ]${w}[^a-zà-ÿœ]`).test(text));
+    if (hit) return { question, text: `D'après la fiche [${f.id}], ${f.nom} convient (« ${hit} »).`, cited: f.id };
+  }
+  return { question, text: 'pas dans le catalogue', cited: null };
+}
 
 /** Seed 001's fake_embed, as src/embed.rs implements it. */
 export function fakeEmbed(text, dim = DIM) {
@@ -66,7 +87,8 @@ export async function startMock(port) {
         res.writeHead(204, CORS).end();
         return;
       }
-      if (url.pathname !== '/v1/embeddings' || req.method !== 'POST') {
+      const known = ['/v1/embeddings', '/v1/chat/completions'];
+      if (!known.includes(url.pathname) || req.method !== 'POST') {
         res.writeHead(404, { ...CORS, 'content-type': 'application/json' })
           .end(JSON.stringify({ object: 'error', message: 'Not found', type: 'invalid_request', code: null }));
         return;
@@ -101,6 +123,21 @@ export async function startMock(port) {
       } catch {
         res.writeHead(400, { ...CORS, 'content-type': 'application/json' })
           .end(JSON.stringify({ object: 'error', message: 'Invalid JSON', type: 'invalid_request', code: null }));
+        return;
+      }
+      if (url.pathname === '/v1/chat/completions') {
+        const a = mockAnswer(request.messages ?? []);
+        state.log[state.log.length - 1].answer = a;
+        const content = /morceaux/i.test(a.question)
+          ? [{ type: 'text', text: a.text.slice(0, 10) }, { type: 'reference', reference_ids: [0] }, { type: 'text', text: a.text.slice(10) }]
+          : a.text;
+        const promptTokens = Math.ceil(Buffer.byteLength(body) / 4);
+        const completionTokens = Math.ceil(Buffer.byteLength(a.text) / 4);
+        res.writeHead(200, { ...CORS, 'content-type': 'application/json' }).end(JSON.stringify({
+          id: 'mock', object: 'chat.completion', model: request.model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+        }));
         return;
       }
       const inputs = request.input ?? [];
