@@ -7,6 +7,7 @@
 //!   score explanations.
 //! - [`embed`]: the `Embedder` trait and seed 001's deterministic fake embedder.
 //! - [`vectors`]: the fiche vectors file (safetensors, f16, fingerprinted metadata) and its checks.
+//! - [`npy`]: reading the seed's `vecteurs.npy` (NumPy's format), shape-checked only.
 //! - [`dense`]: cosine search over normalised vectors (method `sens`).
 //! - [`fusion`]: Reciprocal Rank Fusion, k = 60 over the top 50 of each list (method `hybride`).
 //! - [`mistral`]: Mistral's embeddings API as pure functions: request, response, errors, retry
@@ -39,5 +40,6 @@ pub mod state;
 pub mod vectors;
 
 pub mod native;
+pub mod npy;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -18,7 +18,9 @@ use super::store;
 use crate::answer::{self, AnswerOutcome};
 use crate::bm25::{Explanation, FORMULA};
 use crate::compare;
-use crate::data::{check_expected, parse_fiches, parse_questions, Question, QuestionKind};
+use crate::data::{
+    check_expected, parse_fiches, parse_questions, DataError, Question, QuestionKind,
+};
 use crate::export;
 use crate::lab::{Keyword, Lab, Method, QuestionVectors};
 use crate::measure::{Measurement, DEPTH};
@@ -44,7 +46,7 @@ struct Costs {
 
 struct App {
     lab: RefCell<Lab>,
-    questions: Vec<Question>,
+    questions: RefCell<Vec<Question>>,
     /// Measurements by method, computed when their inputs are there.
     measurements: RefCell<Vec<Measurement>>,
     key: RefCell<Option<ApiKey>>,
@@ -72,6 +74,10 @@ struct App {
     eval_call: RefCell<Option<Call>>,
     eval: RefCell<Option<(Method, String, Vec<AnswerOutcome>)>>,
     eval_confirming: Cell<bool>,
+    /// The bundled catalogue's texts, to come back to in one click.
+    bundled: (String, String),
+    /// `None` for the exercise's catalogue; the learner's files otherwise.
+    dataset: RefCell<Option<String>>,
 }
 
 type Shared = Rc<App>;
@@ -185,11 +191,11 @@ pub async fn run() {
 }
 
 async fn load() -> Result<App, String> {
-    let fiches = fetch_text("data/fiches.jsonl").await?;
-    let questions = fetch_text("data/questions.csv").await?;
-    let fiches = parse_fiches(&fiches).map_err(|e| e.to_string())?;
-    let questions = parse_questions(&questions).map_err(|e| e.to_string())?;
-    check_expected(&fiches, &questions).map_err(|e| e.to_string())?;
+    let fiches_text = fetch_text("data/fiches.jsonl").await?;
+    let questions_text = fetch_text("data/questions.csv").await?;
+    let fiches = parse_fiches(&fiches_text).map_err(|e| data_error_fr(&e))?;
+    let questions = parse_questions(&questions_text).map_err(|e| data_error_fr(&e))?;
+    check_expected(&fiches, &questions).map_err(|e| data_error_fr(&e))?;
     let lab = Lab::new(fiches);
     let measurements = Method::KEYWORD
         .iter()
@@ -200,7 +206,7 @@ async fn load() -> Result<App, String> {
         .collect();
     Ok(App {
         lab: RefCell::new(lab),
-        questions,
+        questions: RefCell::new(questions),
         measurements: RefCell::new(measurements),
         key: RefCell::new(None),
         qvectors: RefCell::new(QuestionVectors::new()),
@@ -225,6 +231,8 @@ async fn load() -> Result<App, String> {
         eval_call: RefCell::new(None),
         eval: RefCell::new(None),
         eval_confirming: Cell::new(false),
+        bundled: (fiches_text, questions_text),
+        dataset: RefCell::new(None),
     })
 }
 
@@ -291,7 +299,7 @@ fn wire(app: &Shared) {
     by_id("resume").set_text_content(Some(&format!(
         "{} fiches, {} questions dont on connaît la bonne fiche.",
         app.lab.borrow().fiches().len(),
-        app.questions.len()
+        app.questions.borrow().len()
     )));
     if api::is_test_build() {
         let banner = by_id("test-build");
@@ -301,7 +309,7 @@ fn wire(app: &Shared) {
         )));
         banner.remove_attribute("hidden").ok();
     }
-    fill_examples(&app.questions);
+    fill_examples(&app.questions.borrow());
     fill_method_choices(app);
 
     on("question", "input", app, |app| {
@@ -317,7 +325,7 @@ fn wire(app: &Shared) {
         let Ok(i) = select.value().parse::<usize>() else {
             return;
         };
-        let Some(q) = app.questions.get(i) else {
+        let Some(q) = app.questions.borrow().get(i).cloned() else {
             return;
         };
         input("question").set_value(&q.text);
@@ -368,6 +376,7 @@ fn wire(app: &Shared) {
     }
     wire_measure_lab(app);
     wire_answers(app);
+    wire_own_data(app);
 
     // The key: in memory; in localStorage only when « retenir » is ticked.
     if let Some(saved) = store::remembered_key() {
@@ -455,7 +464,11 @@ fn current_state(app: &Shared) -> ViewState {
         view: app.view.get(),
         question: (!question.trim().is_empty()).then_some(question),
         methods: app.shown.borrow().clone(),
-        set: crate::state::QuestionSet::Exercice,
+        set: if app.dataset.borrow().is_some() {
+            crate::state::QuestionSet::VosDonnees
+        } else {
+            crate::state::QuestionSet::Exercice
+        },
         compare: *app.compare.borrow(),
     }
 }
@@ -477,11 +490,17 @@ fn apply_fragment(app: &Shared) {
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default();
     let state = ViewState::from_fragment(&hash);
+    if state.set == crate::state::QuestionSet::VosDonnees && app.dataset.borrow().is_none() {
+        by_id("donnees-etat").set_text_content(Some(
+            "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
+             Chargez les mêmes fichiers pour retrouver la vue.",
+        ));
+    }
     app.view.set(state.view);
     show_view(state.view);
     if let Some(q) = &state.question {
         input("question").set_value(q);
-        let example = app.questions.iter().position(|x| &x.text == q);
+        let example = app.questions.borrow().iter().position(|x| &x.text == q);
         app.example.set(example);
         let select: HtmlSelectElement = by_id("exemples").unchecked_into();
         select.set_value(&example.map(|i| i.to_string()).unwrap_or_default());
@@ -752,7 +771,8 @@ fn download(name: &str, bytes: &[u8]) {
 /// question's embedding when a dense method needs it.
 fn render_search(app: &Shared) {
     let question = input("question").value();
-    let expected = app.example.get().and_then(|i| app.questions.get(i));
+    let questions = app.questions.borrow();
+    let expected = app.example.get().and_then(|i| questions.get(i));
     let note = by_id("attendue");
     match expected {
         Some(Question {
@@ -926,10 +946,11 @@ fn render_column(app: &Shared, method: Method, question: &str) -> Element {
             "Aucune fiche ne contient un mot de la question : toutes ont un score nul.",
         );
     }
+    let questions = app.questions.borrow();
     let expected = app
         .example
         .get()
-        .and_then(|i| app.questions.get(i))
+        .and_then(|i| questions.get(i))
         .and_then(|q| q.expected.as_deref());
     let items = visible.iter().enumerate().map(|(i, r)| {
         let fiche = &lab.fiches()[r.doc];
@@ -1320,7 +1341,7 @@ fn wire_measure_lab(app: &Shared) {
                 .get_attribute("data-question")
                 .and_then(|v| v.parse::<usize>().ok())
             {
-                let Some(q) = app.questions.get(i) else {
+                let Some(q) = app.questions.borrow().get(i).cloned() else {
                     return;
                 };
                 input("question").set_value(&q.text);
@@ -1403,8 +1424,8 @@ fn render_dense_measure(app: &Shared) {
     }
     let lab = app.lab.borrow();
     let qv = app.qvectors.borrow();
-    let missing: Vec<&Question> = app
-        .questions
+    let questions = app.questions.borrow();
+    let missing: Vec<&Question> = questions
         .iter()
         .filter(|q| !qv.contains_key(&q.text))
         .collect();
@@ -1461,7 +1482,8 @@ async fn measure_dense(app: &Shared) {
     let state = by_id("mesure-sens-etat");
     state.set_text_content(Some("Plongement des questions…"));
     let mut missing: Vec<String> = Vec::new();
-    for q in &app.questions {
+    let questions = app.questions.borrow().clone();
+    for q in &questions {
         if app.qvectors.borrow().contains_key(&q.text) {
             continue;
         }
@@ -1510,7 +1532,7 @@ async fn measure_dense(app: &Shared) {
     .map(|&m| {
         app.lab
             .borrow()
-            .measure(m, &app.questions, &app.qvectors.borrow())
+            .measure(m, &app.questions.borrow(), &app.qvectors.borrow())
     })
     .collect();
     match results {
@@ -1817,6 +1839,7 @@ fn render_answer_eval(app: &Shared) {
     let running = app.eval_call.borrow().is_some();
     let tokens: usize = app
         .questions
+        .borrow()
         .iter()
         .filter_map(|q| {
             let docs = fiches_for_answer(app, method, &q.text).ok()?;
@@ -1827,7 +1850,7 @@ fn render_answer_eval(app: &Shared) {
         .sum();
     let estimate = format!(
         "{} questions, au plus {} tokens envoyés (≈ {} $ au tarif indicatif de mistral-small, réponses en plus) ; les réponses déjà obtenues ne coûtent rien.",
-        app.questions.len(),
+        app.questions.borrow().len(),
         tokens,
         fr(answer::cost_usd(tokens as u64, 0), 4)
     );
@@ -1909,13 +1932,14 @@ async fn evaluate_answers(app: &Shared) {
     let status = by_id("eval-etat");
     let progress = E::new("progress")
         .attr("id", "eval-progression")
-        .attr("max", &app.questions.len().to_string())
+        .attr("max", &app.questions.borrow().len().to_string())
         .build();
     let progress: HtmlProgressElement = progress.unchecked_into();
     by_id("eval-actions").append_child(&progress).ok();
     let mut outcomes: Vec<AnswerOutcome> = Vec::new();
     let mut failure = None;
-    for (i, q) in app.questions.iter().enumerate() {
+    let questions = app.questions.borrow().clone();
+    for (i, q) in questions.iter().enumerate() {
         let docs = match fiches_for_answer(app, method, &q.text) {
             Ok(d) => d,
             Err(e) => {
@@ -1944,7 +1968,7 @@ async fn evaluate_answers(app: &Shared) {
         status.set_text_content(Some(&format!(
             "{} réponses sur {}",
             i + 1,
-            app.questions.len()
+            app.questions.borrow().len()
         )));
     }
     *app.eval_call.borrow_mut() = None;
@@ -1958,4 +1982,300 @@ async fn evaluate_answers(app: &Shared) {
             "Mesure interrompue : {message} Les réponses déjà obtenues sont gardées : relancer ne les repaie pas."
         )));
     }
+}
+
+/// Size limits of the learner's files, checked before anything is read.
+const MAX_FICHES_BYTES: f64 = 20.0 * 1024.0 * 1024.0;
+const MAX_QUESTIONS_BYTES: f64 = 2.0 * 1024.0 * 1024.0;
+
+/// A data error as the learner reads it: the file, the line, the field, what to do.
+fn data_error_fr(e: &DataError) -> String {
+    use crate::data::DataError as D;
+    match e {
+        D::Empty { file } => format!("{file} : le fichier est vide."),
+        D::Json { line, message } => format!("fiches.jsonl, ligne {line} : ce n'est pas un objet JSON ({message})."),
+        D::MissingField { file, line, field } => {
+            format!("{file}, ligne {line} : le champ « {field} » manque (un texte est attendu).")
+        }
+        D::EmptyField { file, line, field } => format!("{file}, ligne {line} : le champ « {field} » est vide."),
+        D::DuplicateId { id, first_line, line } => format!(
+            "fiches.jsonl, ligne {line} : l'identifiant « {id} » est déjà pris ligne {first_line} ; chaque fiche doit avoir le sien."
+        ),
+        D::BadHeader { found } => format!(
+            "questions.csv, ligne 1 : l'en-tête doit être « type;question;fiche_attendue », il est « {found} » (le séparateur est-il bien « ; » ?)."
+        ),
+        D::Csv { line, message } => {
+            let hint = if message.contains("separated by") { " Le séparateur est-il bien « ; » ?" } else { "" };
+            format!("questions.csv, ligne {line} : ligne illisible ({message}).{hint}")
+        }
+        D::UnknownKind { line, found } => format!(
+            "questions.csv, ligne {line} : le type « {found} » n'existe pas ; exacte, courante ou absente."
+        ),
+        D::ExpectedMismatch { line, kind } => match kind {
+            QuestionKind::Absente => {
+                format!("questions.csv, ligne {line} : une question absente laisse « fiche_attendue » vide.")
+            }
+            _ => format!(
+                "questions.csv, ligne {line} : « fiche_attendue » est vide ; une question {} doit nommer sa fiche.",
+                kind.as_str()
+            ),
+        },
+        D::UnknownExpected { line, id } => {
+            format!("questions.csv, ligne {line} : la fiche attendue « {id} » n'est pas dans vos fiches.")
+        }
+    }
+}
+
+async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|_| format!("{} : lecture impossible.", file.name()))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The text of a file, or where its UTF-8 breaks.
+fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        format!("{name}, ligne {line} : ce n'est pas du texte UTF-8 valide (enregistrez le fichier en UTF-8).")
+    })
+}
+
+fn show_data_errors(errors: &[String]) {
+    let list = by_id("donnees-erreurs");
+    replace_children(&list, errors.iter().map(|e| E::new("li").text(e).build()));
+}
+
+/// Loads the learner's files: fiches (.jsonl), questions (.csv), and optionally vectors
+/// (.safetensors made by this project, or the seed's .npy). Nothing leaves the browser.
+async fn load_own_files(app: &Shared, files: Vec<web_sys::File>) {
+    let mut errors: Vec<String> = Vec::new();
+    let (mut fiches, mut questions, mut vectors) = (None, None, None);
+    for f in files {
+        let name = f.name();
+        let lower = name.to_lowercase();
+        let (limit, slot) = if lower.ends_with(".jsonl") || lower.ends_with(".json") {
+            (MAX_FICHES_BYTES, &mut fiches)
+        } else if lower.ends_with(".csv") {
+            (MAX_QUESTIONS_BYTES, &mut questions)
+        } else if lower.ends_with(".safetensors") || lower.ends_with(".npy") {
+            (crate::vectors::MAX_FILE_BYTES as f64, &mut vectors)
+        } else {
+            errors.push(format!(
+                "{name} : fichier non reconnu (attendu : .jsonl, .csv, .safetensors ou .npy)."
+            ));
+            continue;
+        };
+        if f.size() > limit {
+            errors.push(format!(
+                "{name} : {} Mo, au-delà de la limite de {} Mo pour ce type de fichier : il n'a pas été lu.",
+                fr(f.size() / 1048576.0, 1),
+                fr(limit / 1048576.0, 0)
+            ));
+            continue;
+        }
+        *slot = Some(f);
+    }
+    let (Some(fiches_file), Some(questions_file)) = (fiches, questions) else {
+        if errors.is_empty() {
+            errors.push(
+                "Il faut au moins vos fiches (.jsonl) et vos questions (.csv), chargées ensemble."
+                    .into(),
+            );
+        }
+        show_data_errors(&errors);
+        return;
+    };
+    if !errors.is_empty() {
+        show_data_errors(&errors);
+        return;
+    }
+    by_id("donnees-etat").set_text_content(Some("Lecture des fichiers…"));
+    let parsed = async {
+        let fiches_text = utf8_text(&fiches_file.name(), read_file(&fiches_file).await?)?;
+        let questions_text = utf8_text(&questions_file.name(), read_file(&questions_file).await?)?;
+        let fiches = parse_fiches(&fiches_text).map_err(|e| data_error_fr(&e))?;
+        let questions = parse_questions(&questions_text).map_err(|e| data_error_fr(&e))?;
+        check_expected(&fiches, &questions).map_err(|e| data_error_fr(&e))?;
+        let set = match &vectors {
+            None => None,
+            Some(v) => {
+                let bytes = read_file(v).await?;
+                let set = if v.name().to_lowercase().ends_with(".npy") {
+                    let rows = crate::npy::read_matrix(&bytes)
+                        .map_err(|e| format!("{} : {e}", v.name()))?;
+                    VectorSet::new(mistral::MODEL, &fiches, rows)
+                        .map_err(|e| format!("{} : {}", v.name(), vectors_fr(&e)))?
+                } else {
+                    let set = VectorSet::from_safetensors(&bytes)
+                        .map_err(|e| format!("{} : {}", v.name(), vectors_fr(&e)))?;
+                    set.check_fiches(&fiches)
+                        .map_err(|e| format!("{} : {}", v.name(), vectors_fr(&e)))?;
+                    set
+                };
+                set.check_model(mistral::MODEL, mistral::DIM)
+                    .map_err(|e| format!("{} : {}", v.name(), vectors_fr(&e)))?;
+                Some((set, v.name()))
+            }
+        };
+        Ok::<_, String>((fiches, questions, set))
+    }
+    .await;
+    match parsed {
+        Err(e) => {
+            by_id("donnees-etat").set_text_content(Some(
+                "Fichiers refusés : le catalogue en cours reste chargé.",
+            ));
+            show_data_errors(&[e]);
+        }
+        Ok((fiches, questions, set)) => {
+            show_data_errors(&[]);
+            let label = format!(
+                "vos données ({}, {})",
+                fiches_file.name(),
+                questions_file.name()
+            );
+            let origin = set.as_ref().map(|(_, name)| {
+                if name.to_lowercase().ends_with(".npy") {
+                    format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
+                } else {
+                    format!("chargés depuis {name}")
+                }
+            });
+            install_dataset(
+                app,
+                fiches,
+                questions,
+                set.map(|(s, _)| s),
+                origin,
+                Some(label),
+            )
+            .await;
+        }
+    }
+}
+
+/// Replaces the catalogue and its questions: everything (search, measurements, answers, links)
+/// then works on them.
+async fn install_dataset(
+    app: &Shared,
+    fiches: Vec<crate::data::Fiche>,
+    questions: Vec<Question>,
+    vectors: Option<VectorSet>,
+    origin: Option<String>,
+    label: Option<String>,
+) {
+    let mut lab = Lab::new(fiches);
+    if let Some(v) = vectors {
+        lab.set_vectors(v).ok();
+    }
+    let measurements = Method::KEYWORD
+        .iter()
+        .filter_map(|&m| lab.measure(m, &questions, &QuestionVectors::new()).ok())
+        .collect();
+    *app.lab.borrow_mut() = lab;
+    *app.questions.borrow_mut() = questions;
+    *app.measurements.borrow_mut() = measurements;
+    *app.computed.borrow_mut() = None;
+    *app.eval.borrow_mut() = None;
+    *app.compare.borrow_mut() = None;
+    *app.grid_sort.borrow_mut() = None;
+    *app.vectors_origin.borrow_mut() = origin.unwrap_or_default();
+    app.example.set(None);
+    *app.dataset.borrow_mut() = label.clone();
+    if app.lab.borrow().vectors().is_none() {
+        load_vectors(app).await;
+    }
+    let select = by_id("exemples");
+    clear(&select);
+    select
+        .append_child(
+            &E::new("option")
+                .attr("value", "")
+                .text("— choisir une question —")
+                .build(),
+        )
+        .ok();
+    fill_examples(&app.questions.borrow());
+    input("question").set_value("");
+    by_id("reponse-resultat").set_text_content(None);
+    let (n_f, n_q) = (
+        app.lab.borrow().fiches().len(),
+        app.questions.borrow().len(),
+    );
+    let summary = match &label {
+        Some(l) => format!("{n_f} fiches, {n_q} questions : {l}."),
+        None => format!("{n_f} fiches, {n_q} questions dont on connaît la bonne fiche."),
+    };
+    by_id("resume").set_text_content(Some(&summary));
+    by_id("donnees-etat").set_text_content(Some(match label {
+        Some(_) => "Vos données sont chargées, dans ce navigateur seulement.",
+        None => "Catalogue de l'exercice.",
+    }));
+    by_id("revenir")
+        .unchecked_into::<HtmlButtonElement>()
+        .set_hidden(app.dataset.borrow().is_none());
+    render_all(app);
+    sync_url(app);
+}
+
+fn wire_own_data(app: &Shared) {
+    let pick = {
+        let app = app.clone();
+        Closure::<dyn Fn()>::new(move || {
+            let input = input("fichiers");
+            let files: Vec<web_sys::File> = input
+                .files()
+                .map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+                .unwrap_or_default();
+            input.set_value("");
+            let app = app.clone();
+            wasm_bindgen_futures::spawn_local(async move { load_own_files(&app, files).await });
+        })
+    };
+    by_id("fichiers")
+        .add_event_listener_with_callback("change", pick.as_ref().unchecked_ref())
+        .ok();
+    pick.forget();
+    let zone = by_id("depot");
+    let over = Closure::<dyn Fn(web_sys::DragEvent)>::new(|e: web_sys::DragEvent| {
+        e.prevent_default();
+        by_id("depot").class_list().add_1("survol").ok();
+    });
+    let leave = Closure::<dyn Fn()>::new(|| {
+        by_id("depot").class_list().remove_1("survol").ok();
+    });
+    let drop = {
+        let app = app.clone();
+        Closure::<dyn Fn(web_sys::DragEvent)>::new(move |e: web_sys::DragEvent| {
+            e.prevent_default();
+            by_id("depot").class_list().remove_1("survol").ok();
+            let files: Vec<web_sys::File> = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+                .unwrap_or_default();
+            let app = app.clone();
+            wasm_bindgen_futures::spawn_local(async move { load_own_files(&app, files).await });
+        })
+    };
+    zone.add_event_listener_with_callback("dragover", over.as_ref().unchecked_ref())
+        .ok();
+    zone.add_event_listener_with_callback("dragleave", leave.as_ref().unchecked_ref())
+        .ok();
+    zone.add_event_listener_with_callback("drop", drop.as_ref().unchecked_ref())
+        .ok();
+    over.forget();
+    leave.forget();
+    drop.forget();
+    on("revenir", "click", app, |app| {
+        let app = app.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let (fiches, questions) = app.bundled.clone();
+            if let (Ok(f), Ok(q)) = (parse_fiches(&fiches), parse_questions(&questions)) {
+                install_dataset(&app, f, q, None, None, None).await;
+            }
+        });
+    });
 }

@@ -71,6 +71,12 @@ export async function launch() {
  *  failed requests). Every test ends with `assert.deepEqual(problems, [])`. */
 export async function openPage(browser, url, { expectHttpErrors = false } = {}) {
   const context = await browser.newContext();
+  // Every Content-Security-Policy violation becomes a console error, which fails the test.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`securitypolicyviolation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
   const page = await context.newPage();
   const problems = [];
   const messages = [];

@@ -115,3 +115,22 @@ test('the page is usable at phone width and with the keyboard', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the Content-Security-Policy comes first and refuses injected scripts and foreign requests', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  const first = await page.evaluate(() => document.head.firstElementChild.outerHTML);
+  assert.match(first, /^<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'sha256-[A-Za-z0-9+\/=]+' 'wasm-unsafe-eval'; connect-src 'self' https:\/\/api\.mistral\.ai;/);
+  const outcome = await page.evaluate(async () => {
+    const s = document.createElement('script');
+    s.textContent = 'window.pwned = 1';
+    document.body.append(s);
+    let fetched = 'sent';
+    try { await fetch('http://127.0.0.1:9/exfiltrate'); } catch { fetched = 'blocked'; }
+    return { pwned: window.pwned ?? null, fetched };
+  });
+  assert.deepEqual(outcome, { pwned: null, fetched: 'blocked' });
+  await page.waitForTimeout(100);
+  assert.ok(problems.some((p) => /securitypolicyviolation: script-src-elem/.test(p)), problems.join('\n'));
+  assert.ok(problems.some((p) => /securitypolicyviolation: connect-src http:\/\/127\.0\.0\.1:9/.test(p)), problems.join('\n'));
+  await context.close();
+});

@@ -1,0 +1,274 @@
+//! NumPy's `.npy` format, to read the seed's `vecteurs.npy` (what `np.save` writes after the
+//! seed's Python run: a 2-D array of float64, one row per fiche). It carries no model name and no
+//! fingerprint: only its shape can be checked against the fiches.
+//!
+//! Format: magic `\x93NUMPY`, major and minor version, header length (2 bytes in version 1, 4 in
+//! versions 2 and 3), then a Python dict literal such as
+//! `{'descr': '<f8', 'fortran_order': False, 'shape': (200, 1024), }`, then the data.
+
+use std::fmt;
+
+/// Why a `.npy` file was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NpyError {
+    NotNpy,
+    Truncated {
+        expected: usize,
+        found: usize,
+    },
+    Header {
+        reason: String,
+    },
+    /// Only little-endian float32 and float64 are read.
+    Dtype {
+        found: String,
+    },
+    FortranOrder,
+    /// Only 2-D arrays (fiches × dimensions) are read.
+    Shape {
+        found: String,
+    },
+    TooLarge {
+        bytes: usize,
+        max: usize,
+    },
+}
+
+impl fmt::Display for NpyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NpyError::NotNpy => write!(f, "not a .npy file (it must start with \\x93NUMPY)"),
+            NpyError::Truncated { expected, found } => {
+                write!(
+                    f,
+                    "the .npy file holds {found} bytes of data, its header announces {expected}"
+                )
+            }
+            NpyError::Header { reason } => write!(f, "the .npy header is unreadable ({reason})"),
+            NpyError::Dtype { found } => {
+                write!(f, "values of type {found}: only little-endian float32 (<f4) and float64 (<f8) are read")
+            }
+            NpyError::FortranOrder => write!(
+                f,
+                "the array is in Fortran order: save it with np.save(…, np.ascontiguousarray(v))"
+            ),
+            NpyError::Shape { found } => {
+                write!(f, "shape {found}: expected 2 dimensions (fiches, values)")
+            }
+            NpyError::TooLarge { bytes, max } => {
+                write!(f, "file of {bytes} bytes refused: the limit is {max} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NpyError {}
+
+/// Reads a 2-D float array: its rows, as f32.
+pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
+    let max = crate::vectors::MAX_FILE_BYTES;
+    if bytes.len() > max {
+        return Err(NpyError::TooLarge {
+            bytes: bytes.len(),
+            max,
+        });
+    }
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(NpyError::NotNpy);
+    }
+    let (header_len, start): (usize, usize) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        v => {
+            return Err(NpyError::Header {
+                reason: format!("version {v}"),
+            })
+        }
+    };
+    let end = start
+        .checked_add(header_len)
+        .filter(|&e| e <= bytes.len())
+        .ok_or(NpyError::Truncated {
+            expected: start.saturating_add(header_len),
+            found: bytes.len(),
+        })?;
+    let header = std::str::from_utf8(&bytes[start..end]).map_err(|_| NpyError::Header {
+        reason: "not text".into(),
+    })?;
+    let field = |key: &str| -> Result<&str, NpyError> {
+        let at = header
+            .find(&format!("'{key}'"))
+            .ok_or_else(|| NpyError::Header {
+                reason: format!("no '{key}'"),
+            })?;
+        let rest = header[at + key.len() + 2..].trim_start();
+        rest.strip_prefix(':')
+            .map(str::trim_start)
+            .ok_or_else(|| NpyError::Header {
+                reason: format!("no value for '{key}'"),
+            })
+    };
+    let descr = field("descr")?;
+    let descr = descr.trim_start_matches(['\'', '"']);
+    let descr: String = descr
+        .chars()
+        .take_while(|c| *c != '\'' && *c != '"')
+        .collect();
+    let width = match descr.as_str() {
+        "<f4" => 4,
+        "<f8" => 8,
+        other => {
+            return Err(NpyError::Dtype {
+                found: other.to_owned(),
+            })
+        }
+    };
+    if field("fortran_order")?.starts_with("True") {
+        return Err(NpyError::FortranOrder);
+    }
+    let shape = field("shape")?;
+    let shape = shape.strip_prefix('(').ok_or_else(|| NpyError::Header {
+        reason: "shape is not a tuple".into(),
+    })?;
+    let shape = &shape[..shape.find(')').ok_or_else(|| NpyError::Header {
+        reason: "shape is not closed".into(),
+    })?];
+    let dims: Vec<usize> = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse().map_err(|_| NpyError::Shape {
+                found: format!("({shape})"),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let [rows, cols] = dims[..] else {
+        return Err(NpyError::Shape {
+            found: format!("({shape})"),
+        });
+    };
+    let expected = rows
+        .checked_mul(cols)
+        .and_then(|n| n.checked_mul(width))
+        .ok_or(NpyError::Shape {
+            found: format!("({shape})"),
+        })?;
+    let data = &bytes[end..];
+    if data.len() != expected {
+        return Err(NpyError::Truncated {
+            expected,
+            found: data.len(),
+        });
+    }
+    let values: Vec<f32> = if width == 4 {
+        data.chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    } else {
+        data.chunks_exact(8)
+            .map(|b| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) as f32)
+            .collect()
+    };
+    if cols == 0 {
+        return Ok(vec![Vec::new(); rows]);
+    }
+    Ok(values.chunks_exact(cols).map(<[f32]>::to_vec).collect())
+}
+
+/// Writes a 2-D float64 array as `np.save` does (version 1), for tests and round trips.
+pub fn write_matrix(rows: &[Vec<f32>]) -> Vec<u8> {
+    let cols = rows.first().map_or(0, Vec::len);
+    let mut header = format!(
+        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({}, {cols}), }}",
+        rows.len()
+    );
+    // Pad with spaces so that magic + version + length + header + '\n' is a multiple of 64.
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for r in rows {
+        for &x in r {
+            out.extend_from_slice(&(x as f64).to_le_bytes());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_what_numpy_writes() {
+        // np.save(f, np.array([[1.0, 2.0], [3.0, 4.5]])) byte for byte (numpy 1.26).
+        let mut bytes =
+            b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }"
+                .to_vec();
+        while bytes.len() < 127 {
+            bytes.push(b' ');
+        }
+        bytes.push(b'\n');
+        for x in [1.0f64, 2.0, 3.0, 4.5] {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        assert_eq!(
+            read_matrix(&bytes).unwrap(),
+            vec![vec![1.0, 2.0], vec![3.0, 4.5]]
+        );
+        assert_eq!(write_matrix(&[vec![1.0, 2.0], vec![3.0, 4.5]]), bytes);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read_without_panicking() {
+        let good = write_matrix(&vec![vec![0.5; 4]; 3]);
+        assert_eq!(read_matrix(b"PK\x03\x04zip").unwrap_err(), NpyError::NotNpy);
+        assert!(matches!(
+            read_matrix(&good[..good.len() - 1]),
+            Err(NpyError::Truncated { .. })
+        ));
+        let mut longer = good.clone();
+        longer.push(0);
+        assert!(matches!(
+            read_matrix(&longer),
+            Err(NpyError::Truncated { .. })
+        ));
+        // Edits the header, keeping its length (the padding absorbs the difference).
+        let edit = |from: &str, to: &str| -> Vec<u8> {
+            let header = String::from_utf8(good[10..128].to_vec()).unwrap();
+            let mut h = header.replacen(from, to, 1).trim_end().to_owned();
+            while h.len() < 117 {
+                h.push(' ');
+            }
+            h.push('\n');
+            let mut out = good[..10].to_vec();
+            out.extend_from_slice(h.as_bytes());
+            out.extend_from_slice(&good[128..]);
+            out
+        };
+        assert!(matches!(
+            read_matrix(&edit("<f8", ">f8")),
+            Err(NpyError::Dtype { .. })
+        ));
+        assert_eq!(
+            read_matrix(&edit("False", "True")).unwrap_err(),
+            NpyError::FortranOrder
+        );
+        assert!(read_matrix(&edit("(3, 4)", "(99999999999, 99999999999)")).is_err());
+        assert!(matches!(
+            read_matrix(&edit("(3, 4)", "(3, 2, 2)")),
+            Err(NpyError::Shape { .. })
+        ));
+        assert_eq!(read_matrix(&edit("<f8", "<f8")).unwrap().len(), 3);
+        for cut in 0..good.len().min(140) {
+            let _ = read_matrix(&good[..cut]);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+// « Vos données »: a learner loads a catalogue that is not the bundled one, and everything works on
+// it; bad files are refused with messages that name the line; hostile text stays text.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveDist, launch, openPage, MOCK_PORT } from './harness.mjs';
+import { startMock, fakeEmbed } from './mock-mistral.mjs';
+
+const ROOT = new URL('../../', import.meta.url);
+const HOSTILE = '<img src=x onerror=alert(1)> Vis inox </mark><script>alert(2)</script> &amp; co';
+
+/** A small hardware catalogue, generated: 24 fiches, 10 questions, nothing from the exercise. */
+function catalogue() {
+  const kinds = [['Vis à bois', 'vis pour assembler le bois'], ['Cheville nylon', 'cheville pour fixer dans la brique'],
+    ['Clou galvanisé', 'clou pour la charpente extérieure'], ['Boulon acier', 'boulon pour serrer deux pièces métalliques']];
+  const fiches = [];
+  let n = 0;
+  for (const [nom, usage] of kinds) {
+    for (const size of ['4 x 30 mm', '5 x 50 mm', '6 x 60 mm', '8 x 80 mm', '10 x 100 mm', '12 x 120 mm']) {
+      n += 1;
+      const id = `P-${String(n).padStart(3, '0')}`;
+      const texte = n === 7 ? `${HOSTILE}. Usage : ${usage}.` : `${nom}, ${size}. Usage : ${usage}. Boîte de 100.`;
+      fiches.push({ id, famille: 'Quincaillerie', nom: n === 7 ? HOSTILE : `${nom}, ${size}`, texte });
+    }
+  }
+  const questions = [
+    ['exacte', 'Vis à bois 5 x 50 mm', 'P-002'], ['exacte', 'Cheville nylon 8 x 80 mm', 'P-010'],
+    ['exacte', 'Boulon acier 12 x 120 mm', 'P-024'], ['exacte', 'Clou galvanisé 4 x 30 mm', 'P-013'],
+    ['courante', 'Fixer quelque chose dans un mur en brique', 'P-009'], ['courante', 'Assembler deux planches', 'P-001'],
+    ['courante', 'Serrer deux pièces de métal', 'P-019'], ['courante', 'Une pointe pour la charpente dehors', 'P-013'],
+    ['absente', 'Vendez-vous des perceuses ?', ''], ['absente', 'Un marteau, vous en avez ?', ''],
+  ];
+  const jsonl = fiches.map((f) => JSON.stringify(f)).join('\n') + '\n';
+  const csv = '\ufefftype;question;fiche_attendue\n' + questions.map((q) => q.join(';')).join('\n') + '\n';
+  return { fiches, jsonl, csv };
+}
+
+/** np.save of a float64 matrix. */
+function npy(rows) {
+  let header = `{'descr': '<f8', 'fortran_order': False, 'shape': (${rows.length}, ${rows[0].length}), }`;
+  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
+  header += '\n';
+  const head = Buffer.alloc(10);
+  Buffer.from('\x93NUMPY', 'latin1').copy(head, 0);
+  head[6] = 1; head[7] = 0; head.writeUInt16LE(header.length, 8);
+  const data = Buffer.alloc(rows.length * rows[0].length * 8);
+  rows.flat().forEach((x, i) => data.writeDoubleLE(x, i * 8));
+  return Buffer.concat([head, Buffer.from(header, 'latin1'), data]);
+}
+
+const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
+
+let mock;
+let browser;
+let server;
+before(async () => {
+  mock = await startMock(MOCK_PORT);
+  browser = await launch();
+  server = await serveDist({ dir: 'dist-test' });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await mock?.close();
+});
+
+test('a generated catalogue loads and is searched, measured (as the terminal measures it) and shared', async () => {
+  const { fiches, jsonl, csv } = catalogue();
+  const { page, context, problems } = await openPage(browser, server.url);
+  let dialogs = 0;
+  page.on('dialog', async (d) => { dialogs += 1; await d.dismiss(); });
+  await page.setInputFiles('#fichiers', [file('mes-fiches.jsonl', jsonl), file('mes-questions.csv', csv)]);
+  await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
+  assert.equal(await page.textContent('#resume'), '24 fiches, 10 questions : vos données (mes-fiches.jsonl, mes-questions.csv).');
+  assert.equal(await page.isVisible('#revenir'), true);
+  await page.selectOption('#exemples', await page.locator('#exemples option', { hasText: 'Vis à bois 5 x 50 mm' }).getAttribute('value'));
+  assert.equal(await page.getAttribute('.colonne[data-methode="mots"] li.resultat >> nth=0', 'data-id'), 'P-002');
+  // The hostile fiche is shown verbatim, as text.
+  await page.fill('#question', 'vis inox');
+  const hostile = page.locator('.colonne[data-methode="mots"] li.resultat[data-id="P-007"]');
+  assert.equal(await hostile.locator('.nom').textContent(), HOSTILE);
+  assert.equal(await page.locator('#app img, #app script').count(), 0);
+  assert.equal(dialogs, 0);
+  // « Mesurer » on the learner's questions gives what the terminal gives on the same files.
+  const dir = await mkdtemp(join(tmpdir(), 'vos-donnees-'));
+  await writeFile(join(dir, 'f.jsonl'), jsonl);
+  await writeFile(join(dir, 'q.csv'), csv);
+  const { stdout } = await promisify(execFile)(new URL('target/release/mesurer', ROOT).pathname,
+    ['--all', '--json', '--fiches', join(dir, 'f.jsonl'), '--questions', join(dir, 'q.csv'), '--vectors', join(dir, 'none')]);
+  const terminal = JSON.parse(stdout);
+  await page.click('#onglet-mesurer');
+  for (const m of terminal) {
+    for (const k of m.kinds) {
+      const row = page.locator(`table.comparaison[data-type="${k.type}"] tr[data-methode="${m.method}"]`);
+      assert.equal(await row.locator('.hit1').textContent(), `${k.hit1}/${k.questions}`);
+      assert.equal(await row.locator('.hit5').textContent(), `${k.hit5}/${k.questions}`);
+    }
+  }
+  assert.equal(await page.locator('table.grille tbody tr').count(), 8);
+  // A link says « vos données » but carries none of them.
+  await page.click('#copier-lien');
+  const link = await page.inputValue('#lien');
+  assert.match(link, /jeu=vos-donnees/);
+  assert.ok(!link.includes('Quincaillerie') && !link.includes('P-0'));
+  const other = await openPage(browser, link);
+  assert.match(await other.page.textContent('#donnees-etat'), /ne voyagent pas avec le lien/);
+  assert.equal(await other.page.textContent('#resume'), '200 fiches, 40 questions dont on connaît la bonne fiche.');
+  await other.context.close();
+  // Back to the exercise in one click.
+  await page.click('#revenir');
+  await page.waitForFunction(() => /^200 fiches/.test(document.querySelector('#resume').textContent));
+  assert.equal(await page.isVisible('#revenir'), false);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(other.problems, []);
+  await context.close();
+});
+
+test('the seed\'s vecteurs.npy is accepted after a shape check, and sens runs on it', async () => {
+  await mock.reset();
+  const { fiches, jsonl, csv } = catalogue();
+  const { page, context, problems } = await openPage(browser, server.url);
+  const vectors = npy(fiches.map((f) => fakeEmbed(f.texte)));
+  await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('vecteurs.npy', vectors)]);
+  await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
+  assert.match(await page.textContent('#vecteurs-etat'), /24 × 1024 \(mistral-embed\), chargés depuis vecteurs\.npy \(un \.npy ne porte pas d'empreinte : seule sa forme a été vérifiée\)/);
+  await page.fill('#cle', 'cle-vos-donnees');
+  await page.fill('#question', 'Boulon acier 12 x 120 mm');
+  await page.waitForSelector('#colonne-sens li.resultat');
+  assert.match(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), /^P-0\d\d$/);
+  // A .npy of the wrong shape is refused, naming the counts.
+  await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('v.npy', npy(fiches.slice(0, 20).map((f) => fakeEmbed(f.texte))))]);
+  await page.waitForSelector('#donnees-erreurs li');
+  assert.match(await page.textContent('#donnees-erreurs'), /v\.npy : 20 vecteurs pour 24 fiches/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('bad files are refused with the line and field, and the current catalogue stays', async () => {
+  const { jsonl, csv } = catalogue();
+  const { page, context, problems } = await openPage(browser, server.url);
+  const lines = jsonl.trim().split('\n');
+  const cases = [
+    [[file('f.jsonl', [lines[0], lines[1], '{"id": "P-999", "famille": "f", "nom": "n"}'].join('\n')), file('q.csv', csv)],
+      /fiches\.jsonl, ligne 3 : le champ « texte » manque/],
+    [[file('f.jsonl', [lines[0], lines[0]].join('\n')), file('q.csv', csv)], /ligne 2 : l'identifiant « P-001 » est déjà pris ligne 1/],
+    [[file('f.jsonl', jsonl), file('q.csv', csv.replaceAll(';', ','))], /l'en-tête doit être « type;question;fiche_attendue »/],
+    [[file('f.jsonl', jsonl), file('q.csv', csv.replace('P-002', 'P-404'))], /ligne 2 : la fiche attendue « P-404 » n'est pas dans vos fiches/],
+    [[file('f.jsonl', Buffer.concat([Buffer.from(lines[0] + '\n' + lines[1] + '\n'), Buffer.from([0xff, 0xfe]), Buffer.from('\n')])), file('q.csv', csv)],
+      /f\.jsonl, ligne 3 : ce n'est pas du texte UTF-8 valide/],
+    [[file('f.jsonl', Buffer.alloc(21 * 1024 * 1024, 0x20)), file('q.csv', csv)], /f\.jsonl : 21,0 Mo, au-delà de la limite de 20 Mo/],
+    [[file('f.jsonl', jsonl), file('q.csv', csv), file('notes.txt', 'x')], /notes\.txt : fichier non reconnu/],
+    [[file('f.jsonl', jsonl)], /Il faut au moins vos fiches \(\.jsonl\) et vos questions \(\.csv\)/],
+    [[file('f.jsonl', jsonl), file('q.csv', 'type;question;fiche_attendue\nfacile;Q;P-001\n')], /le type « facile » n'existe pas/],
+    [[file('f.jsonl', '{"id": "A", "famille": "f", "nom": "n", "texte": "   "}'), file('q.csv', csv)], /ligne 1 : le champ « texte » est vide/],
+  ];
+  for (const [files, message] of cases) {
+    await page.evaluate(() => { document.querySelector('#donnees-erreurs').textContent = ''; });
+    await page.setInputFiles('#fichiers', files);
+    await page.waitForSelector('#donnees-erreurs li');
+    assert.match(await page.textContent('#donnees-erreurs'), message);
+    assert.equal(await page.textContent('#resume'), '200 fiches, 40 questions dont on connaît la bonne fiche.');
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
