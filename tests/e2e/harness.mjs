@@ -83,8 +83,9 @@ export async function openPage(browser, url, { expectHttpErrors = false } = {}) 
   page.on('console', (msg) => {
     messages.push(msg.text());
     // In fault tests the mock's 4xx/5xx answers are the point: Chromium logs each, expected.
-    const fromMock = (msg.location()?.url ?? '').startsWith(`http://127.0.0.1:${MOCK_PORT}/`);
-    const expected = expectHttpErrors && fromMock && /Failed to load resource/.test(msg.text());
+    const mockOrigin = `http://127.0.0.1:${MOCK_PORT}`;
+    const fromMock = (msg.location()?.url ?? '').startsWith(`${mockOrigin}/`) || msg.text().includes(`${mockOrigin}/`);
+    const expected = expectHttpErrors && fromMock && /Failed to load resource|blocked by CORS policy/.test(msg.text());
     if (msg.type() === 'error' && !expected) {
       problems.push(`console.error: ${msg.text()}`);
     }
@@ -92,8 +93,9 @@ export async function openPage(browser, url, { expectHttpErrors = false } = {}) 
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('requestfailed', (req) => {
     // A newer question aborts the older request: cancellation by design, not a failure.
-    const cancelled = req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().startsWith(`http://127.0.0.1:${MOCK_PORT}/`);
-    if (!cancelled) problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
+    const toMock = req.url().startsWith(`http://127.0.0.1:${MOCK_PORT}/`);
+    const cancelled = req.failure()?.errorText === 'net::ERR_ABORTED' && toMock;
+    if (!cancelled && !(expectHttpErrors && toMock)) problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
   });
   page.on('response', (resp) => {
     const fromMock = resp.url().startsWith(`http://127.0.0.1:${MOCK_PORT}/`);

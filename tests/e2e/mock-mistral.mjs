@@ -12,6 +12,7 @@
 //   {"malformed": true}   a 200 with truncated JSON
 //   {"hang": true}        never answers (until the client gives up)
 //   {"delayMs": 1500}     answers normally, late
+//   {"nocors": true}      answers without CORS headers: the browser blocks the response
 // GET /__log lists the requests seen; POST /__reset clears faults and log.
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
@@ -107,6 +108,10 @@ export async function startMock(port) {
         const message = fault.status === 401 ? 'Unauthorized' : `Mock failure ${fault.status}`;
         res.writeHead(fault.status, headers)
           .end(JSON.stringify({ object: 'error', message, type: 'mock_error', code: String(fault.status) }));
+        return;
+      }
+      if (fault.nocors) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         return;
       }
       if (fault.html) {

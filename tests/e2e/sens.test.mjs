@@ -217,3 +217,35 @@ test('the key: remembered only when ticked, forgotten by « oublier », never re
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('more faults: 403, 429 forever without Retry-After, a CORS refusal, offline: clear French, nothing lost', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url, { expectHttpErrors: true });
+  await enterKey(page);
+  await page.fill('#question', 'joint époxy');
+  await page.waitForSelector('#colonne-sens li.resultat');
+  const calls = async () => (await mock.log()).filter((r) => r.method === 'POST').length;
+  const failWith = async (faults, question, message, attempts) => {
+    const before = await calls();
+    await mock.faults(faults);
+    await page.fill('#question', question);
+    await page.waitForSelector('#colonne-sens .erreur-api', { timeout: 20000 });
+    assert.match(await page.textContent('#colonne-sens .erreur-api'), message);
+    if (attempts !== undefined && faults.every((f) => f.status)) assert.equal(await calls() - before, attempts);
+  };
+  await failWith([{ status: 403 }], 'tuile canal', /La clé a été refusée \(HTTP 403\)/, 1);
+  await failWith(Array(4).fill({ status: 429 }), 'ardoise naturelle', /Trop de requêtes \(HTTP 429\), même après avoir attendu/, 4);
+  await failWith(Array(4).fill({ nocors: true }), 'gravier concassé', /Pas de réponse de l'API/);
+  await context.setOffline(true);
+  await page.fill('#question', 'sable de rivière');
+  await page.waitForSelector('#colonne-sens .erreur-api', { timeout: 20000 });
+  assert.match(await page.textContent('#colonne-sens .erreur-api'), /Pas de réponse de l'API \(hors ligne/);
+  await context.setOffline(false);
+  // The question answered before the faults is still known: shown again without a call.
+  const before = await calls();
+  await page.fill('#question', 'joint époxy');
+  await page.waitForSelector('#colonne-sens li.resultat');
+  assert.equal(await calls(), before);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
