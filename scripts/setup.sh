@@ -11,7 +11,6 @@ WASM_BINDGEN=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""
 TRUNK=0.21.14       # newest that builds with rustc 1.95
 WASM_PACK=0.15.1
 BINARYEN=132        # Debian's binaryen 108 writes a .wasm that fails at load: use npm's
-PLAYWRIGHT=$(node -p "require('./tests/e2e/package-lock.json').packages['node_modules/playwright-core'].version")
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -48,9 +47,19 @@ if ! wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN\b"; then
   $SUDO npm install -g --no-audit --no-fund "binaryen@$BINARYEN.0.0"
 fi
 
-installed=$(node -p "try { require('./tests/e2e/node_modules/playwright-core/package.json').version } catch { '' }")
-if [ "$installed" != "$PLAYWRIGHT" ]; then
-  say "installing playwright-core $PLAYWRIGHT for the end-to-end tests"
+# The e2e packages (playwright-core, and MiniSearch for the browser benchmark) at the lock's versions.
+stale=$(node -e "
+  const lock = require('./tests/e2e/package-lock.json').packages;
+  const out = [];
+  for (const [path, p] of Object.entries(lock)) {
+    if (!path) continue;
+    let v = '';
+    try { v = require('./tests/e2e/' + path + '/package.json').version; } catch {}
+    if (v !== p.version) out.push(path);
+  }
+  console.log(out.join(' '));")
+if [ -n "$stale" ]; then
+  say "installing the end-to-end test packages (npm ci): $stale"
   (cd tests/e2e && npm ci --no-audit --no-fund)
 fi
 say "all tools present"

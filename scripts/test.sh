@@ -28,6 +28,8 @@ ls -l dist/*.wasm
 # The test build's API origin is fixed at compile time: nothing in a URL can redirect the key.
 RAG_FICHES_TEST_API_BASE=http://127.0.0.1:8788 CARGO_TARGET_DIR=target/test-build \
   trunk build --release --dist dist-test
+# The GitHub Pages workflow's build command, as it runs there for a repository named rag-fiches.
+trunk build --release --public-url "/rag-fiches/" --dist dist-pages
 cargo build --locked --release --bins
 
 step "ring 3: end to end in headless Chromium"

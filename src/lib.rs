@@ -17,6 +17,7 @@
 //! - [`compare`]: paired wins/losses with an exact sign test; refusal-threshold calibration.
 //! - [`export`]: CSV, JSON, TREC runs and qrels (for trec_eval and ranx).
 //! - [`state`]: the page's shareable state, to and from the URL fragment.
+//! - [`synth`]: a deterministic synthetic catalogue (1k to 50k fiches) for measuring scale.
 //! - [`answer`]: the answer that cites its fiches: prompt, chat request and response, citation and
 //!   refusal checks, and their evaluation (correct and false refusals).
 //! - [`lab`]: a catalogue with its indexes and the named methods the page and terminal offer.
@@ -37,6 +38,7 @@ pub mod measure;
 pub mod mistral;
 pub mod pyfmt;
 pub mod state;
+pub mod synth;
 pub mod vectors;
 
 pub mod native;

@@ -134,3 +134,23 @@ test('the Content-Security-Policy comes first and refuses injected scripts and f
   assert.ok(problems.some((p) => /securitypolicyviolation: connect-src http:\/\/127\.0\.0\.1:9/.test(p)), problems.join('\n'));
   await context.close();
 });
+
+test('the GitHub Pages build (absolute URLs under /rag-fiches/) loads every asset and data file from there', async () => {
+  const pages = await serveDist({ dir: 'dist-pages' });
+  const { page, context, problems } = await openPage(browser, null);
+  const requested = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+  await page.goto(pages.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.fill('#question', 'joint époxy');
+  await page.waitForSelector('.colonne[data-methode="mots"] li.resultat');
+  const html = await page.content();
+  assert.match(html, /src="\/rag-fiches\/rag-fiches-[0-9a-f]+\.js"|from '\/rag-fiches\/rag-fiches-[0-9a-f]+\.js'/);
+  assert.ok(requested.some((p) => p === '/rag-fiches/data/fiches.jsonl'));
+  assert.ok(requested.some((p) => /^\/rag-fiches\/rag-fiches-[0-9a-f]+_bg\.wasm$/.test(p)));
+  assert.deepEqual(requested.filter((p) => !p.startsWith('/rag-fiches/')), []);
+  assert.deepEqual(pages.outside, []);
+  assert.deepEqual(problems, []);
+  await context.close();
+  await pages.close();
+});

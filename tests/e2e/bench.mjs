@@ -1,0 +1,81 @@
+// Browser benchmarks (prints figures; asserts nothing): the built page's wasm against MiniSearch
+// (npm) on the same synthetic catalogues and the same questions, in the same page of headless
+// Chromium; time from navigation to the first result; the wasm's size. Run after `trunk build
+// --release` and `cargo build --release --bins`:  node tests/e2e/bench.mjs [1000,10000,50000]
+import { readFile, mkdtemp, readdir } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveDist, launch } from './harness.mjs';
+
+const ROOT = new URL('../../', import.meta.url);
+const sizes = (process.argv[2] ?? '1000,10000,50000').split(',').map(Number);
+const server = await serveDist();
+const browser = await launch();
+
+const dist = new URL('dist/', ROOT);
+const wasmName = (await readdir(dist)).find((f) => f.endsWith('.wasm'));
+const wasm = await readFile(new URL(wasmName, dist));
+console.log(`wasm: ${(wasm.length / 1000).toFixed(0)} kB raw, ${(gzipSync(wasm, { level: 9 }).length / 1000).toFixed(0)} kB gzipped`);
+
+// Navigation to first result, median of 5 cold loads.
+const loads = [];
+for (let i = 0; i < 5; i++) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const t0 = Date.now();
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.fill('#question', 'joint époxy');
+  await page.waitForSelector('.colonne[data-methode="mots"] li.resultat');
+  loads.push(Date.now() - t0);
+  await context.close();
+}
+loads.sort((a, b) => a - b);
+console.log(`navigation to first result: ${loads[2]} ms (min ${loads[0]}, max ${loads[4]})`);
+
+const context = await browser.newContext({ bypassCSP: true });
+const page = await context.newPage();
+await page.goto(server.url);
+await page.waitForSelector('body[data-ready="true"]');
+await page.addScriptTag({ path: new URL('node_modules/minisearch/dist/umd/index.js', import.meta.url).pathname });
+
+console.log('\n| fiches | wasm build (parse + mots + mots+) | MiniSearch build | wasm mots / query | wasm mots+ / query | MiniSearch / query | MiniSearch / wasm mots | 40-question evaluation mots + mots+ |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const n of sizes) {
+  const dir = await mkdtemp(join(tmpdir(), `bench-${n}-`));
+  execFileSync(new URL('target/release/catalogue', ROOT).pathname, ['--fiches', String(n), '--questions', '40', '--out', dir]);
+  const fiches = await readFile(join(dir, 'fiches.jsonl'), 'utf8');
+  const questions = await readFile(join(dir, 'questions.csv'), 'utf8');
+  const r = await page.evaluate(({ fiches, questions }) => {
+    const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return { p50: s[Math.floor(s.length / 2)], p10: s[Math.floor(s.length * 0.1)], p90: s[Math.floor(s.length * 0.9)] }; };
+    const time = (f) => { const t = performance.now(); f(); return performance.now() - t; };
+    const qs = questions.trim().split('\r\n').slice(1).map((l) => l.split(';')[1]);
+    const builds = []; let lab;
+    for (let i = 0; i < 3; i++) builds.push(time(() => { lab?.free(); lab = new window.wasmBindings.LabHandle(fiches, questions); }));
+    const docs = fiches.trim().split('\n').map((l) => JSON.parse(l));
+    const msBuilds = []; let ms;
+    for (let i = 0; i < 3; i++) {
+      msBuilds.push(time(() => {
+        ms = new window.MiniSearch({ fields: ['texte'], storeFields: ['id'], idField: 'id' });
+        ms.addAll(docs);
+      }));
+    }
+    // Chromium coarsens performance.now() (about 0.1 ms): each sample times all 40 questions and
+    // is divided by 40, so the figures are per-query means, their median over 20 samples.
+    const runs = (f) => {
+      for (const q of qs) f(q);
+      return med(Array.from({ length: 20 }, () => time(() => { for (const q of qs) f(q); }) / qs.length));
+    };
+    const mots = runs((q) => lab.search('mots', q, 10));
+    const plus = runs((q) => lab.search('mots+', q, 10));
+    const mini = runs((q) => ms.search(q).slice(0, 10));
+    const evals = med(Array.from({ length: 5 }, () => time(() => { lab.measure('mots'); lab.measure('mots+'); })));
+    return { build: med(builds), msBuild: med(msBuilds), mots, plus, mini, evals };
+  }, { fiches, questions });
+  const f = (x) => (x.p50 < 1 ? `${(x.p50 * 1000).toFixed(0)} µs (${(x.p10 * 1000).toFixed(0)}–${(x.p90 * 1000).toFixed(0)})` : `${x.p50.toFixed(1)} ms (${x.p10.toFixed(1)}–${x.p90.toFixed(1)})`);
+  console.log(`| ${n} | ${f(r.build)} | ${f(r.msBuild)} | ${f(r.mots)} | ${f(r.plus)} | ${f(r.mini)} | ${(r.mini.p50 / r.mots.p50).toFixed(2)} | ${f(r.evals)} |`);
+}
+await browser.close();
+await server.close();
