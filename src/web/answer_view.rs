@@ -3,13 +3,9 @@
 
 use web_sys::Element;
 
-use super::dom::E;
+use super::dom::{fr, E};
 use crate::answer::{self, AnswerCheck, AnswerEvaluation, AnswerOutcome, Chat};
 use crate::data::Fiche;
-
-fn fr(x: f64, decimals: usize) -> String {
-    format!("{x:.decimals$}").replace('.', ",")
-}
 
 /// The answer's text, each `[ID]` a link to the fiche sent (or flagged when it was not sent).
 fn answer_text(text: &str, check: &AnswerCheck) -> Element {

@@ -12,7 +12,7 @@ use web_sys::{
 
 use super::answer_view;
 use super::api::{self, Call};
-use super::dom::{by_id, clear, highlighted, replace_children, E};
+use super::dom::{by_id, clear, fr, highlighted, replace_children, E};
 use super::measure_view as mv;
 use super::store;
 use crate::answer::{self, AnswerOutcome};
@@ -81,11 +81,6 @@ struct App {
 }
 
 type Shared = Rc<App>;
-
-/// `x` with `decimals` decimals and a French decimal comma.
-pub fn fr(x: f64, decimals: usize) -> String {
-    format!("{x:.decimals$}").replace('.', ",")
-}
 
 fn dollars(usd: f64) -> String {
     if usd == 0.0 {
@@ -291,6 +286,21 @@ fn on(id: &str, event: &str, app: &Shared, f: impl Fn(&Shared) + 'static) {
     let cb = Closure::<dyn Fn()>::new(move || f(&app));
     by_id(id)
         .add_event_listener_with_callback(event, cb.as_ref().unchecked_ref())
+        .ok();
+    cb.forget();
+}
+
+/// One click listener on `container` for the buttons inside it, which may be re-rendered.
+fn on_button(container: &Element, app: &Shared, f: impl Fn(&Shared, Element) + 'static) {
+    let app = app.clone();
+    let cb = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+        let target = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+        if let Some(Ok(Some(button))) = target.map(|t| t.closest("button")) {
+            f(&app, button);
+        }
+    });
+    container
+        .add_event_listener_with_callback("click", cb.as_ref().unchecked_ref())
         .ok();
     cb.forget();
 }
@@ -1110,16 +1120,8 @@ fn measure_section(m: &Measurement, method: Method) -> Element {
                     .text(&format!("{}s", k.kind.as_str()))
                     .build(),
                 E::new("td").text(&k.questions.to_string()).build(),
-                E::new("td")
-                    .class("hit1")
-                    .text(&format!("{}/{}", k.hit1, k.questions))
-                    .build(),
-                E::new("td")
-                    .class("hit5")
-                    .text(&format!("{}/{}", k.hit5, k.questions))
-                    .build(),
-                E::new("td").class("mrr").text(&fr(k.mrr10, 2)).build(),
             ])
+            .children(mv::stat_cells(k))
             .build()
     });
     let table = E::new("table")
@@ -1325,39 +1327,30 @@ fn render_measure(app: &Shared) {
 
 /// One listener for every control of « Mesurer » (they are re-rendered; the listener stays).
 fn wire_measure_lab(app: &Shared) {
-    let click = {
-        let app = app.clone();
-        Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
-            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+    on_button(&by_id("mesures"), app, |app, button| {
+        if let Some(name) = button.get_attribute("data-tri") {
+            *app.grid_sort.borrow_mut() = (!name.is_empty()).then_some(name);
+            render_measure(app);
+        } else if let Some(i) = button
+            .get_attribute("data-question")
+            .and_then(|v| v.parse::<usize>().ok())
+        {
+            let Some(q) = app.questions.borrow().get(i).cloned() else {
                 return;
             };
-            let Ok(Some(button)) = target.closest("button") else {
-                return;
-            };
-            if let Some(name) = button.get_attribute("data-tri") {
-                *app.grid_sort.borrow_mut() = (!name.is_empty()).then_some(name);
-                render_measure(&app);
-            } else if let Some(i) = button
-                .get_attribute("data-question")
-                .and_then(|v| v.parse::<usize>().ok())
-            {
-                let Some(q) = app.questions.borrow().get(i).cloned() else {
-                    return;
-                };
-                input("question").set_value(&q.text);
-                by_id("exemples")
-                    .unchecked_into::<HtmlSelectElement>()
-                    .set_value(&i.to_string());
-                app.example.set(Some(i));
-                app.view.set(View::Chercher);
-                show_view(View::Chercher);
-                render_search(&app);
-                sync_url(&app);
-            } else if let Some(what) = button.get_attribute("data-export") {
-                export_file(&app, &what);
-            }
-        })
-    };
+            input("question").set_value(&q.text);
+            by_id("exemples")
+                .unchecked_into::<HtmlSelectElement>()
+                .set_value(&i.to_string());
+            app.example.set(Some(i));
+            app.view.set(View::Chercher);
+            show_view(View::Chercher);
+            render_search(app);
+            sync_url(app);
+        } else if let Some(what) = button.get_attribute("data-export") {
+            export_file(app, &what);
+        }
+    });
     let change = {
         let app = app.clone();
         Closure::<dyn Fn()>::new(move || {
@@ -1373,14 +1366,9 @@ fn wire_measure_lab(app: &Shared) {
             }
         })
     };
-    let target = by_id("mesures");
-    target
-        .add_event_listener_with_callback("click", click.as_ref().unchecked_ref())
-        .ok();
-    target
+    by_id("mesures")
         .add_event_listener_with_callback("change", change.as_ref().unchecked_ref())
         .ok();
-    click.forget();
     change.forget();
 }
 
@@ -1670,40 +1658,29 @@ fn wire_answers(app: &Shared) {
         let app = app.clone();
         wasm_bindgen_futures::spawn_local(async move { answer_question(&app).await });
     });
-    let eval_click = {
-        let app = app.clone();
-        Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
-            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
-                return;
-            };
-            let Ok(Some(button)) = target.closest("button") else {
-                return;
-            };
-            match button.id().as_str() {
-                "eval-lancer" => {
-                    app.eval_confirming.set(true);
-                    render_answer_eval(&app);
-                }
-                "eval-annuler" => {
-                    app.eval_confirming.set(false);
-                    if let Some(call) = app.eval_call.borrow().as_ref() {
-                        call.cancel();
-                    }
-                    render_answer_eval(&app);
-                }
-                "eval-confirmer" => {
-                    app.eval_confirming.set(false);
-                    let app = app.clone();
-                    wasm_bindgen_futures::spawn_local(async move { evaluate_answers(&app).await });
-                }
-                _ => {}
+    on_button(
+        &by_id("mesures-reponses"),
+        app,
+        |app, button| match button.id().as_str() {
+            "eval-lancer" => {
+                app.eval_confirming.set(true);
+                render_answer_eval(app);
             }
-        })
-    };
-    by_id("mesures-reponses")
-        .add_event_listener_with_callback("click", eval_click.as_ref().unchecked_ref())
-        .ok();
-    eval_click.forget();
+            "eval-annuler" => {
+                app.eval_confirming.set(false);
+                if let Some(call) = app.eval_call.borrow().as_ref() {
+                    call.cancel();
+                }
+                render_answer_eval(app);
+            }
+            "eval-confirmer" => {
+                app.eval_confirming.set(false);
+                let app = app.clone();
+                wasm_bindgen_futures::spawn_local(async move { evaluate_answers(&app).await });
+            }
+            _ => {}
+        },
+    );
     on("eval-modele", "change", app, render_answer_eval);
     on("eval-methode", "change", app, render_answer_eval);
 }

@@ -84,6 +84,11 @@ pub fn append_text(parent: &Element, text: &str) {
     parent.append_child(&node).expect_throw("append");
 }
 
+/// `x` with `decimals` decimals and a French decimal comma (« 0,57 »).
+pub fn fr(x: f64, decimals: usize) -> String {
+    format!("{x:.decimals$}").replace('.', ",")
+}
+
 /// Removes every child of `el`.
 pub fn clear(el: &Element) {
     el.set_text_content(None);

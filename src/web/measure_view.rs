@@ -4,16 +4,11 @@
 
 use web_sys::Element;
 
-use super::dom::E;
+use super::dom::{fr, E};
 use crate::compare::{self, Paired};
 use crate::data::QuestionKind;
 use crate::lab::Method;
 use crate::measure::{KindStats, Measurement};
-
-/// `x` with `decimals` decimals and a French decimal comma.
-fn fr(x: f64, decimals: usize) -> String {
-    format!("{x:.decimals$}").replace('.', ",")
-}
 
 fn pct(x: f64) -> String {
     format!("{} %", (x * 100.0).round())
@@ -37,6 +32,21 @@ pub fn score_text(m: &Measurement, score: f64) -> String {
         Some(d) => fr(score, d),
         None => fr(score, 4),
     }
+}
+
+/// The cells hit@1, hit@5 and MRR@10 of one type, as every table shows them.
+pub fn stat_cells(k: &KindStats) -> [Element; 3] {
+    [
+        E::new("td")
+            .class("hit1")
+            .text(&format!("{}/{}", k.hit1, k.questions))
+            .build(),
+        E::new("td")
+            .class("hit5")
+            .text(&format!("{}/{}", k.hit5, k.questions))
+            .build(),
+        E::new("td").class("mrr").text(&fr(k.mrr10, 2)).build(),
+    ]
 }
 
 /// One table per answerable type: methods in rows, hit@1, hit@5, MRR@10.
@@ -71,18 +81,8 @@ pub fn comparison_tables(ms: &[Measurement]) -> Element {
                     } else {
                         ""
                     })
-                    .children([
-                        E::new("th").attr("scope", "row").text(&m.method).build(),
-                        E::new("td")
-                            .class("hit1")
-                            .text(&format!("{}/{}", k.hit1, k.questions))
-                            .build(),
-                        E::new("td")
-                            .class("hit5")
-                            .text(&format!("{}/{}", k.hit5, k.questions))
-                            .build(),
-                        E::new("td").class("mrr").text(&fr(k.mrr10, 2)).build(),
-                    ])
+                    .child(E::new("th").attr("scope", "row").text(&m.method))
+                    .children(stat_cells(k))
                     .build(),
             )
         });
