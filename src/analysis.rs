@@ -190,6 +190,29 @@ pub fn fold_accents(s: &str) -> String {
     out
 }
 
+/// Stems (then folds) `word`, remembering the result: a catalogue repeats the same few thousand
+/// words, and Snowball was most of the index build's time (measured: 1.25 s → see BENCHMARKS.md
+/// at 50k fiches). The cache is cleared past `STEM_CACHE_MAX` entries to bound its memory.
+fn stem_cached(stemmer: &Stemmer, word: &str) -> String {
+    const STEM_CACHE_MAX: usize = 200_000;
+    thread_local! {
+        static CACHE: std::cell::RefCell<std::collections::HashMap<String, String>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    CACHE.with(|c| {
+        if let Some(s) = c.borrow().get(word) {
+            return s.clone();
+        }
+        let stem = fold_accents(&stemmer.stem(word));
+        let mut c = c.borrow_mut();
+        if c.len() >= STEM_CACHE_MAX {
+            c.clear();
+        }
+        c.insert(word.to_owned(), stem.clone());
+        stem
+    })
+}
+
 fn french_terms(text: &str) -> Vec<Token> {
     let words = runs(text, char::is_alphanumeric);
     let stop = french_stop_words();
@@ -204,7 +227,7 @@ fn french_terms(text: &str) -> Vec<Token> {
         if stop.contains(&w.term) {
             continue;
         }
-        let stem = fold_accents(&stemmer.stem(&w.term));
+        let stem = stem_cached(stemmer, &w.term);
         out.push(Token { term: stem, ..w });
     }
     out
