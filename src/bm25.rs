@@ -321,6 +321,14 @@ impl Bm25Index {
 mod tests {
     use super::*;
 
+    fn ids<'a>(index: &Bm25Index, fiches: &'a [Fiche], q: &str) -> Vec<&'a str> {
+        index
+            .search(q, fiches.len())
+            .iter()
+            .map(|h| fiches[h.doc].id.as_str())
+            .collect()
+    }
+
     fn fiche(id: &str, texte: &str) -> Fiche {
         Fiche {
             id: id.into(),
@@ -358,13 +366,8 @@ mod tests {
             fiche("AR-3", "joint"),
         ];
         let index = Bm25Index::build(&fiches, Analyzer::Seed, Bm25Params::default());
-        let ids: Vec<&str> = index
-            .search("joint", 3)
-            .iter()
-            .map(|h| fiches[h.doc].id.as_str())
-            .collect();
         // String order, as Python compares str: "AR-3" > "AR-2" > "AR-10".
-        assert_eq!(ids, ["AR-3", "AR-2", "AR-10"]);
+        assert_eq!(ids(&index, &fiches, "joint"), ["AR-3", "AR-2", "AR-10"]);
     }
 
     #[test]
@@ -375,12 +378,7 @@ mod tests {
             fiche("C", "sable"),
         ];
         let index = Bm25Index::build(&fiches, Analyzer::Seed, Bm25Params::default());
-        let ids: Vec<&str> = index
-            .search("joint", 3)
-            .iter()
-            .map(|h| fiches[h.doc].id.as_str())
-            .collect();
-        assert_eq!(ids, ["B", "C", "A"]);
+        assert_eq!(ids(&index, &fiches, "joint"), ["B", "C", "A"]);
         assert_eq!(index.search("rien", 5).len(), 3);
     }
 

@@ -176,3 +176,20 @@ impl TerminalEmbedder {
         }
     }
 }
+
+/// The terminal fronts' exit: success; `--help` (an empty error) prints the usage; any other error
+/// is printed with the usage and exits with status 2, never a panic.
+pub fn finish(name: &str, usage: &str, result: Result<(), String>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) if e.is_empty() => {
+            println!("{usage}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            eprintln!("{usage}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

@@ -345,16 +345,5 @@ fn k_name(k: rag_fiches::lab::Keyword) -> &'static str {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is_empty() => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("mesurer: {e}");
-            eprintln!("{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    rag_fiches::native::finish("mesurer", USAGE, run())
 }

@@ -79,16 +79,5 @@ fn run() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is_empty() => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("vecteurs: {e}");
-            eprintln!("{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    rag_fiches::native::finish("vecteurs", USAGE, run())
 }

@@ -1183,11 +1183,12 @@ fn section(title: &str, id: &str) -> E {
         .child(E::new("h3").text(title))
 }
 
-fn method_options(ms: &[Method], selected: Method) -> Vec<Element> {
+fn method_options(ms: &[Method], selected: impl Into<Option<Method>>) -> Vec<Element> {
+    let selected = selected.into();
     ms.iter()
         .map(|m| {
             let o = E::new("option").attr("value", m.name()).text(m.name());
-            if *m == selected {
+            if Some(*m) == selected {
                 o.attr("selected", "").build()
             } else {
                 o.build()
@@ -1600,17 +1601,7 @@ fn refresh_answer_panel(app: &Shared, shown: &[Method]) {
         })
         .or_else(|| shown.iter().rev().find(|m| !m.is_dense()).copied())
         .or_else(|| shown.first().copied());
-    clear(&select);
-    for m in shown {
-        select
-            .append_child(
-                &E::new("option")
-                    .attr("value", m.name())
-                    .text(m.name())
-                    .build(),
-            )
-            .ok();
-    }
+    replace_children(&select, method_options(shown, preferred));
     if let Some(m) = preferred {
         select.set_value(m.name());
     }
@@ -1791,20 +1782,10 @@ fn render_answer_eval(app: &Shared) {
     let methods = mv::methods_of(&ms);
     let select: HtmlSelectElement = by_id("eval-methode").unchecked_into();
     let current = Method::parse(&select.value());
-    clear(&select);
-    for m in &methods {
-        select
-            .append_child(
-                &E::new("option")
-                    .attr("value", m.name())
-                    .text(m.name())
-                    .build(),
-            )
-            .ok();
-    }
     let method = current
         .filter(|m| methods.contains(m))
         .or_else(|| methods.last().copied());
+    replace_children(&select, method_options(&methods, method));
     if let Some(m) = method {
         select.set_value(m.name());
     }
