@@ -15,11 +15,10 @@
 //! digits of each, which moves a cosine by well under 1e-3, and halves the file (400 kB for 200
 //! fiches instead of 800 kB).
 
-use std::collections::HashMap;
 use std::fmt;
 
 use half::f16;
-use safetensors::tensor::{Dtype, TensorView};
+use safetensors::tensor::Dtype;
 use safetensors::SafeTensors;
 use sha2::{Digest, Sha256};
 
@@ -238,29 +237,43 @@ impl VectorSet {
         Ok(())
     }
 
-    /// The safetensors bytes (values rounded to f16).
+    /// The safetensors bytes (values rounded to f16). Written here rather than by
+    /// `safetensors::serialize`, whose metadata is a `HashMap` serialised in a random order: the
+    /// same vectors must give the same bytes, so that a committed file only changes when they do.
+    /// Keys are sorted; the header is padded with spaces to a multiple of 8 bytes, as the crate
+    /// does; the crate reads the result back (see the tests).
     pub fn to_safetensors(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(self.data.len() * 2);
+        let mut data = Vec::with_capacity(self.data.len() * 2);
         for &x in &self.data {
-            bytes.extend_from_slice(&f16::from_f32(x).to_le_bytes());
+            data.extend_from_slice(&f16::from_f32(x).to_le_bytes());
         }
         let ids = serde_json::to_string(&self.ids).unwrap_or_default();
-        let metadata: HashMap<String, String> = [
-            ("format", FORMAT.to_owned()),
-            ("version", VERSION.to_owned()),
-            ("model", self.model.clone()),
-            ("dim", self.dim.to_string()),
-            ("count", self.len().to_string()),
-            ("ids", ids),
-            ("fingerprint", self.fingerprint.clone()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-        let view = TensorView::new(Dtype::F16, vec![self.len(), self.dim], &bytes)
-            .expect("shape and byte length agree by construction");
-        safetensors::serialize([(TENSOR, view)], Some(metadata))
-            .expect("serialising an in-memory tensor cannot fail")
+        // serde_json's Map is ordered by key: the header is deterministic.
+        let header = serde_json::json!({
+            "__metadata__": {
+                "format": FORMAT,
+                "version": VERSION,
+                "model": self.model,
+                "dim": self.dim.to_string(),
+                "count": self.len().to_string(),
+                "ids": ids,
+                "fingerprint": self.fingerprint,
+            },
+            TENSOR: {
+                "dtype": "F16",
+                "shape": [self.len(), self.dim],
+                "data_offsets": [0, data.len()],
+            },
+        });
+        let mut header = header.to_string().into_bytes();
+        while header.len() % 8 != 0 {
+            header.push(b' ');
+        }
+        let mut out = Vec::with_capacity(8 + header.len() + data.len());
+        out.extend_from_slice(&(header.len() as u64).to_le_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(&data);
+        out
     }
 
     /// Reads a vectors file, checking its structure and values (not yet its catalogue: see

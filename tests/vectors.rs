@@ -32,7 +32,15 @@ fn a_vectors_file_round_trips_within_f16_precision() {
         "{}",
         bytes.len()
     );
+    assert_eq!(
+        set.to_safetensors(),
+        bytes,
+        "the same vectors give the same bytes"
+    );
     let back = VectorSet::from_safetensors(&bytes).unwrap();
+    // The safetensors crate itself reads what we wrote.
+    let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    assert_eq!(st.tensor("vectors").unwrap().shape(), [200, 1024]);
     assert_eq!(
         (back.model.as_str(), back.dim, back.len()),
         ("fake-md5-bag-of-words", 1024, 200)
