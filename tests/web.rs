@@ -2,7 +2,7 @@
 //! conversions, fetch and DOM rendering in a real Chromium.
 #![cfg(target_arch = "wasm32")]
 
-use rag_fiches::web::dom::{highlighted, E};
+use rag_fiches::web::dom::{fr, fr_int, highlighted, E};
 use rag_fiches::web::LabHandle;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -144,4 +144,12 @@ fn markup_in_texts_is_rendered_as_text_with_separate_marks() {
     assert_eq!(marks.item(0).unwrap().text_content().unwrap(), "joint");
     let built = E::new("li").text("&amp; <b>").build();
     assert_eq!(built.inner_html(), "&amp;amp; &lt;b&gt;");
+}
+
+#[wasm_bindgen_test]
+fn numbers_are_written_the_french_way() {
+    assert_eq!(fr_int(35_673), "35\u{202f}673");
+    assert_eq!(fr_int(1_000_000), "1\u{202f}000\u{202f}000");
+    assert_eq!((fr_int(0), fr_int(999)), ("0".to_owned(), "999".to_owned()));
+    assert_eq!(fr(0.5675, 2), "0,57");
 }

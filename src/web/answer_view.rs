@@ -88,8 +88,8 @@ pub fn render_answer(chat: &Chat, check: &AnswerCheck, sent: &[&Fiche], cached: 
     } else {
         format!(
             "{} tokens envoyés, {} reçus : environ {} $ (tarif indicatif de mistral-small).",
-            chat.prompt_tokens,
-            chat.completion_tokens,
+            super::dom::fr_int(chat.prompt_tokens),
+            super::dom::fr_int(chat.completion_tokens),
             fr(
                 answer::cost_usd(chat.prompt_tokens, chat.completion_tokens),
                 6

@@ -12,7 +12,7 @@ use web_sys::{
 
 use super::answer_view;
 use super::api::{self, Call};
-use super::dom::{by_id, clear, fr, highlighted, replace_children, E};
+use super::dom::{by_id, clear, fr, fr_int, highlighted, replace_children, E};
 use super::measure_view as mv;
 use super::store;
 use crate::answer::{self, AnswerOutcome};
@@ -621,13 +621,13 @@ fn render_costs(app: &Shared) {
     let total = mistral::cost_usd(c.fiches + c.questions) + answer::cost_usd(c.chat_in, c.chat_out);
     by_id("couts").set_text_content(Some(&format!(
         "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {} appel(s), réponses {} + {} tokens (≈ {}) ; total ≈ {}.",
-        c.fiches,
+        fr_int(c.fiches),
         dollars(mistral::cost_usd(c.fiches)),
-        c.questions,
+        fr_int(c.questions),
         dollars(mistral::cost_usd(c.questions)),
         c.calls,
-        c.chat_in,
-        c.chat_out,
+        fr_int(c.chat_in),
+        fr_int(c.chat_out),
         dollars(answer::cost_usd(c.chat_in, c.chat_out)),
         dollars(total)
     )));
@@ -662,7 +662,7 @@ fn render_vectors_panel(app: &Shared) {
             };
             state.set_text_content(Some(&format!(
                 "{prefix}Aucun vecteur pour ces fiches : les calculer coûte au plus {} tokens, soit au plus {}, une seule fois.",
-                tokens,
+                fr_int(tokens as u64),
                 dollars(mistral::cost_usd(tokens as u64))
             )));
             calculer.set_hidden(false);
@@ -1428,14 +1428,14 @@ fn render_dense_measure(app: &Shared) {
         format!(
             "sens et hybride : entrez votre clé Mistral ; plonger les {} questions coûte au plus {} tokens ({}).",
             missing.len(),
-            tokens,
+            fr_int(tokens as u64),
             dollars(mistral::cost_usd(tokens as u64))
         )
     } else {
         format!(
             "Plonger les {} questions restantes : au plus {} tokens ({}), en une requête.",
             missing.len(),
-            tokens,
+            fr_int(tokens as u64),
             dollars(mistral::cost_usd(tokens as u64))
         )
     };
@@ -1630,7 +1630,7 @@ fn render_prompt_preview(app: &Shared) {
                 "POST https://api.mistral.ai{} — modèle {}, température 0, environ {} tokens au plus\n\n[system]\n{}\n\n[user]\n{}",
                 answer::CHAT_PATH,
                 selected_model("reponse-modele"),
-                answer::estimate_tokens(&messages),
+                fr_int(answer::estimate_tokens(&messages) as u64),
                 messages[0].content,
                 messages[1].content
             );
@@ -1809,7 +1809,7 @@ fn render_answer_eval(app: &Shared) {
     let estimate = format!(
         "{} questions, au plus {} tokens envoyés (≈ {} $ au tarif indicatif de mistral-small, réponses en plus) ; les réponses déjà obtenues ne coûtent rien.",
         app.questions.borrow().len(),
-        tokens,
+        fr_int(tokens as u64),
         fr(answer::cost_usd(tokens as u64, 0), 4)
     );
     let buttons: Vec<Element> = if running {

@@ -89,6 +89,20 @@ pub fn fr(x: f64, decimals: usize) -> String {
     format!("{x:.decimals$}").replace('.', ",")
 }
 
+/// A whole number as French writes it, thousands separated by a narrow no-break space
+/// (« 35 673 »).
+pub fn fr_int(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{202f}');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Removes every child of `el`.
 pub fn clear(el: &Element) {
     el.set_text_content(None);

@@ -48,7 +48,7 @@ test('an answer cites its fiches as links; a refusal and an invented citation ar
   assert.equal(await page.getAttribute('a.citation', 'href'), '#source-AR-0032');
   assert.equal(await page.locator('ol.sources li').count(), 5);
   assert.equal(await page.getAttribute('ol.sources li.citee', 'id'), 'source-AR-0032');
-  assert.match(await page.textContent('.cout-reponse'), /tokens envoyés, \d+ reçus/);
+  assert.match(await page.textContent('.cout-reponse'), /tokens envoyés, [\d\u202f]+ reçus/);
   const sent = JSON.parse((await chats())[0].body);
   assert.deepEqual(Object.keys(sent), ['model', 'messages', 'temperature']);
   assert.equal(sent.temperature, 0);
@@ -80,7 +80,7 @@ test('« Mesurer les réponses »: estimate and confirmation, a 429 recovered, f
   await page.fill('#cle', KEY);
   await page.click('#onglet-mesurer');
   await page.selectOption('#eval-methode', 'mots+');
-  assert.match(await page.textContent('#eval-etat'), /40 questions, au plus \d+ tokens envoyés/);
+  assert.match(await page.textContent('#eval-etat'), /40 questions, au plus [\d\u202f]+ tokens envoyés/);
   await page.click('#eval-lancer');
   assert.equal((await chats()).length, 0, 'nothing is sent before confirmation');
   // The 6th call is refused once with 429 and Retry-After: 1, then retried.

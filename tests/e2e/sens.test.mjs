@@ -73,14 +73,14 @@ test('vectors computed in the page: estimate, progress, cost, cached, downloadab
   await mock.reset();
   const { page, context, problems, messages } = await openPage(browser, bare.url);
   assert.match(await page.textContent('#test-build'), /API est simulée/);
-  assert.match(await page.textContent('#vecteurs-etat'), /au plus 35673 tokens/);
+  assert.match(await page.textContent('#vecteurs-etat'), /au plus 35\u202f673 tokens/);
   assert.equal(await page.isDisabled('#calculer'), true, 'no key, no computing');
   await enterKey(page);
   assert.equal(await page.evaluate(() => localStorage.length), 0, 'the key stays in memory');
   await page.click('#calculer');
   await page.waitForSelector('#telecharger:not([hidden])');
   assert.match(await page.textContent('#vecteurs-etat'), /200 × 1024 \(mistral-embed\), calculés dans ce navigateur/);
-  assert.match(await page.textContent('#couts'), /vecteurs des fiches [1-9]\d* tokens/);
+  assert.match(await page.textContent('#couts'), /vecteurs des fiches [1-9][\d\u202f]* tokens/);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#telecharger')]);
   assert.equal(download.suggestedFilename(), 'vecteurs.safetensors');
   const bytes = await readFile(await download.path());
@@ -126,7 +126,7 @@ test('shipped vectors: sens and hybride searched and measured, the same as the t
   await page.waitForSelector('#colonne-sens li.resultat');
   assert.equal(await page.locator('#colonne-hybride li.resultat').count(), 5);
   await page.click('#onglet-mesurer');
-  assert.match(await page.textContent('#mesure-sens-etat'), /40 questions restantes : au plus \d+ tokens/);
+  assert.match(await page.textContent('#mesure-sens-etat'), /40 questions restantes : au plus [\d\u202f]+ tokens/);
   await page.click('#mesurer-sens');
   await page.waitForSelector('table.comparaison tr[data-methode="hybride+"]');
   // The terminal, on the same vectors and the same fake embedder, prints these figures.
