@@ -92,5 +92,53 @@ for (const n of sizes) {
   const f = (x) => (x.p50 < 1 ? `${(x.p50 * 1000).toFixed(0)} µs (${(x.p10 * 1000).toFixed(0)}–${(x.p90 * 1000).toFixed(0)})` : `${x.p50.toFixed(1)} ms (${x.p10.toFixed(1)}–${x.p90.toFixed(1)})`);
   console.log(`| ${n === 0 ? '200 (exercise)' : n} | ${f(r.build)} | ${f(r.msBuild)} | ${f(r.mots)} | ${f(r.plus)} | ${f(r.mini)} | ${(r.mini.p50 / r.mots.p50).toFixed(2)} | ${f(r.evals)} |`);
 }
+// Dense search and fusion in the page: vectors made by the terminal (fake embedder, 1024 dims, f16
+// file), served to the page, loaded through the exported API; random unit query vectors.
+console.log('\n| fiches | load vectors (parse f16 file, check) | sens top-10 / query | hybride top-10 / query |');
+console.log('|---|---|---|---|');
+for (const n of sizes.filter((x) => x > 0)) {
+  const dir = await mkdtemp(join(tmpdir(), `bench-v-${n}-`));
+  execFileSync(new URL('target/release/catalogue', ROOT).pathname, ['--fiches', String(n), '--questions', '40', '--out', dir]);
+  execFileSync(new URL('target/release/vecteurs', ROOT).pathname,
+    ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'), '--out', join(dir, 'v.safetensors')], { stdio: 'ignore' });
+  const vserver = await serveDist({ overrides: {
+    'bench/fiches.jsonl': await readFile(join(dir, 'fiches.jsonl')),
+    'bench/questions.csv': await readFile(join(dir, 'questions.csv')),
+    'bench/v.safetensors': await readFile(join(dir, 'v.safetensors')),
+  } });
+  const vpage = await context.newPage();
+  await vpage.goto(vserver.url);
+  await vpage.waitForSelector('body[data-ready="true"]');
+  const r = await vpage.evaluate(async () => {
+    const text = async (p) => (await fetch(p)).text();
+    const fiches = await text('bench/fiches.jsonl');
+    const questions = await text('bench/questions.csv');
+    const bytes = new Uint8Array(await (await fetch('bench/v.safetensors')).arrayBuffer());
+    const lab = new window.wasmBindings.LabHandle(fiches, questions);
+    const t0 = performance.now();
+    lab.loadVectors(bytes);
+    const load = performance.now() - t0;
+    const qs = questions.trim().split('\r\n').slice(1).map((l) => l.split(';')[1]);
+    let seed = 7;
+    const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 - 0.5; };
+    const vecs = qs.map(() => { const v = new Float32Array(1024).map(rand); const n = Math.hypot(...v); return v.map((x) => x / n); });
+    const per = (method) => {
+      const samples = [];
+      for (let s = 0; s < 7; s++) {
+        const t = performance.now();
+        qs.forEach((q, i) => lab.search(method, q, 10, vecs[i]));
+        samples.push((performance.now() - t) / qs.length);
+      }
+      samples.sort((a, b) => a - b);
+      return { p50: samples[3], p10: samples[0], p90: samples[6] };
+    };
+    return { load, sens: per('sens'), hybride: per('hybride') };
+  });
+  const f = (x) => (x.p50 < 1 ? `${(x.p50 * 1000).toFixed(0)} µs (${(x.p10 * 1000).toFixed(0)}–${(x.p90 * 1000).toFixed(0)})` : `${x.p50.toFixed(1)} ms (${x.p10.toFixed(1)}–${x.p90.toFixed(1)})`);
+  console.log(`| ${n} | ${r.load.toFixed(0)} ms | ${f(r.sens)} | ${f(r.hybride)} |`);
+  await vpage.close();
+  await vserver.close();
+}
+
 await browser.close();
 await server.close();
