@@ -246,16 +246,27 @@ fn dense_search_ranks_by_cosine_and_refuses_a_wrong_dimension() {
     assert!(err.to_string().contains("has not been embedded"));
 }
 
+/// Runs one of the crate's terminal programs from the crate root.
+fn run(program: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn mesurer_hybride_with_the_fake_embedder_gives_the_golden_report() {
+    let (vecteurs, mesurer) = (
+        env!("CARGO_BIN_EXE_vecteurs"),
+        env!("CARGO_BIN_EXE_mesurer"),
+    );
     let dir = std::env::temp_dir().join(format!("vecteurs-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("fake.safetensors");
-    let out = Command::new(env!("CARGO_BIN_EXE_vecteurs"))
-        .args(["--embedder", "fake", "--out", file.to_str().unwrap()])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let file = file.to_str().unwrap();
+    let out = run(vecteurs, &["--embedder", "fake", "--out", file], &[]);
     assert!(
         out.status.success(),
         "{}",
@@ -266,17 +277,11 @@ fn mesurer_hybride_with_the_fake_embedder_gives_the_golden_report() {
         ("hybride", include_str!("golden/hybride-fake.out")),
         ("hybride+", include_str!("golden/hybride-plus-fake.out")),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-            .args([
-                method,
-                "--embedder",
-                "fake",
-                "--vectors",
-                file.to_str().unwrap(),
-            ])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap();
+        let out = run(
+            mesurer,
+            &[method, "--embedder", "fake", "--vectors", file],
+            &[],
+        );
         assert!(
             out.status.success(),
             "{}",
@@ -291,34 +296,25 @@ fn mesurer_hybride_with_the_fake_embedder_gives_the_golden_report() {
         FICHES.replacen("Dosage indicatif", "Dosage conseillé", 1),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-        .args([
-            "sens",
-            "--embedder",
-            "fake",
-            "--vectors",
-            file.to_str().unwrap(),
-        ])
-        .args(["--fiches", other.to_str().unwrap()])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let args = [
+        "sens",
+        "--embedder",
+        "fake",
+        "--vectors",
+        file,
+        "--fiches",
+        other.to_str().unwrap(),
+    ];
+    let out = run(mesurer, &args, &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("made for other fiche texts"), "{err}");
     // Vectors of the fake model with the mistral embedder: refused before any call.
-    let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-        .args([
-            "sens",
-            "--embedder",
-            "mistral",
-            "--vectors",
-            file.to_str().unwrap(),
-        ])
-        .env("MISTRAL_API_KEY", "test-key")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let out = run(
+        mesurer,
+        &["sens", "--embedder", "mistral", "--vectors", file],
+        &[("MISTRAL_API_KEY", "test-key")],
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("expected \"mistral-embed\""), "{err}");
