@@ -1,26 +1,16 @@
 // The answer that cites its fiches, and the answers' evaluation, against the mock's deterministic
 // chat model (tests/e2e/mock-mistral.mjs: it cites the first fiche sharing a long word with the
 // question, else refuses).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch, openPage, MOCK_PORT } from './harness.mjs';
-import { startMock } from './mock-mistral.mjs';
+import { openPage, suite } from './harness.mjs';
 
 const KEY = 'cle-reponses-789';
 let mock;
 let browser;
 let server;
-before(async () => {
-  mock = await startMock(MOCK_PORT);
-  browser = await launch();
-  server = await serveDist({ dir: 'dist-test' });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await mock?.close();
-});
+suite((s) => ({ mock, browser, server } = s), { dir: 'dist-test', mock: true });
 
 const chats = async () => (await mock.log()).filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST');
 

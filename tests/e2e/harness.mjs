@@ -5,7 +5,9 @@ import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
+import { startMock } from './mock-mistral.mjs';
 
 export const BASE = '/rag-fiches/';
 /** The port the test build of the page (dist-test/) sends its API calls to: the mock's. */
@@ -106,4 +108,21 @@ export async function openPage(browser, url, { expectHttpErrors = false } = {}) 
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
   }
   return { page, context, problems, messages };
+}
+
+/** The usual set-up of a test file: Chromium, a build served under BASE and, with `mock`, the mock
+ *  API; `use` receives them once started; all are stopped after the file's tests. */
+export function suite(use, { dir = 'dist', mock = false } = {}) {
+  const made = {};
+  before(async () => {
+    if (mock) made.mock = await startMock(MOCK_PORT);
+    made.browser = await launch();
+    made.server = await serveDist({ dir });
+    use(made);
+  });
+  after(async () => {
+    await made.browser?.close();
+    await made.server?.close();
+    await made.mock?.close();
+  });
 }

@@ -1,20 +1,13 @@
 // « Mesurer » as a lab: the comparison, the question grid, thresholds, exports read back, and
 // shareable links that restore a state exactly and carry nothing else.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch, openPage } from './harness.mjs';
+import { openPage, suite } from './harness.mjs';
 
-let server;
 let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+let server;
+suite((s) => ({ browser, server } = s));
 
 const gridText = (page) => page.locator('table.grille').textContent();
 

@@ -1,14 +1,14 @@
 // « Vos données »: a learner loads a catalogue that is not the bundled one, and everything works on
 // it; bad files are refused with messages that name the line; hostile text stays text.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, MOCK_PORT } from './harness.mjs';
-import { startMock, fakeEmbed } from './mock-mistral.mjs';
+import { openPage, suite } from './harness.mjs';
+import { fakeEmbed } from './mock-mistral.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const HOSTILE = '<img src=x onerror=alert(1)> Vis inox </mark><script>alert(2)</script> &amp; co';
@@ -57,16 +57,7 @@ const file = (name, content) => ({ name, mimeType: 'application/octet-stream', b
 let mock;
 let browser;
 let server;
-before(async () => {
-  mock = await startMock(MOCK_PORT);
-  browser = await launch();
-  server = await serveDist({ dir: 'dist-test' });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await mock?.close();
-});
+suite((s) => ({ mock, browser, server } = s), { dir: 'dist-test', mock: true });
 
 test('a generated catalogue loads and is searched, measured (as the terminal measures it) and shared', async () => {
   const { fiches, jsonl, csv } = catalogue();

@@ -1,19 +1,12 @@
 // The built page, served under a sub-path, driven as a learner drives it.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch, openPage } from './harness.mjs';
+import { openPage, serveDist, suite } from './harness.mjs';
 
-let server;
 let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+let server;
+suite((s) => ({ browser, server } = s));
 
 test('the console watcher itself catches an error (so the other tests can fail)', async () => {
   const { page, context, problems } = await openPage(browser, server.url);
