@@ -1,6 +1,6 @@
 //! Measures how much storing the fiche vectors in f16 instead of f32 changes dense rankings, with
 //! the fake embedder over the 40 questions. Prints figures; asserts nothing.
-use rag_fiches::{data::*, embed::*, lab::*, vectors::VectorSet};
+use rag_fiches::{data::vectors::VectorSet, data::*, lab::*, search::embed::*};
 fn main() {
     let fiches = parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
     let qs = parse_questions(include_str!("../data/questions.csv")).unwrap();

@@ -6,13 +6,13 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::analysis::Analyzer;
-use crate::bm25::{Bm25Index, Bm25Params, Explanation};
+use crate::data::vectors::{VectorSet, VectorsError};
 use crate::data::{Fiche, Question};
-use crate::dense::{self, DenseError};
-use crate::fusion::{rrf, RRF_DEPTH, RRF_K};
 use crate::measure::{Measurement, DEPTH};
-use crate::vectors::{VectorSet, VectorsError};
+use crate::search::analysis::Analyzer;
+use crate::search::bm25::{Bm25Index, Bm25Params, Explanation};
+use crate::search::dense::{self, DenseError};
+use crate::search::fusion::{self, rrf, RRF_DEPTH, RRF_K};
 
 /// The keyword side of a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -67,6 +67,27 @@ impl Method {
             Method::Keyword(_) => Some(2),
             Method::Sens => Some(3),
             Method::Hybride(_) => None,
+        }
+    }
+
+    /// The name as it may appear in an element id or a file name (`mots+` → `mots-plus`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            Method::Keyword(Keyword::Mots) => "mots",
+            Method::Keyword(Keyword::MotsPlus) => "mots-plus",
+            Method::Sens => "sens",
+            Method::Hybride(Keyword::Mots) => "hybride",
+            Method::Hybride(Keyword::MotsPlus) => "hybride-plus",
+        }
+    }
+
+    /// Decimals the page shows this method's scores with: enough to tell neighbours apart
+    /// (BM25 2, cosine 3, RRF points 4: two ranks 1/(60 + r) differ in the 4th decimal).
+    pub fn display_decimals(self) -> usize {
+        match self {
+            Method::Keyword(_) => 2,
+            Method::Sens => 3,
+            Method::Hybride(_) => 4,
         }
     }
 
@@ -256,7 +277,7 @@ impl Lab {
         let dense_rank = rank_in(self.dense_search(vector, question, RRF_DEPTH)?);
         let mut points = 0.0;
         for r in [keyword_rank, dense_rank].into_iter().flatten() {
-            points += 1.0 / (RRF_K + r as f64);
+            points += fusion::points(r);
         }
         Ok(FusionExplanation {
             keyword_rank,

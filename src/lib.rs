@@ -1,47 +1,51 @@
 //! rag-fiches: a measured retrieval lab over the product fiches of the seed exercise.
 //!
-//! Module map (the core has no browser dependency; `web` is the only module that touches one):
-//! - [`data`]: the `fiches.jsonl` and `questions.csv` formats, their parsers and `DataError`.
-//! - [`analysis`]: tokenizers and analysers: the seed's exactly (`mots`), French-aware (`mots+`).
-//! - [`bm25`]: the BM25 formula (k1 = 1.5, b = 0.75), the inverted index, the seed's tie order,
-//!   score explanations.
-//! - [`embed`]: the `Embedder` trait and seed 001's deterministic fake embedder.
-//! - [`vectors`]: the fiche vectors file (safetensors, f16, fingerprinted metadata) and its checks.
-//! - [`npy`]: reading the seed's `vecteurs.npy` (NumPy's format), shape-checked only.
-//! - [`dense`]: cosine search over normalised vectors (method `sens`).
-//! - [`fusion`]: Reciprocal Rank Fusion, k = 60 over the top 50 of each list (method `hybride`).
-//! - [`mistral`]: Mistral's embeddings API as pure functions: request, response, errors, retry
-//!   policy, batches, cost, and the `ApiKey` that never prints.
-//! - [`measure`]: hit@1, hit@5, MRR@10, misses, best scores; the seed's report byte for byte.
-//! - [`pyfmt`]: Python's `round` and `repr(float)`, for that report.
-//! - [`compare`]: paired wins/losses with an exact sign test; refusal-threshold calibration.
-//! - [`export`]: CSV, JSON, TREC runs and qrels (for trec_eval and ranx).
-//! - [`state`]: the page's shareable state, to and from the URL fragment.
-//! - [`synth`]: a deterministic synthetic catalogue (1k to 50k fiches) for measuring scale.
-//! - [`answer`]: the answer that cites its fiches: prompt, chat request and response, citation and
-//!   refusal checks, and their evaluation (correct and false refusals).
-//! - [`lab`]: a catalogue with its indexes and the named methods the page and terminal offer.
-//! - [`native`]: the terminal's embedders, and its blocking HTTP client for Mistral (not on wasm32).
-//! - `web` (wasm32 only): the page: exports, fetches, DOM rendering.
+//! # Layers
+//!
+//! The core has no browser dependency and is tested natively; `web` is the only module that
+//! touches a browser, and the terminal programs (`src/bin/`) are thin fronts on the same core, so
+//! the page and the terminal print the same numbers.
+//!
+//! - [`data`]: what comes in. The seed's `fiches.jsonl` and `questions.csv` and their parsers;
+//!   [`data::vectors`] (the fiche vectors file: safetensors, f16, fingerprint), [`data::npy`] (the
+//!   seed's `vecteurs.npy`), [`data::synth`] (a synthetic catalogue for scale), [`data::intake`]
+//!   (the learner's files: kinds, size limits, checked before reading).
+//! - [`search`]: how fiches are ranked. [`search::analysis`] (the seed's analyser and the
+//!   French-aware one, highlight spans), [`search::bm25`] (formula, index, explanations),
+//!   [`search::dense`] (cosine), [`search::fusion`] (RRF), [`search::embed`] (the fake embedder).
+//! - [`lab`]: one catalogue with its indexes, and the named methods (`mots`, `mots+`, `sens`,
+//!   `hybride`, `hybride+`) both fronts offer.
+//! - [`measure`]: hit@1, hit@5, MRR@10 and the seed's report byte for byte; [`measure::compare`]
+//!   (sign test, threshold calibration), [`measure::export`] (CSV, JSON, TREC), [`measure::pyfmt`].
+//! - [`mistral`]: Mistral's API as pure functions: the key that never prints, embeddings, errors,
+//!   the retry policy, batches, costs; [`mistral::chat`] for chat completions.
+//! - [`answer`]: the answer that cites its fiches: prompt, citation and refusal checks, evaluation.
+//! - [`link`]: the page's shareable state, to and from the URL fragment (never the key, never data).
+//! - [`fr`]: every sentence a learner reads that the core can write: French numbers, labels of
+//!   methods and question types, and the French message of every error variant.
+//! - [`cli`]: the terminal's embedders and its blocking HTTP client for Mistral (native only).
+//! - `web` (wasm32 only): the page, as state → view: one `State` changed by `update(Msg)`, one
+//!   module per panel, async tasks tagged with the catalogue's epoch.
+//!
+//! # Glossary
+//!
+//! French for what learners read, English for the rest. A few French domain words stay in code
+//! because they are the exercise's own names:
+//! - `fiche`: a product sheet of the catalogue (`id`, `famille`, `nom`, `texte`).
+//! - `mots`, `mots+`: keyword search (the seed's BM25; BM25 with French analysis).
+//! - `sens`: meaning-based search (cosine between mistral-embed vectors).
+//! - `hybride`, `hybride+`: RRF fusion of `mots` (or `mots+`) with `sens`.
+//! - `exacte`, `courante`, `absente`: the question types — an exact reference, an everyday
+//!   question, a question the catalogue cannot answer.
 
-pub mod analysis;
 pub mod answer;
-pub mod bm25;
-pub mod compare;
+pub mod cli;
 pub mod data;
-pub mod dense;
-pub mod embed;
-pub mod export;
-pub mod fusion;
+pub mod fr;
 pub mod lab;
+pub mod link;
 pub mod measure;
 pub mod mistral;
-pub mod pyfmt;
-pub mod state;
-pub mod synth;
-pub mod vectors;
-
-pub mod native;
-pub mod npy;
+pub mod search;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

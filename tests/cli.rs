@@ -148,7 +148,7 @@ fn trec_files_read_back_give_the_measured_mrr() {
         let expected = (m.kinds[0].mrr10 * 15.0 + m.kinds[1].mrr10 * 20.0) / 35.0;
         let run = std::fs::read_to_string(dir.join(file)).unwrap();
         assert_eq!(run.lines().count(), 400, "ten lines per question");
-        let mrr = rag_fiches::export::mrr_from_trec(&qrels, &run).unwrap();
+        let mrr = rag_fiches::measure::export::mrr_from_trec(&qrels, &run).unwrap();
         assert!(
             (mrr - expected).abs() < 1e-12,
             "{file}: {mrr} vs {expected}"

@@ -3,12 +3,12 @@
 //! produce NaN. The same targets run under cargo-fuzz (`fuzz/`) for longer campaigns.
 #![cfg(not(target_arch = "wasm32"))]
 
-use rag_fiches::analysis::Analyzer;
+use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{parse_fiches, parse_questions, Fiche};
-use rag_fiches::embed::{Embedder, FakeEmbedder};
-use rag_fiches::fusion::rrf;
 use rag_fiches::lab::{Keyword, Lab, Method, QuestionVectors};
-use rag_fiches::vectors::VectorSet;
+use rag_fiches::search::analysis::Analyzer;
+use rag_fiches::search::embed::{Embedder, FakeEmbedder};
+use rag_fiches::search::fusion::rrf;
 
 /// xorshift64*: deterministic, so a failure names its seed and can be replayed.
 struct Rng(u64);
@@ -97,14 +97,14 @@ fn vectors_and_npy_readers_survive_mutated_files() {
     let safetensors = VectorSet::new("m", &fiches, rows.clone())
         .unwrap()
         .to_safetensors();
-    let npy = rag_fiches::npy::write_matrix(&rows);
+    let npy = rag_fiches::data::npy::write_matrix(&rows);
     for s in 1..=RUNS {
         let mut rng = Rng(s);
         if let Ok(set) = VectorSet::from_safetensors(&mutate(&mut rng, &safetensors)) {
             assert!(set.data.iter().all(|x| x.is_finite()), "seed {s}");
             let _ = set.check_fiches(&fiches);
         }
-        if let Ok(rows) = rag_fiches::npy::read_matrix(&mutate(&mut rng, &npy)) {
+        if let Ok(rows) = rag_fiches::data::npy::read_matrix(&mutate(&mut rng, &npy)) {
             let _ = VectorSet::new("m", &fiches, rows);
         }
     }
@@ -222,8 +222,9 @@ fn degenerate_catalogues_measure_without_nan() {
                 .iter()
                 .flat_map(|q| &q.top)
                 .all(|t| t.1.is_finite()));
-            let calibration =
-                rag_fiches::compare::calibrate(&rag_fiches::compare::best_scores(&measured));
+            let calibration = rag_fiches::measure::compare::calibrate(
+                &rag_fiches::measure::compare::best_scores(&measured),
+            );
             assert!(calibration.is_some_and(|c| c.threshold.is_finite()));
         }
     }

@@ -3,10 +3,10 @@
 
 use std::process::Command;
 
+use rag_fiches::data::vectors::{fingerprint, VectorSet, VectorsError};
 use rag_fiches::data::{parse_fiches, parse_questions, Fiche};
-use rag_fiches::embed::{Embedder, FakeEmbedder};
 use rag_fiches::lab::{Keyword, Lab, Method, QuestionVectors};
-use rag_fiches::vectors::{fingerprint, VectorSet, VectorsError};
+use rag_fiches::search::embed::{Embedder, FakeEmbedder};
 
 const FICHES: &str = include_str!("../data/fiches.jsonl");
 const QUESTIONS: &str = include_str!("../data/questions.csv");

@@ -87,12 +87,12 @@ fn bad_input_throws_an_error_naming_the_line_not_a_panic() {
 
 #[wasm_bindgen_test]
 fn sens_and_hybride_run_in_the_browser_on_a_vectors_file() {
-    use rag_fiches::embed::{Embedder, FakeEmbedder};
+    use rag_fiches::search::embed::{Embedder, FakeEmbedder};
     let fiches = rag_fiches::data::parse_fiches(FICHES).unwrap();
     let e = FakeEmbedder::new(1024);
     let texts: Vec<&str> = fiches.iter().map(|f| f.texte.as_str()).collect();
-    let set =
-        rag_fiches::vectors::VectorSet::new("mistral-embed", &fiches, e.embed(&texts)).unwrap();
+    let set = rag_fiches::data::vectors::VectorSet::new("mistral-embed", &fiches, e.embed(&texts))
+        .unwrap();
     let mut lab = LabHandle::new(FICHES, QUESTIONS).unwrap();
     lab.load_vectors(&set.to_safetensors()).unwrap();
     let q = e.embed(&["Joint époxy"]).remove(0);
@@ -108,8 +108,8 @@ fn sens_and_hybride_run_in_the_browser_on_a_vectors_file() {
     let mut other = fiches.clone();
     other[3].texte.push('!');
     let texts: Vec<&str> = other.iter().map(|f| f.texte.as_str()).collect();
-    let wrong =
-        rag_fiches::vectors::VectorSet::new("mistral-embed", &other, e.embed(&texts)).unwrap();
+    let wrong = rag_fiches::data::vectors::VectorSet::new("mistral-embed", &other, e.embed(&texts))
+        .unwrap();
     let err = match lab.load_vectors(&wrong.to_safetensors()) {
         Err(e) => JsValue::from(e),
         Ok(()) => panic!("vectors of other fiches must be refused"),

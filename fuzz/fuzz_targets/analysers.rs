@@ -1,7 +1,7 @@
 #![no_main]
 //! Both analysers: spans always inside the text, on character boundaries.
 use libfuzzer_sys::fuzz_target;
-use rag_fiches::analysis::Analyzer;
+use rag_fiches::search::analysis::Analyzer;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -6,7 +6,7 @@ fuzz_target!(|data: &[u8]| {
     let half = data.len() / 2;
     let a: Vec<usize> = data[..half].iter().map(|&b| b as usize).collect();
     let b: Vec<usize> = data[half..].iter().map(|&b| b as usize % 64).collect();
-    let fused = rag_fiches::fusion::rrf(&[&a, &b], 60.0, 50);
+    let fused = rag_fiches::search::fusion::rrf(&[&a, &b], 60.0, 50);
     let mut seen = std::collections::HashSet::new();
     for w in fused.windows(2) {
         assert!(w[0].1 >= w[1].1);

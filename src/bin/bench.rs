@@ -9,13 +9,13 @@
 use std::time::Instant;
 
 use half::f16;
+use rag_fiches::data::synth;
+use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{parse_fiches, parse_questions};
-use rag_fiches::dense::dot;
-use rag_fiches::embed::{Embedder, FakeEmbedder};
-use rag_fiches::fusion::rrf;
 use rag_fiches::lab::{Lab, Method, QuestionVectors};
-use rag_fiches::synth;
-use rag_fiches::vectors::VectorSet;
+use rag_fiches::search::dense::dot;
+use rag_fiches::search::embed::{Embedder, FakeEmbedder};
+use rag_fiches::search::fusion::rrf;
 
 const DIM: usize = 1024;
 
@@ -94,16 +94,16 @@ fn main() {
     for &n in &sizes {
         let (fiches, questions) = synth::catalogue(&bundled, n, 40, 1);
         let build_mots = time(3, || {
-            rag_fiches::bm25::Bm25Index::build(
+            rag_fiches::search::bm25::Bm25Index::build(
                 &fiches,
-                rag_fiches::analysis::Analyzer::Seed,
+                rag_fiches::search::analysis::Analyzer::Seed,
                 Default::default(),
             )
         });
         let build_plus = time(3, || {
-            rag_fiches::bm25::Bm25Index::build(
+            rag_fiches::search::bm25::Bm25Index::build(
                 &fiches,
-                rag_fiches::analysis::Analyzer::French,
+                rag_fiches::search::analysis::Analyzer::French,
                 Default::default(),
             )
         });

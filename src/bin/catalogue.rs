@@ -23,17 +23,17 @@ fn run() -> Result<(), String> {
     let out = out.ok_or("--out DIR is required")?;
     let bundled = rag_fiches::data::parse_fiches(include_str!("../../data/fiches.jsonl"))
         .map_err(|e| e.to_string())?;
-    let (fiches, questions) = rag_fiches::synth::catalogue(&bundled, n, m, seed);
+    let (fiches, questions) = rag_fiches::data::synth::catalogue(&bundled, n, m, seed);
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {out}: {e}"))?;
     let dir = std::path::Path::new(&out);
     std::fs::write(
         dir.join("fiches.jsonl"),
-        rag_fiches::synth::to_jsonl(&fiches),
+        rag_fiches::data::synth::to_jsonl(&fiches),
     )
     .map_err(|e| e.to_string())?;
     std::fs::write(
         dir.join("questions.csv"),
-        rag_fiches::synth::to_csv(&questions),
+        rag_fiches::data::synth::to_csv(&questions),
     )
     .map_err(|e| e.to_string())?;
     println!("{out}: {n} fiches, {m} questions (seed {seed})");

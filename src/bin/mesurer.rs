@@ -11,15 +11,15 @@
 
 use std::process::ExitCode;
 
-use rag_fiches::bm25::{Explanation, FORMULA};
-use rag_fiches::compare;
+use rag_fiches::cli::TerminalEmbedder;
+use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche, QuestionKind};
-use rag_fiches::export;
 use rag_fiches::lab::{Lab, Method, QuestionVectors};
+use rag_fiches::measure::compare;
+use rag_fiches::measure::export;
 use rag_fiches::measure::{show_score, Measurement};
 use rag_fiches::mistral;
-use rag_fiches::native::TerminalEmbedder;
-use rag_fiches::vectors::VectorSet;
+use rag_fiches::search::bm25::{Explanation, FORMULA};
 
 const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
                 [--embedder mistral|fake] [--vectors PATH]
@@ -345,5 +345,5 @@ fn k_name(k: rag_fiches::lab::Keyword) -> &'static str {
 }
 
 fn main() -> ExitCode {
-    rag_fiches::native::finish("mesurer", USAGE, run())
+    rag_fiches::cli::finish("mesurer", USAGE, run())
 }

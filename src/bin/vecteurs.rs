@@ -7,10 +7,10 @@
 
 use std::process::ExitCode;
 
+use rag_fiches::cli::TerminalEmbedder;
 use rag_fiches::data::parse_fiches;
+use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::mistral;
-use rag_fiches::native::TerminalEmbedder;
-use rag_fiches::vectors::VectorSet;
 
 const USAGE: &str = "usage: vecteurs [--embedder mistral|fake] [--fiches PATH] [--out PATH]
 
@@ -79,5 +79,5 @@ fn run() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    rag_fiches::native::finish("vecteurs", USAGE, run())
+    rag_fiches::cli::finish("vecteurs", USAGE, run())
 }

@@ -16,17 +16,17 @@ use super::dom::{by_id, clear, fr, fr_int, highlighted, replace_children, E};
 use super::measure_view as mv;
 use super::store;
 use crate::answer::{self, AnswerOutcome};
-use crate::bm25::{Explanation, FORMULA};
-use crate::compare;
+use crate::data::vectors::{VectorSet, VectorsError};
 use crate::data::{
     check_expected, parse_fiches, parse_questions, DataError, Question, QuestionKind,
 };
-use crate::export;
 use crate::lab::{Keyword, Lab, Method, QuestionVectors};
+use crate::link::{View, ViewState};
+use crate::measure::compare;
+use crate::measure::export;
 use crate::measure::{Measurement, DEPTH};
 use crate::mistral::{self, ApiKey};
-use crate::state::{View, ViewState};
-use crate::vectors::{VectorSet, VectorsError};
+use crate::search::bm25::{Explanation, FORMULA};
 
 /// Results shown per method for a question.
 const SHOWN: usize = 5;
@@ -233,7 +233,7 @@ async fn load() -> Result<App, String> {
 
 /// Shipped vectors (named by `data/manifeste.json`), else vectors this browser computed before.
 async fn load_vectors(app: &Shared) {
-    let fingerprint = crate::vectors::fingerprint(app.lab.borrow().fiches());
+    let fingerprint = crate::data::vectors::fingerprint(app.lab.borrow().fiches());
     let manifest: Manifest = match fetch_text("data/manifeste.json").await {
         Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
         Err(_) => Manifest::default(),
@@ -475,9 +475,9 @@ fn current_state(app: &Shared) -> ViewState {
         question: (!question.trim().is_empty()).then_some(question),
         methods: app.shown.borrow().clone(),
         set: if app.dataset.borrow().is_some() {
-            crate::state::QuestionSet::VosDonnees
+            crate::link::QuestionSet::VosDonnees
         } else {
-            crate::state::QuestionSet::Exercice
+            crate::link::QuestionSet::Exercice
         },
         compare: *app.compare.borrow(),
     }
@@ -500,7 +500,7 @@ fn apply_fragment(app: &Shared) {
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default();
     let state = ViewState::from_fragment(&hash);
-    if state.set == crate::state::QuestionSet::VosDonnees && app.dataset.borrow().is_none() {
+    if state.set == crate::link::QuestionSet::VosDonnees && app.dataset.borrow().is_none() {
         by_id("donnees-etat").set_text_content(Some(
             "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
              Chargez les mêmes fichiers pour retrouver la vue.",
@@ -737,7 +737,7 @@ async fn compute_vectors(app: &Shared) {
                     let key = format!(
                         "{}|{}",
                         mistral::MODEL,
-                        crate::vectors::fingerprint(&fiches)
+                        crate::data::vectors::fingerprint(&fiches)
                     );
                     store::put_bytes(store::FICHE_VECTORS, &key, &bytes).await;
                     *app.computed.borrow_mut() = Some(bytes);
@@ -2018,7 +2018,7 @@ async fn load_own_files(app: &Shared, files: Vec<web_sys::File>) {
         } else if lower.ends_with(".csv") {
             (MAX_QUESTIONS_BYTES, &mut questions)
         } else if lower.ends_with(".safetensors") || lower.ends_with(".npy") {
-            (crate::vectors::MAX_FILE_BYTES as f64, &mut vectors)
+            (crate::data::vectors::MAX_FILE_BYTES as f64, &mut vectors)
         } else {
             errors.push(format!(
                 "{name} : fichier non reconnu (attendu : .jsonl, .csv, .safetensors ou .npy)."
@@ -2061,7 +2061,7 @@ async fn load_own_files(app: &Shared, files: Vec<web_sys::File>) {
             Some(v) => {
                 let bytes = read_file(v).await?;
                 let set = if v.name().to_lowercase().ends_with(".npy") {
-                    let rows = crate::npy::read_matrix(&bytes)
+                    let rows = crate::data::npy::read_matrix(&bytes)
                         .map_err(|e| format!("{} : {e}", v.name()))?;
                     VectorSet::new(mistral::MODEL, &fiches, rows)
                         .map_err(|e| format!("{} : {}", v.name(), vectors_fr(&e)))?

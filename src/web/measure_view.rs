@@ -5,9 +5,9 @@
 use web_sys::Element;
 
 use super::dom::{fr, E};
-use crate::compare::{self, Paired};
 use crate::data::QuestionKind;
 use crate::lab::Method;
+use crate::measure::compare::{self, Paired};
 use crate::measure::{KindStats, Measurement};
 
 fn pct(x: f64) -> String {

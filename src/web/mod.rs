@@ -16,9 +16,9 @@ pub mod store;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::data::vectors::VectorSet;
 use crate::data::{check_expected, parse_fiches, parse_questions, Question};
 use crate::lab::{Lab, Method, QuestionVectors};
-use crate::vectors::VectorSet;
 
 /// Starts the page when the module loads (Trunk's loader calls it).
 #[wasm_bindgen(start)]

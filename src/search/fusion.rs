@@ -15,6 +15,11 @@ pub const RRF_K: f64 = 60.0;
 /// How many results of each list are fused. Default 50 (the seed's).
 pub const RRF_DEPTH: usize = 50;
 
+/// The points one list gives a fiche it ranks at `rank` (from 1): `1 / (RRF_K + rank)`.
+pub fn points(rank: usize) -> f64 {
+    1.0 / (RRF_K + rank as f64)
+}
+
 /// Fuses ranked lists of fiche numbers; returns `(fiche, points)`, best first.
 pub fn rrf(lists: &[&[usize]], k: f64, depth: usize) -> Vec<(usize, f64)> {
     let mut order: Vec<usize> = Vec::new();
@@ -74,7 +79,13 @@ mod tests {
         let fused = rrf(&[&[4, 8, 15], &[15, 16, 4]], RRF_K, RRF_DEPTH);
         let ids: Vec<usize> = fused.iter().map(|f| f.0).collect();
         assert_eq!(ids, [4, 15, 8, 16]);
-        assert_eq!(crate::pyfmt::repr(fused[0].1), "0.032266458495966696");
-        assert_eq!(crate::pyfmt::repr(fused[2].1), "0.016129032258064516");
+        assert_eq!(
+            crate::measure::pyfmt::repr(fused[0].1),
+            "0.032266458495966696"
+        );
+        assert_eq!(
+            crate::measure::pyfmt::repr(fused[2].1),
+            "0.016129032258064516"
+        );
     }
 }

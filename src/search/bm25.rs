@@ -18,8 +18,8 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::Analyzer;
 use crate::data::Fiche;
+use crate::search::analysis::Analyzer;
 
 /// The two BM25 tunables.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -66,7 +66,7 @@ impl std::error::Error for NpyError {}
 
 /// Reads a 2-D float array: its rows, as f32.
 pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
-    let max = crate::vectors::MAX_FILE_BYTES;
+    let max = crate::data::vectors::MAX_FILE_BYTES;
     if bytes.len() > max {
         return Err(NpyError::TooLarge {
             bytes: bytes.len(),

@@ -2,6 +2,11 @@
 //! batching within the API's limits, cost, and the retry policy. The page (through `fetch`) and the
 //! terminal (through `ureq`) send the bytes; everything they decide comes from here.
 
+/// The keys under which the page caches what cost money (vectors, answers).
+pub mod cache;
+/// Chat completions: request, response in string or chunks, models and their cost.
+pub mod chat;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -478,7 +483,7 @@ mod tests {
 
     #[test]
     fn the_seed_fiches_cost_under_half_a_cent() {
-        let fiches = crate::data::parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
+        let fiches = crate::data::parse_fiches(include_str!("../../data/fiches.jsonl")).unwrap();
         let tokens: usize = fiches.iter().map(|f| estimate_tokens(&f.texte)).sum();
         assert_eq!(tokens, 35_673);
         assert!(cost_usd(tokens as u64) < 0.004);

@@ -5,10 +5,10 @@
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::Duration;
 
-use crate::embed::{Embedder, FakeEmbedder};
 use crate::mistral;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::mistral::{ApiError, ApiKey, Attempt, Next};
+use crate::search::embed::{Embedder, FakeEmbedder};
 
 /// Where requests go: Mistral's API, unless `RAG_FICHES_API_BASE` names another origin (the tests'
 /// local mock). The variable is read by the terminal only; the page's origin is a constant.

@@ -4,7 +4,7 @@
 //! Ranking: higher score first; equal scores keep catalogue order (a stable sort, where the seed's
 //! `np.argsort(-s)` leaves ties unspecified).
 
-use crate::vectors::VectorSet;
+use crate::data::vectors::VectorSet;
 
 /// Why a question's vector cannot be compared with the fiches'.
 #[derive(Debug, Clone, PartialEq)]

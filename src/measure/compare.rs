@@ -210,9 +210,9 @@ mod tests {
 
     #[test]
     fn seed_mots_has_no_separating_threshold() {
-        let fiches = crate::data::parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
+        let fiches = crate::data::parse_fiches(include_str!("../../data/fiches.jsonl")).unwrap();
         let questions =
-            crate::data::parse_questions(include_str!("../data/questions.csv")).unwrap();
+            crate::data::parse_questions(include_str!("../../data/questions.csv")).unwrap();
         let lab = crate::lab::Lab::new(fiches);
         let m = lab.measure_keyword(crate::lab::Keyword::Mots, &questions);
         let all = calibrate(&best_scores(&m)).unwrap();

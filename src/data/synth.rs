@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn same_seed_same_catalogue_in_the_seed_formats() {
-        let bundled = parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
+        let bundled = parse_fiches(include_str!("../../data/fiches.jsonl")).unwrap();
         let (f1, q1) = catalogue(&bundled, 1000, 40, 7);
         let (f2, q2) = catalogue(&bundled, 1000, 40, 7);
         assert_eq!((&f1, &q1), (&f2, &q2));

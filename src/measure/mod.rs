@@ -10,10 +10,16 @@
 //! For `absente` questions the interesting figure is the best score, compared with the best scores
 //! of answerable questions: the seed shows that no threshold separates them.
 
+/// Paired wins and losses with an exact sign test; refusal-threshold calibration.
+pub mod compare;
+/// CSV, JSON, TREC runs and qrels (for trec_eval and ranx).
+pub mod export;
+/// Python's `round` and `repr(float)`, for the seed's report byte for byte.
+pub mod pyfmt;
+
 use serde::Serialize;
 
 use crate::data::{Question, QuestionKind};
-use crate::pyfmt;
 
 /// A score as the seed prints it: rounded to `decimals` (if any), in Python's `repr`.
 pub fn show_score(score: f64, decimals: Option<usize>) -> String {

@@ -60,6 +60,26 @@ impl Analyzer {
         words.into_iter().map(|t| (t.start, t.end)).collect()
     }
 
+    /// The byte spans of `text` whose terms are among `query_terms`, in order, at most `cap` of
+    /// them: what the page wraps in `<mark>`. The cap bounds the work and the DOM for a giant
+    /// fiche that repeats a query word (one span per occurrence otherwise).
+    pub fn highlight_spans(
+        self,
+        text: &str,
+        query_terms: &std::collections::HashSet<String>,
+        cap: usize,
+    ) -> Vec<(usize, usize)> {
+        if query_terms.is_empty() {
+            return Vec::new();
+        }
+        self.analyze(text)
+            .into_iter()
+            .filter(|t| query_terms.contains(&t.term))
+            .map(|t| (t.start, t.end))
+            .take(cap)
+            .collect()
+    }
+
     /// A one-line description of the steps, shown beside an explanation.
     pub fn describe(self) -> &'static str {
         match self {

@@ -6,6 +6,15 @@
 //! trailing newline, blank lines, a UTF-8 BOM). Every error names the line and the field, so a
 //! learner editing a file by hand can find the mistake.
 
+/// What the learner gives the page: file kinds, size limits, checked before reading.
+pub mod intake;
+/// NumPy's `.npy` format (the seed's `vecteurs.npy`), shape-checked only.
+pub mod npy;
+/// A deterministic synthetic catalogue (1k to 50k fiches) for measuring scale.
+pub mod synth;
+/// The fiche vectors file: safetensors, f16, fingerprinted metadata, and its checks.
+pub mod vectors;
+
 use std::collections::HashSet;
 use std::fmt;
 
@@ -312,8 +321,8 @@ mod tests {
 
     #[test]
     fn reads_the_seed_files() {
-        let fiches = parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
-        let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
+        let fiches = parse_fiches(include_str!("../../data/fiches.jsonl")).unwrap();
+        let questions = parse_questions(include_str!("../../data/questions.csv")).unwrap();
         assert_eq!(fiches.len(), 200);
         assert_eq!(questions.len(), 40);
         let count = |k| questions.iter().filter(|q| q.kind == k).count();

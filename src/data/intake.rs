@@ -1,0 +1,203 @@
+//! The learner's own files, sorted before anything is read: which file is the fiches, which the
+//! questions, which the vectors, by name; each checked against its size limit from the size the
+//! browser reports, so that a file too large is refused without being read into memory.
+
+use crate::data::vectors::MAX_FILE_BYTES;
+
+/// `fiches.jsonl` at most this large (the bundled one is 70 kB; 50k synthetic fiches are 17 MB).
+pub const MAX_FICHES_BYTES: u64 = 20 << 20;
+/// `questions.csv` at most this large (the bundled one is 3 kB).
+pub const MAX_QUESTIONS_BYTES: u64 = 2 << 20;
+
+/// What a file is, from its name's extension (case-insensitive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `.jsonl` (or `.json`): the fiches.
+    Fiches,
+    /// `.csv`: the questions.
+    Questions,
+    /// `.safetensors`: a vectors file made by this project (fingerprinted).
+    Vectors,
+    /// `.npy`: the seed's `vecteurs.npy` (shape-checked only).
+    Npy,
+}
+
+impl FileKind {
+    /// The kind of a file named `name`, or `None` for a name the lab does not read.
+    pub fn of(name: &str) -> Option<FileKind> {
+        let lower = name.to_lowercase();
+        let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
+        match ext {
+            "jsonl" | "json" => Some(FileKind::Fiches),
+            "csv" => Some(FileKind::Questions),
+            "safetensors" => Some(FileKind::Vectors),
+            "npy" => Some(FileKind::Npy),
+            _ => None,
+        }
+    }
+
+    /// The largest file of this kind the lab reads, in bytes.
+    pub fn max_bytes(self) -> u64 {
+        match self {
+            FileKind::Fiches => MAX_FICHES_BYTES,
+            FileKind::Questions => MAX_QUESTIONS_BYTES,
+            FileKind::Vectors | FileKind::Npy => MAX_FILE_BYTES as u64,
+        }
+    }
+}
+
+/// Why a set of files cannot be loaded, before any of them is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntakeError {
+    /// A file whose name says nothing the lab reads.
+    Unrecognised { name: String },
+    /// A file over its kind's limit.
+    TooLarge { name: String, bytes: u64, max: u64 },
+    /// Two files of one kind: which one was meant is not guessed.
+    Twice { first: String, second: String },
+    /// The fiches or the questions are missing (both are needed, together).
+    Missing { fiches: bool, questions: bool },
+    /// A file that is not UTF-8 text: `line` holds the first invalid byte.
+    NotUtf8 { name: String, line: usize },
+}
+
+/// The files chosen, by index into the list given to [`sort_files`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    pub fiches: usize,
+    pub questions: usize,
+    /// A vectors file (`.safetensors` or `.npy`), if one was given.
+    pub vectors: Option<(usize, FileKind)>,
+}
+
+/// Sorts `files` (name, size in bytes) into fiches, questions and vectors; every problem found is
+/// returned, not just the first.
+pub fn sort_files(files: &[(String, u64)]) -> Result<Selection, Vec<IntakeError>> {
+    let mut errors = Vec::new();
+    let mut fiches: Option<(usize, FileKind)> = None;
+    let mut questions: Option<(usize, FileKind)> = None;
+    let mut vectors: Option<(usize, FileKind)> = None;
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        let Some(kind) = FileKind::of(name) else {
+            errors.push(IntakeError::Unrecognised { name: name.clone() });
+            continue;
+        };
+        if *bytes > kind.max_bytes() {
+            errors.push(IntakeError::TooLarge {
+                name: name.clone(),
+                bytes: *bytes,
+                max: kind.max_bytes(),
+            });
+            continue;
+        }
+        let slot = match kind {
+            FileKind::Fiches => &mut fiches,
+            FileKind::Questions => &mut questions,
+            FileKind::Vectors | FileKind::Npy => &mut vectors,
+        };
+        match slot {
+            Some((first, _)) => errors.push(IntakeError::Twice {
+                first: files[*first].0.clone(),
+                second: name.clone(),
+            }),
+            None => *slot = Some((i, kind)),
+        }
+    }
+    if errors.is_empty() && (fiches.is_none() || questions.is_none()) {
+        errors.push(IntakeError::Missing {
+            fiches: fiches.is_none(),
+            questions: questions.is_none(),
+        });
+    }
+    match (fiches, questions) {
+        (Some((f, _)), Some((q, _))) if errors.is_empty() => Ok(Selection {
+            fiches: f,
+            questions: q,
+            vectors,
+        }),
+        _ => Err(errors),
+    }
+}
+
+/// The text of a file, or the line of its first byte that is not UTF-8.
+pub fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, IntakeError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        IntakeError::NotUtf8 {
+            name: name.to_owned(),
+            line,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[(&str, u64)]) -> Vec<(String, u64)> {
+        list.iter().map(|(n, b)| (n.to_string(), *b)).collect()
+    }
+
+    #[test]
+    fn sorts_files_by_extension_whatever_their_case() {
+        let s = sort_files(&files(&[
+            ("Q.CSV", 10),
+            ("mes-fiches.JSONL", 10),
+            ("v.npy", 10),
+        ]))
+        .unwrap();
+        assert_eq!(s.fiches, 1);
+        assert_eq!(s.questions, 0);
+        assert_eq!(s.vectors, Some((2, FileKind::Npy)));
+    }
+
+    #[test]
+    fn refuses_unknown_too_large_doubled_and_missing_files_all_at_once() {
+        let e = sort_files(&files(&[
+            ("notes.txt", 1),
+            ("a.jsonl", MAX_FICHES_BYTES + 1),
+            ("q.csv", 1),
+            ("r.csv", 1),
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            e,
+            vec![
+                IntakeError::Unrecognised {
+                    name: "notes.txt".into()
+                },
+                IntakeError::TooLarge {
+                    name: "a.jsonl".into(),
+                    bytes: MAX_FICHES_BYTES + 1,
+                    max: MAX_FICHES_BYTES
+                },
+                IntakeError::Twice {
+                    first: "q.csv".into(),
+                    second: "r.csv".into()
+                },
+            ]
+        );
+        assert_eq!(
+            sort_files(&files(&[("q.csv", 1)])).unwrap_err(),
+            vec![IntakeError::Missing {
+                fiches: true,
+                questions: false
+            }]
+        );
+        assert!(FileKind::of("sans-extension").is_none());
+    }
+
+    #[test]
+    fn names_the_line_of_the_first_byte_that_is_not_utf8() {
+        let bytes = b"ok\nok\nbad \xff here\n".to_vec();
+        assert_eq!(
+            utf8_text("f.jsonl", bytes),
+            Err(IntakeError::NotUtf8 {
+                name: "f.jsonl".into(),
+                line: 3
+            })
+        );
+        assert_eq!(utf8_text("f", b"fine".to_vec()).unwrap(), "fine");
+    }
+}

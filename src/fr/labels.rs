@@ -1,0 +1,103 @@
+//! What the page calls methods, question types and measurements.
+
+use crate::data::QuestionKind;
+use crate::lab::FusionExplanation;
+use crate::lab::{Keyword, Method};
+use crate::measure::compare::Paired;
+use crate::search::fusion::{RRF_DEPTH, RRF_K};
+
+use super::decimal;
+
+/// A method's name and what it is, as a column or a section is titled.
+pub fn method_title(m: Method) -> &'static str {
+    match m {
+        Method::Keyword(Keyword::Mots) => "mots — le BM25 du sujet",
+        Method::Keyword(Keyword::MotsPlus) => "mots+ — BM25 en français",
+        Method::Sens => "sens — plongements mistral-embed",
+        Method::Hybride(Keyword::Mots) => "hybride — fusion RRF de mots et sens",
+        Method::Hybride(Keyword::MotsPlus) => "hybride+ — fusion RRF de mots+ et sens",
+    }
+}
+
+/// A question type in the plural, as a table or a group is titled.
+pub fn kind_title(kind: QuestionKind) -> &'static str {
+    match kind {
+        QuestionKind::Exacte => "Questions exactes",
+        QuestionKind::Courante => "Questions courantes",
+        QuestionKind::Absente => "Questions sans réponse",
+    }
+}
+
+/// The lines that explain a fused score: each list's contribution `1/(k + rang)`, then the total,
+/// from the same constants the fusion uses.
+pub fn fusion_lines(keyword: Keyword, e: &FusionExplanation) -> Vec<String> {
+    let k = RRF_K as usize;
+    let part = |name: &str, rank: Option<usize>| match rank {
+        Some(rank) => format!(
+            "{name} : rang {rank} → 1/({k} + {rank}) = {}",
+            decimal(crate::search::fusion::points(rank), 5)
+        ),
+        None => format!("{name} : absente des {RRF_DEPTH} premières → 0"),
+    };
+    vec![
+        part(Method::Keyword(keyword).name(), e.keyword_rank),
+        part(Method::Sens.name(), e.dense_rank),
+        format!(
+            "total : {} (constante k = {k}, {RRF_DEPTH} premières de chaque liste)",
+            decimal(e.points, 5)
+        ),
+    ]
+}
+
+/// What a paired comparison establishes, in words a learner understands.
+pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> String {
+    let n = p.wins + p.losses + p.ties;
+    let base = format!(
+        "Sur {n} questions {}s : {a} place la bonne fiche plus haut que {b} {} fois, plus bas {} fois, au même rang {} fois.",
+        kind.as_str(),
+        p.wins,
+        p.losses,
+        p.ties
+    );
+    let verdict = if p.wins + p.losses == 0 {
+        "Aucune différence : rien à tester.".to_owned()
+    } else if p.p_value < 0.05 {
+        format!(
+            "Test du signe : p = {}. Un écart aussi net n'arriverait qu'une fois sur {} par hasard : l'avantage est établi sur ces questions — pas forcément sur d'autres.",
+            decimal(p.p_value, 3),
+            (1.0 / p.p_value).floor()
+        )
+    } else {
+        format!(
+            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : rien n'est établi ; il faudrait plus de questions pour conclure.",
+            decimal(p.p_value, 2),
+            p.wins + p.losses
+        )
+    };
+    format!("{base} {verdict}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fusion_lines_use_the_fusion_constants() {
+        let e = FusionExplanation {
+            keyword_rank: Some(2),
+            dense_rank: None,
+            points: 1.0 / 62.0,
+        };
+        let lines = fusion_lines(Keyword::MotsPlus, &e);
+        assert_eq!(lines[0], "mots+ : rang 2 → 1/(60 + 2) = 0,01613");
+        assert_eq!(lines[1], "sens : absente des 50 premières → 0");
+        assert!(lines[2].starts_with("total : 0,01613 (constante k = 60, 50 premières"));
+    }
+
+    #[test]
+    fn every_method_has_a_title_starting_with_its_name() {
+        for m in Method::ALL {
+            assert!(method_title(m).starts_with(&format!("{} — ", m.name())));
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! French for the learner: numbers written the French way, the labels of methods and question
+//! types, and the French message of every error a learner can meet. The page and its tests read
+//! them from here, so that wording and typography are checked natively, in one place.
+
+/// The labels of methods, question types and measurements.
+pub mod labels;
+/// One French sentence per error variant, by exhaustive match: a new variant does not compile
+/// until it has its sentence.
+pub mod messages;
+
+/// A narrow no-break space (U+202F): before « ; ! ? % », inside « », between thousands.
+pub const NNBSP: char = '\u{202f}';
+
+/// `x` with `decimals` decimals and a French decimal comma (« 0,57 »).
+pub fn decimal(x: f64, decimals: usize) -> String {
+    format!("{x:.decimals$}").replace('.', ",")
+}
+
+/// A whole number as French writes it, thousands separated by a narrow no-break space
+/// (« 35 673 »).
+pub fn int(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(NNBSP);
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A share as a rounded percentage (« 95 % », with a narrow no-break space).
+pub fn percent(x: f64) -> String {
+    format!("{}{NNBSP}%", (x * 100.0).round())
+}
+
+/// US dollars with six decimals (embedding costs are tiny), « 0 $ » for nothing.
+pub fn dollars(usd: f64) -> String {
+    if usd == 0.0 {
+        format!("0{NNBSP}$")
+    } else {
+        format!("{}{NNBSP}$", decimal(usd, 6))
+    }
+}
+
+/// `n` and the word agreed with it: « 1 appel », « 2 appels », « 0 appel » (French singular for
+/// 0 and 1).
+pub fn count(n: u64, singular: &str, plural: &str) -> String {
+    format!("{} {}", int(n), if n <= 1 { singular } else { plural })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_the_french_way() {
+        assert_eq!(decimal(0.5675, 2), "0,57");
+        assert_eq!(int(35_673), "35\u{202f}673");
+        assert_eq!(int(999), "999");
+        assert_eq!(int(1_000_000), "1\u{202f}000\u{202f}000");
+        assert_eq!(percent(0.95), "95\u{202f}%");
+        assert_eq!(dollars(0.0), "0\u{202f}$");
+        assert_eq!(dollars(0.0036), "0,003600\u{202f}$");
+        assert_eq!(count(1, "appel", "appels"), "1 appel");
+        assert_eq!(count(0, "appel", "appels"), "0 appel");
+        assert_eq!(count(2, "appel", "appels"), "2 appels");
+    }
+}
