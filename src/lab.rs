@@ -311,6 +311,7 @@ impl Lab {
     }
 
     /// A keyword method measured on `questions` (it cannot fail).
+    #[allow(clippy::expect_used)] // `measure` fails only for want of vectors, which keywords never need
     pub fn measure_keyword(&self, keyword: Keyword, questions: &[Question]) -> Measurement {
         self.measure(Method::Keyword(keyword), questions, &QuestionVectors::new())
             .expect("keyword methods need no vectors")

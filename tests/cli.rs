@@ -1,4 +1,7 @@
 //! Native ring: the `mesurer` terminal front, run as a learner runs it.
+
+// Test code: a failed expectation stops the test, which is how it reports.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::process::Command;

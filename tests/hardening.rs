@@ -1,6 +1,9 @@
 //! Native ring: hostile and degenerate inputs. Every parser, analyser and the fusion run on a few
 //! thousand seeded inputs (mutations of real files and random bytes) and must neither panic nor
 //! produce NaN. The same targets run under cargo-fuzz (`fuzz/`) for longer campaigns.
+
+// Test code: a failed expectation stops the test, which is how it reports.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(not(target_arch = "wasm32"))]
 
 use rag_fiches::data::vectors::VectorSet;

@@ -1,4 +1,7 @@
 //! Native ring: the vectors file, dense search and fusion, with the fake embedder (no key).
+
+// Test code: a failed expectation stops the test, which is how it reports.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::process::Command;

@@ -1,8 +1,12 @@
 //! Browser ring (`wasm-pack test --headless --chrome -- --test web`): the exported API, serde
 //! conversions, fetch and DOM rendering in a real Chromium.
+
+// Test code: a failed expectation stops the test, which is how it reports.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(target_arch = "wasm32")]
 
-use rag_fiches::web::dom::{fr, fr_int, highlighted, E};
+use rag_fiches::fr::{decimal as fr, int as fr_int};
+use rag_fiches::web::dom::{highlighted, E};
 use rag_fiches::web::LabHandle;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;

@@ -32,6 +32,7 @@ struct ChatRequest<'a> {
 }
 
 /// The JSON body of a chat request, at temperature 0 (the same question gives the same answer).
+#[allow(clippy::expect_used)] // serialising strings and a float cannot fail
 pub fn chat_request(model: &str, messages: &[Message]) -> String {
     serde_json::to_string(&ChatRequest {
         model,

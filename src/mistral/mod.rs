@@ -39,9 +39,15 @@ impl ApiKey {
         (!key.is_empty()).then(|| ApiKey(key.to_owned()))
     }
 
-    /// The `Authorization` header's value. The only way to read the key.
+    /// The `Authorization` header's value.
     pub fn bearer(&self) -> String {
         format!("Bearer {}", self.0)
+    }
+
+    /// The key itself, for the one place it may be written: the browser's storage, when the
+    /// learner ticks « retenir sur cet appareil ». Never for a message, a URL or a log.
+    pub fn secret(&self) -> &str {
+        &self.0
     }
 }
 
@@ -64,6 +70,7 @@ pub struct EmbeddingRequest<'a> {
 }
 
 /// The JSON body of an embeddings request.
+#[allow(clippy::expect_used)] // serialising a list of strings cannot fail
 pub fn embedding_request(texts: &[&str]) -> String {
     serde_json::to_string(&EmbeddingRequest {
         model: MODEL,
