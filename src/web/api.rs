@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
-use crate::answer;
+use crate::mistral::chat::{self, Chat, Message};
 use crate::mistral::{self, ApiError, ApiKey, Attempt, Embeddings, Next};
 
 /// Where requests go. A build-time setting only (the end-to-end tests build a copy of the page
@@ -166,34 +166,14 @@ pub async fn chat(
     call: &Call,
     key: &ApiKey,
     model: &str,
-    messages: &[answer::Message],
-) -> Result<answer::Chat, ApiError> {
+    messages: &[Message],
+) -> Result<Chat, ApiError> {
     let text = post(
         call,
         key,
-        answer::CHAT_PATH,
-        &answer::chat_request(model, messages),
+        chat::CHAT_PATH,
+        &chat::chat_request(model, messages),
     )
     .await?;
-    answer::parse_chat(&text)
-}
-
-/// What the learner reads when a call fails.
-pub fn message_fr(e: &ApiError) -> String {
-    match e {
-        ApiError::KeyRefused { status } => {
-            format!("La clé a été refusée (HTTP {status}) : vérifiez-la, ou créez-en une autre sur console.mistral.ai.")
-        }
-        ApiError::RateLimited => "Trop de requêtes (HTTP 429), même après avoir attendu : réessayez dans une minute.".into(),
-        ApiError::Server { status } => {
-            format!("Le service de Mistral est en panne (HTTP {status}) après plusieurs essais : réessayez plus tard.")
-        }
-        ApiError::Rejected { status, message } => format!("La requête a été refusée (HTTP {status}) : {message}"),
-        ApiError::Network { .. } => {
-            "Pas de réponse de l'API (hors ligne, ou requête bloquée par le navigateur) : vérifiez la connexion.".into()
-        }
-        ApiError::Timeout => "L'API n'a pas répondu à temps, après plusieurs essais.".into(),
-        ApiError::Malformed { detail } => format!("La réponse de l'API n'est pas celle attendue ({detail})."),
-        ApiError::Cancelled => "Annulé.".into(),
-    }
+    chat::parse_chat(&text)
 }

@@ -1,19 +1,32 @@
-//! Building DOM nodes from Rust: text goes in as text nodes only, never as markup.
+//! Building DOM nodes from Rust: text goes in as text nodes only, never as markup. Nothing here
+//! panics: a DOM call that fails (it cannot, for the constant tags and attributes this crate uses)
+//! leaves the node as it was.
 
-use wasm_bindgen::prelude::*;
-use web_sys::{Document, Element, Node};
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, HtmlInputElement, Node};
 
+/// The page's document. [`super::start`] runs nothing when there is none, so every later call
+/// finds it.
+#[allow(clippy::expect_used)]
 pub fn document() -> Document {
     web_sys::window()
         .and_then(|w| w.document())
-        .expect_throw("rag-fiches runs in a page with a document")
+        .expect("start() runs the page only in a window with a document")
 }
 
-/// The element with id `id`, which `www/index.html` must provide.
+/// The element with id `id`. Every id of [`super::ids::IN_PAGE`] is checked at start-up; an id
+/// that is absent later (a panel's own element not rendered yet) gives a detached element, so
+/// that writing to it is harmless.
 pub fn by_id(id: &str) -> Element {
-    document()
-        .get_element_by_id(id)
-        .unwrap_or_else(|| wasm_bindgen::throw_str(&format!("index.html lacks #{id}")))
+    let doc = document();
+    doc.get_element_by_id(id)
+        .or_else(|| doc.create_element("div").ok())
+        .unwrap_or_else(|| doc.unchecked_into())
+}
+
+/// An `<input>` by id (see [`by_id`]).
+pub fn input(id: &str) -> HtmlInputElement {
+    by_id(id).unchecked_into()
 }
 
 /// An element under construction. Every string it is given becomes text, attribute or class:
@@ -23,30 +36,38 @@ pub struct E(Element);
 impl E {
     /// A new element; `tag` is a constant of this crate, always a valid name.
     pub fn new(tag: &str) -> E {
-        E(document()
+        let doc = document();
+        E(doc
             .create_element(tag)
-            .expect_throw("valid tag name"))
+            .or_else(|_| doc.create_element("span"))
+            .unwrap_or_else(|_| doc.unchecked_into()))
     }
 
     /// A new SVG element (`svg`, `rect`, `circle`, `line`, `text`…), built node by node too.
     pub fn svg(tag: &str) -> E {
-        E(document()
+        let doc = document();
+        E(doc
             .create_element_ns(Some("http://www.w3.org/2000/svg"), tag)
-            .expect_throw("valid SVG tag name"))
+            .or_else(|_| doc.create_element("span"))
+            .unwrap_or_else(|_| doc.unchecked_into()))
     }
 
     /// Sets the `class` attribute (works for HTML and SVG elements alike).
     pub fn class(self, class: &str) -> E {
-        self.0
-            .set_attribute("class", class)
-            .expect_throw("class attribute");
+        self.0.set_attribute("class", class).ok();
         self
     }
 
     pub fn attr(self, name: &str, value: &str) -> E {
-        self.0
-            .set_attribute(name, value)
-            .expect_throw("valid attribute name");
+        self.0.set_attribute(name, value).ok();
+        self
+    }
+
+    /// Sets the boolean attribute `name` when `on`.
+    pub fn flag(self, name: &str, on: bool) -> E {
+        if on {
+            self.0.set_attribute(name, "").ok();
+        }
         self
     }
 
@@ -57,13 +78,13 @@ impl E {
     }
 
     pub fn child(self, child: impl AsRef<Node>) -> E {
-        self.0.append_child(child.as_ref()).expect_throw("append");
+        self.0.append_child(child.as_ref()).ok();
         self
     }
 
     pub fn children(self, children: impl IntoIterator<Item = Element>) -> E {
         for c in children {
-            self.0.append_child(&c).expect_throw("append");
+            self.0.append_child(&c).ok();
         }
         self
     }
@@ -81,26 +102,36 @@ impl AsRef<Node> for E {
 
 pub fn append_text(parent: &Element, text: &str) {
     let node = document().create_text_node(text);
-    parent.append_child(&node).expect_throw("append");
+    parent.append_child(&node).ok();
 }
 
-/// `x` with `decimals` decimals and a French decimal comma (« 0,57 »).
-pub fn fr(x: f64, decimals: usize) -> String {
-    format!("{x:.decimals$}").replace('.', ",")
-}
-
-/// A whole number as French writes it, thousands separated by a narrow no-break space
-/// (« 35 673 »).
-pub fn fr_int(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push('\u{202f}');
-        }
-        out.push(c);
+/// Sets `el`'s text, unless it is already that (a live region then stays quiet).
+pub fn set_text(el: &Element, text: &str) {
+    if el.text_content().as_deref() != Some(text) {
+        el.set_text_content(Some(text));
     }
-    out
+}
+
+/// Shows or hides `el` (the `hidden` attribute).
+pub fn set_hidden(el: &Element, hidden: bool) {
+    if hidden != el.has_attribute("hidden") {
+        if hidden {
+            el.set_attribute("hidden", "").ok();
+        } else {
+            el.remove_attribute("hidden").ok();
+        }
+    }
+}
+
+/// Enables or disables a button or an input.
+pub fn set_disabled(el: &Element, disabled: bool) {
+    if disabled != el.has_attribute("disabled") {
+        if disabled {
+            el.set_attribute("disabled", "").ok();
+        } else {
+            el.remove_attribute("disabled").ok();
+        }
+    }
 }
 
 /// Removes every child of `el`.
@@ -112,7 +143,7 @@ pub fn clear(el: &Element) {
 pub fn replace_children(el: &Element, children: impl IntoIterator<Item = Element>) {
     clear(el);
     for c in children {
-        el.append_child(&c).expect_throw("append");
+        el.append_child(&c).ok();
     }
 }
 
@@ -121,18 +152,50 @@ pub fn highlighted(tag: &str, text: &str, marks: &[(usize, usize)]) -> Element {
     let el = E::new(tag).build();
     let mut pos = 0;
     for &(start, end) in marks {
-        if start < pos
-            || end > text.len()
-            || !text.is_char_boundary(start)
-            || !text.is_char_boundary(end)
-        {
+        let (Some(before), Some(marked)) = (text.get(pos..start), text.get(start..end)) else {
             continue;
-        }
-        append_text(&el, &text[pos..start]);
-        el.append_child(&E::new("mark").text(&text[start..end]).build())
-            .expect_throw("append");
+        };
+        append_text(&el, before);
+        el.append_child(&E::new("mark").text(marked).build()).ok();
         pos = end;
     }
-    append_text(&el, &text[pos..]);
+    append_text(&el, text.get(pos..).unwrap_or_default());
     el
+}
+
+/// `<option>`s for `values` (value, label), `selected` marked.
+pub fn options<'a>(
+    values: impl IntoIterator<Item = (&'a str, &'a str)>,
+    selected: Option<&str>,
+) -> Vec<Element> {
+    values
+        .into_iter()
+        .map(|(value, label)| {
+            E::new("option")
+                .attr("value", value)
+                .flag("selected", Some(value) == selected)
+                .text(label)
+                .build()
+        })
+        .collect()
+}
+
+/// Offers `bytes` as a file named `name` to download.
+pub fn download(name: &str, bytes: &[u8]) {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/octet-stream");
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    let a: web_sys::HtmlAnchorElement = E::new("a")
+        .attr("href", &url)
+        .attr("download", name)
+        .build()
+        .unchecked_into();
+    a.click();
+    web_sys::Url::revoke_object_url(&url).ok();
 }

@@ -1,17 +1,25 @@
 //! The browser boundary: everything here converts, calls the core, renders. Only on wasm32.
 
-/// The model's answer with its citations checked, and the answers' evaluation.
-pub mod answer_view;
 /// Calls to Mistral's API: fetch, retries, timeout, cancellation.
 pub mod api;
-/// The page's controller: loading, events, views.
+/// The controller: the one state, `update`, rendering, effects.
 pub mod app;
 /// Element builders that only ever insert text.
 pub mod dom;
-/// « Mesurer »: tables, bars, the question grid, paired comparisons, strip plots, thresholds.
-pub mod measure_view;
-/// IndexedDB and localStorage: cached vectors, the opted-in key.
+/// DOM events by delegation, each turned into a message.
+pub mod events;
+/// Element ids, as constants checked at start-up.
+pub mod ids;
+/// One module per panel, each rendering from the state alone.
+pub mod panels;
+/// The page's state, its messages and effects.
+pub mod state;
+/// IndexedDB and localStorage: cached vectors and answers, the opted-in key.
 pub mod store;
+/// The asynchronous work: fetches, calls to Mistral, file reads, each tagged with its epoch.
+pub mod tasks;
+/// `update`: the one place the state changes.
+pub mod update;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;

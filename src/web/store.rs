@@ -22,11 +22,10 @@ pub const KEY_ENTRY: &str = "rag-fiches.cle-mistral";
 /// Resolves when `request` succeeds, with its result.
 async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     let promise = Promise::new(&mut |resolve, reject| {
-        let ok = Closure::once_into_js(move |e: web_sys::Event| {
-            let r: IdbRequest = e.target().expect("event target").unchecked_into();
-            resolve
-                .call1(&JsValue::NULL, &r.result().unwrap_or(JsValue::UNDEFINED))
-                .ok();
+        let finished = request.clone();
+        let ok = Closure::once_into_js(move |_: web_sys::Event| {
+            let result = finished.result().unwrap_or(JsValue::UNDEFINED);
+            resolve.call1(&JsValue::NULL, &result).ok();
         });
         let err = Closure::once_into_js(move |e: web_sys::Event| {
             reject.call1(&JsValue::NULL, &e).ok();
@@ -42,9 +41,9 @@ async fn open() -> Result<IdbDatabase, JsValue> {
         .and_then(|w| w.indexed_db().ok().flatten())
         .ok_or_else(|| JsValue::from_str("IndexedDB indisponible"))?;
     let request: IdbOpenDbRequest = factory.open_with_u32(DB, DB_VERSION)?;
-    let upgrade = Closure::once_into_js(move |e: web_sys::Event| {
-        let r: IdbOpenDbRequest = e.target().expect("event target").unchecked_into();
-        if let Ok(db) = r.result() {
+    let upgrading = request.clone();
+    let upgrade = Closure::once_into_js(move |_: web_sys::Event| {
+        if let Ok(db) = upgrading.result() {
             let db: IdbDatabase = db.unchecked_into();
             for store in [FICHE_VECTORS, QUESTION_VECTORS, ANSWERS] {
                 if !db.object_store_names().contains(store) {

@@ -3,9 +3,11 @@
 
 use web_sys::Element;
 
-use super::dom::{fr, E};
-use crate::answer::{self, AnswerCheck, AnswerEvaluation, AnswerOutcome, Chat};
+use super::super::dom::{append_text, E};
+use crate::answer::{AnswerCheck, AnswerEvaluation, AnswerOutcome};
 use crate::data::Fiche;
+use crate::fr;
+use crate::mistral::chat::{self, Chat};
 
 /// The answer's text, each `[ID]` a link to the fiche sent (or flagged when it was not sent).
 fn answer_text(text: &str, check: &AnswerCheck) -> Element {
@@ -15,15 +17,15 @@ fn answer_text(text: &str, check: &AnswerCheck) -> Element {
         let Some(close) = rest[open..].find(']').map(|c| open + c) else {
             break;
         };
-        super::dom::append_text(&p, &rest[..open]);
+        append_text(&p, &rest[..open]);
         let inside = &rest[open + 1..close];
         let ids: Vec<&str> = inside.split([',', ';']).map(str::trim).collect();
         let is_citation = ids.iter().all(|id| check.citations.iter().any(|c| c == id));
         if is_citation && !inside.is_empty() {
-            super::dom::append_text(&p, "[");
+            append_text(&p, "[");
             for (i, id) in ids.iter().enumerate() {
                 if i > 0 {
-                    super::dom::append_text(&p, ", ");
+                    append_text(&p, ", ");
                 }
                 let invented = check.invented.iter().any(|x| x == id);
                 let el = if invented {
@@ -42,13 +44,13 @@ fn answer_text(text: &str, check: &AnswerCheck) -> Element {
                 };
                 p.append_child(&el.build()).ok();
             }
-            super::dom::append_text(&p, "]");
+            append_text(&p, "]");
         } else {
-            super::dom::append_text(&p, &rest[open..=close]);
+            append_text(&p, &rest[open..=close]);
         }
         rest = &rest[close + 1..];
     }
-    super::dom::append_text(&p, rest);
+    append_text(&p, rest);
     p
 }
 
@@ -88,10 +90,10 @@ pub fn render_answer(chat: &Chat, check: &AnswerCheck, sent: &[&Fiche], cached: 
     } else {
         format!(
             "{} tokens envoyés, {} reçus : environ {} $ (tarif indicatif de mistral-small).",
-            super::dom::fr_int(chat.prompt_tokens),
-            super::dom::fr_int(chat.completion_tokens),
-            fr(
-                answer::cost_usd(chat.prompt_tokens, chat.completion_tokens),
+            fr::int(chat.prompt_tokens),
+            fr::int(chat.completion_tokens),
+            fr::decimal(
+                chat::cost_usd(chat.prompt_tokens, chat.completion_tokens),
                 6
             )
         )

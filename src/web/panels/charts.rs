@@ -4,22 +4,15 @@
 
 use web_sys::Element;
 
-use super::dom::{fr, E};
+use super::super::dom::E;
 use crate::data::QuestionKind;
+use crate::fr::{decimal as fr, labels::kind_title as kind_label};
 use crate::lab::Method;
-use crate::measure::compare::{self, Paired};
+use crate::measure::compare;
 use crate::measure::{KindStats, Measurement};
 
 fn pct(x: f64) -> String {
-    format!("{} %", (x * 100.0).round())
-}
-
-fn kind_label(kind: QuestionKind) -> &'static str {
-    match kind {
-        QuestionKind::Exacte => "Questions exactes",
-        QuestionKind::Courante => "Questions courantes",
-        QuestionKind::Absente => "Questions sans réponse",
-    }
+    crate::fr::percent(x)
 }
 
 fn stats(m: &Measurement, kind: QuestionKind) -> Option<&KindStats> {
@@ -267,34 +260,6 @@ pub fn grid_order(ms: &[Measurement], sort_by: Option<&str>) -> Vec<usize> {
         order.sort_by_key(|&i| m.questions[i].rank.unwrap_or(usize::MAX));
     }
     order
-}
-
-/// What a paired comparison establishes, in words a learner understands.
-pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> String {
-    let n = p.wins + p.losses + p.ties;
-    let base = format!(
-        "Sur {n} questions {}s : {a} place la bonne fiche plus haut que {b} {} fois, plus bas {} fois, au même rang {} fois.",
-        kind.as_str(),
-        p.wins,
-        p.losses,
-        p.ties
-    );
-    let verdict = if p.wins + p.losses == 0 {
-        "Aucune différence : rien à tester.".to_owned()
-    } else if p.p_value < 0.05 {
-        format!(
-            "Test du signe : p = {}. Un écart aussi net n'arriverait qu'une fois sur {} par hasard : l'avantage est établi sur ces questions — pas forcément sur d'autres.",
-            fr(p.p_value, 3),
-            (1.0 / p.p_value).floor()
-        )
-    } else {
-        format!(
-            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : rien n'est établi ; il faudrait plus de questions pour conclure.",
-            fr(p.p_value, 2),
-            p.wins + p.losses
-        )
-    };
-    format!("{base} {verdict}")
 }
 
 /// Strip plot of one method's best scores: answerable questions (dots) and absente ones

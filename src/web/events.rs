@@ -1,0 +1,153 @@
+//! The page's events, by delegation: one listener per event kind on the `#app` root (and one for
+//! `hashchange` on the window), added once at start-up. Panels re-render freely: no listener is
+//! ever added per render. Each event becomes a [`Msg`]; a control's value is read here, in the
+//! event that reports it, and nowhere else.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DragEvent, Element, Event, HtmlInputElement, HtmlSelectElement};
+
+use super::app::{fragment_state, Shared};
+use super::dom::by_id;
+use super::ids;
+use super::state::Msg;
+use crate::lab::Method;
+use crate::link::View;
+
+/// Adds the page's listeners (once).
+pub fn listen(app: &Shared) {
+    let root = by_id("app");
+    for kind in ["click", "input", "change", "dragover", "dragleave", "drop"] {
+        let app = app.clone();
+        let cb = Closure::<dyn Fn(Event)>::new(move |e: Event| {
+            if let Some(msg) = message(&e) {
+                app.dispatch(msg);
+            }
+        });
+        root.add_event_listener_with_callback(kind, cb.as_ref().unchecked_ref())
+            .ok();
+        // Lives as long as the page: added once, never per render.
+        cb.forget();
+    }
+    let app = app.clone();
+    let cb = Closure::<dyn Fn()>::new(move || app.dispatch(Msg::FragmentChanged(fragment_state())));
+    if let Some(w) = web_sys::window() {
+        w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref())
+            .ok();
+    }
+    cb.forget();
+}
+
+/// The message an event means, if any.
+fn message(e: &Event) -> Option<Msg> {
+    let target: Element = e.target()?.dyn_into().ok()?;
+    match e.type_().as_str() {
+        "click" => click(&target.closest("button").ok()??),
+        "input" => input(&target),
+        "change" => change(&target),
+        kind => drag(kind, e, &target),
+    }
+}
+
+fn click(button: &Element) -> Option<Msg> {
+    let msg = match button.id().as_str() {
+        ids::ONGLET_CHERCHER => Msg::ViewChosen(View::Chercher),
+        ids::ONGLET_MESURER => Msg::ViewChosen(View::Mesurer),
+        ids::COPIER_LIEN => Msg::CopyLink(web_sys::window()?.location().href().ok()?),
+        ids::OUBLIER => Msg::KeyForgotten,
+        ids::CALCULER => Msg::ComputeRequested,
+        ids::ANNULER_CALCUL => Msg::ComputeCancelled,
+        ids::TELECHARGER => Msg::DownloadRequested,
+        ids::REDIGER => Msg::AnswerRequested,
+        ids::REVENIR => Msg::BackToExercise,
+        ids::MESURER_SENS => Msg::DenseMeasureRequested,
+        ids::EVAL_LANCER => Msg::EvalAsked,
+        ids::EVAL_CONFIRMER => Msg::EvalConfirmed,
+        ids::EVAL_ANNULER => Msg::EvalCancelled,
+        _ => {
+            if let Some(by) = button.get_attribute("data-tri") {
+                Msg::GridSorted((!by.is_empty()).then_some(by))
+            } else if let Some(i) = button.get_attribute("data-question") {
+                Msg::QuestionOpened(i.parse().ok()?)
+            } else {
+                Msg::ExportRequested(button.get_attribute("data-export")?)
+            }
+        }
+    };
+    Some(msg)
+}
+
+fn input(target: &Element) -> Option<Msg> {
+    let value = target.dyn_ref::<HtmlInputElement>()?.value();
+    match target.id().as_str() {
+        ids::QUESTION => Some(Msg::QuestionTyped(value)),
+        ids::CLE => Some(Msg::KeyTyped(value)),
+        _ => None,
+    }
+}
+
+fn change(target: &Element) -> Option<Msg> {
+    let select_value = || {
+        target
+            .dyn_ref::<HtmlSelectElement>()
+            .map(HtmlSelectElement::value)
+    };
+    let method = || Method::parse(&select_value()?);
+    let id = target.id();
+    let msg = match id.as_str() {
+        ids::EXEMPLES => Msg::ExamplePicked(select_value()?.parse().ok()),
+        ids::RETENIR => Msg::RememberToggled(target.dyn_ref::<HtmlInputElement>()?.checked()),
+        ids::REPONSE_METHODE => Msg::AnswerMethodChosen(method()?),
+        ids::REPONSE_MODELE => Msg::AnswerModelChosen(select_value()?),
+        ids::EVAL_METHODE => Msg::EvalMethodChosen(method()?),
+        ids::EVAL_MODELE => Msg::EvalModelChosen(select_value()?),
+        ids::COMPARER_A => Msg::PairSide {
+            first: true,
+            method: method()?,
+        },
+        ids::COMPARER_B => Msg::PairSide {
+            first: false,
+            method: method()?,
+        },
+        ids::FICHIERS => {
+            let field = target.dyn_ref::<HtmlInputElement>()?;
+            let files = files(field.files());
+            field.set_value("");
+            Msg::FilesChosen(files)
+        }
+        _ => {
+            let checkbox = target.dyn_ref::<HtmlInputElement>()?;
+            let m = Method::parse(&target.get_attribute("data-methode")?)?;
+            Msg::MethodToggled(m, checkbox.checked())
+        }
+    };
+    Some(msg)
+}
+
+/// Files dropped on « Vos données »; the zone's highlight while dragging is the DOM's alone.
+fn drag(kind: &str, e: &Event, target: &Element) -> Option<Msg> {
+    let zone = target.closest(&format!("#{}", ids::DEPOT)).ok()??;
+    e.prevent_default();
+    let classes = zone.class_list();
+    match kind {
+        "dragover" => {
+            classes.add_1("survol").ok();
+            None
+        }
+        "dragleave" => {
+            classes.remove_1("survol").ok();
+            None
+        }
+        "drop" => {
+            classes.remove_1("survol").ok();
+            let dropped = e.dyn_ref::<DragEvent>()?.data_transfer()?.files();
+            Some(Msg::FilesChosen(files(dropped)))
+        }
+        _ => None,
+    }
+}
+
+fn files(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+        .unwrap_or_default()
+}

@@ -1,0 +1,142 @@
+//! The element ids `www/index.html` provides and the page's Rust reads or fills: one constant each,
+//! checked all at once when the page starts ([`missing`]), so that a renamed id fails loudly at
+//! start-up instead of silently at the first click. Ids of elements the panels create themselves
+//! are constants too, below.
+
+// The header.
+pub const RESUME: &str = "resume";
+pub const TEST_BUILD: &str = "test-build";
+pub const COUTS: &str = "couts";
+pub const ERREUR: &str = "erreur";
+// The key.
+pub const CLE: &str = "cle";
+pub const RETENIR: &str = "retenir";
+pub const OUBLIER: &str = "oublier";
+pub const CLE_ETAT: &str = "cle-etat";
+// The fiche vectors.
+pub const VECTEURS_ETAT: &str = "vecteurs-etat";
+pub const CALCULER: &str = "calculer";
+pub const TELECHARGER: &str = "telecharger";
+pub const CALCUL: &str = "calcul";
+pub const PROGRESSION: &str = "progression";
+pub const CALCUL_MESSAGE: &str = "calcul-message";
+pub const ANNULER_CALCUL: &str = "annuler-calcul";
+pub const VECTEURS_MESSAGE: &str = "vecteurs-message";
+// The learner's own data.
+pub const DEPOT: &str = "depot";
+pub const FICHIERS: &str = "fichiers";
+pub const DONNEES_ETAT: &str = "donnees-etat";
+pub const DONNEES_ERREURS: &str = "donnees-erreurs";
+pub const REVENIR: &str = "revenir";
+// The tabs and the shared link.
+pub const ONGLET_CHERCHER: &str = "onglet-chercher";
+pub const ONGLET_MESURER: &str = "onglet-mesurer";
+pub const COPIER_LIEN: &str = "copier-lien";
+pub const PARTAGE: &str = "partage";
+pub const LIEN: &str = "lien";
+pub const LIEN_ETAT: &str = "lien-etat";
+pub const VUE_CHERCHER: &str = "vue-chercher";
+pub const VUE_MESURER: &str = "vue-mesurer";
+// « Chercher ».
+pub const QUESTION: &str = "question";
+pub const EXEMPLES: &str = "exemples";
+pub const ATTENDUE: &str = "attendue";
+pub const METHODES: &str = "methodes";
+pub const RESULTATS: &str = "resultats";
+// The answer.
+pub const REPONSE_METHODE: &str = "reponse-methode";
+pub const REPONSE_MODELE: &str = "reponse-modele";
+pub const REDIGER: &str = "rediger";
+pub const ENVOI: &str = "envoi";
+pub const ENVOI_TEXTE: &str = "envoi-texte";
+pub const REPONSE_RESULTAT: &str = "reponse-resultat";
+// « Mesurer ».
+pub const MESURES_SENS: &str = "mesures-sens";
+pub const MESURES: &str = "mesures";
+pub const MESURES_REPONSES: &str = "mesures-reponses";
+pub const EVAL_METHODE: &str = "eval-methode";
+pub const EVAL_MODELE: &str = "eval-modele";
+pub const EVAL_ACTIONS: &str = "eval-actions";
+pub const EVAL_ETAT: &str = "eval-etat";
+pub const EVAL_RESULTAT: &str = "eval-resultat";
+
+/// Every id above, which `index.html` must hold.
+pub const IN_PAGE: [&str; 49] = [
+    RESUME,
+    TEST_BUILD,
+    COUTS,
+    ERREUR,
+    CLE,
+    RETENIR,
+    OUBLIER,
+    CLE_ETAT,
+    VECTEURS_ETAT,
+    CALCULER,
+    TELECHARGER,
+    CALCUL,
+    PROGRESSION,
+    CALCUL_MESSAGE,
+    ANNULER_CALCUL,
+    VECTEURS_MESSAGE,
+    DEPOT,
+    FICHIERS,
+    DONNEES_ETAT,
+    DONNEES_ERREURS,
+    REVENIR,
+    ONGLET_CHERCHER,
+    ONGLET_MESURER,
+    COPIER_LIEN,
+    PARTAGE,
+    LIEN,
+    LIEN_ETAT,
+    VUE_CHERCHER,
+    VUE_MESURER,
+    QUESTION,
+    EXEMPLES,
+    ATTENDUE,
+    METHODES,
+    RESULTATS,
+    REPONSE_METHODE,
+    REPONSE_MODELE,
+    REDIGER,
+    ENVOI,
+    ENVOI_TEXTE,
+    REPONSE_RESULTAT,
+    MESURES_SENS,
+    MESURES,
+    MESURES_REPONSES,
+    EVAL_METHODE,
+    EVAL_MODELE,
+    EVAL_ACTIONS,
+    EVAL_ETAT,
+    EVAL_RESULTAT,
+    "app",
+];
+
+// Elements the panels create.
+pub const COMPARER_A: &str = "comparer-a";
+pub const COMPARER_B: &str = "comparer-b";
+pub const MESURER_SENS: &str = "mesurer-sens";
+pub const MESURE_SENS_ETAT: &str = "mesure-sens-etat";
+pub const EVAL_LANCER: &str = "eval-lancer";
+pub const EVAL_CONFIRMER: &str = "eval-confirmer";
+pub const EVAL_ANNULER: &str = "eval-annuler";
+pub const EVAL_PROGRESSION: &str = "eval-progression";
+
+/// The checkbox that shows or hides `method`'s column.
+pub fn method_choice(m: crate::lab::Method) -> String {
+    format!("voir-{}", m.slug())
+}
+
+/// `method`'s results column.
+pub fn column(m: crate::lab::Method) -> String {
+    format!("colonne-{}", m.slug())
+}
+
+/// The ids of [`IN_PAGE`] the document lacks.
+pub fn missing(doc: &web_sys::Document) -> Vec<&'static str> {
+    IN_PAGE
+        .into_iter()
+        .filter(|id| doc.get_element_by_id(id).is_none())
+        .collect()
+}

@@ -1,0 +1,118 @@
+//! « La réponse, qui cite ses fiches »: the method whose fiches are sent, the model, exactly what
+//! will be sent, and the answer with its citations checked.
+
+use crate::answer;
+use crate::data::Fiche;
+use crate::fr;
+use crate::mistral::chat;
+
+use super::super::dom::{by_id, options, replace_children, set_text, E};
+use super::super::ids;
+use super::super::state::{model_or_default, State};
+use super::{answer_view, Memo};
+
+/// The `<option>`s of the models the page offers, `selected` marked.
+pub fn model_options(selected: &str) -> Vec<web_sys::Element> {
+    options(chat::MODELS.iter().map(|m| (*m, *m)), Some(selected))
+}
+
+/// The `<option>`s of `methods`, `selected` marked.
+pub fn method_options(
+    methods: &[crate::lab::Method],
+    selected: Option<crate::lab::Method>,
+) -> Vec<web_sys::Element> {
+    options(
+        methods.iter().map(|m| (m.name(), m.name())),
+        selected.map(|m| m.name()),
+    )
+}
+
+pub fn render(s: &State, memo: &mut Memo) {
+    let method = s.answer_method();
+    let model = model_or_default(&s.answering.model);
+    if memo.changed("reponse-methode", (&s.shown, method)) {
+        replace_children(
+            &by_id(ids::REPONSE_METHODE),
+            method_options(&s.shown, method),
+        );
+    }
+    if memo.changed("reponse-modele", &model) {
+        replace_children(&by_id(ids::REPONSE_MODELE), model_options(&model));
+    }
+    let preview_inputs = (
+        s.data.epoch,
+        &s.question,
+        method,
+        &model,
+        s.question_vector().is_some(),
+        s.data.lab.vectors().is_some(),
+    );
+    if memo.changed("envoi", preview_inputs) {
+        set_text(&by_id(ids::ENVOI_TEXTE), &preview(s, method, &model));
+    }
+    let result = s.answering.result.as_ref();
+    let result_inputs = (
+        s.answering.pending,
+        result.map(|r| {
+            (
+                &r.question,
+                r.sent.iter().map(|f| &f.id).collect::<Vec<_>>(),
+            )
+        }),
+        result.map(|r| match &r.outcome {
+            Ok((chat, cached)) => (chat.content.clone(), *cached),
+            Err(e) => (e.clone(), false),
+        }),
+    );
+    if memo.changed("reponse-resultat", result_inputs) {
+        let target = by_id(ids::REPONSE_RESULTAT);
+        match (s.answering.pending, result) {
+            (true, _) => set_text(&target, "Rédaction en cours…"),
+            (false, None) => set_text(&target, ""),
+            (false, Some(r)) => match &r.outcome {
+                Ok((chat, cached)) => {
+                    let sent: Vec<&Fiche> = r.sent.iter().collect();
+                    let ids: Vec<&str> = sent.iter().map(|f| f.id.as_str()).collect();
+                    let check = answer::check(&chat.content, &ids);
+                    replace_children(
+                        &target,
+                        [answer_view::render_answer(chat, &check, &sent, *cached)],
+                    );
+                }
+                Err(message) => {
+                    let p = E::new("p")
+                        .class("erreur-api")
+                        .attr("role", "alert")
+                        .text(message);
+                    replace_children(&target, [p.build()]);
+                }
+            },
+        }
+    }
+}
+
+/// Exactly what a call would send for the question in the box.
+fn preview(s: &State, method: Option<crate::lab::Method>, model: &str) -> String {
+    let Some(method) = method else {
+        return "Choisissez une méthode affichée.".into();
+    };
+    if s.question.trim().is_empty() {
+        return "Tapez une question : la demande envoyée s'affichera ici.".into();
+    }
+    match s.fiches_for(method, &s.question) {
+        Ok(sent) => {
+            let refs: Vec<&Fiche> = sent.iter().collect();
+            let messages = answer::prompt(&s.question, &refs);
+            let (system, user) = match messages.as_slice() {
+                [system, user] => (system.content.as_str(), user.content.as_str()),
+                _ => ("", ""),
+            };
+            format!(
+                "POST https://api.mistral.ai{} — modèle {model}, température 0, environ {} tokens au plus\n\n[system]\n{system}\n\n[user]\n{user}",
+                chat::CHAT_PATH,
+                fr::int(chat::estimate_tokens(&messages) as u64),
+            )
+        }
+        Err(e) => e,
+    }
+}

@@ -1,0 +1,140 @@
+//! « Mesurer les réponses »: the method and model, the estimate and its confirmation, the
+//! progress, and the evaluation beside the refusal threshold.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlProgressElement};
+
+use crate::answer;
+use crate::data::Fiche;
+use crate::fr;
+use crate::measure::compare;
+use crate::mistral::chat;
+
+use super::super::dom::{by_id, clear, replace_children, set_text, E};
+use super::super::ids;
+use super::super::state::{model_or_default, Phase, State};
+use super::answer::{method_options, model_options};
+use super::{answer_view, Memo};
+
+fn button(id: &str, text: &str) -> Element {
+    E::new("button")
+        .attr("type", "button")
+        .attr("id", id)
+        .text(text)
+        .build()
+}
+
+pub fn render(s: &State, memo: &mut Memo) {
+    let methods = s.measured_methods();
+    let method = s.evaluation_method();
+    let model = model_or_default(&s.evaluation.model);
+    if memo.changed("eval-methode", (&methods, method)) {
+        replace_children(&by_id(ids::EVAL_METHODE), method_options(&methods, method));
+    }
+    if memo.changed("eval-modele", &model) {
+        replace_children(&by_id(ids::EVAL_MODELE), model_options(&model));
+    }
+    let Some(method) = method else { return };
+    let e = &s.evaluation;
+    let actions = (&e.phase, e.confirming, s.key.is_some(), &model);
+    if memo.changed("eval-actions", actions) {
+        let controls: Vec<Element> = match (&e.phase, e.confirming, s.key.is_some()) {
+            (Phase::Running { done, total }, _, _) => {
+                let progress = E::new("progress").attr("id", ids::EVAL_PROGRESSION).build();
+                if let Ok(p) = progress.clone().dyn_into::<HtmlProgressElement>() {
+                    p.set_max((*total).max(1) as f64);
+                    p.set_value(*done as f64);
+                }
+                vec![button(ids::EVAL_ANNULER, "Annuler"), progress]
+            }
+            (Phase::Idle, true, _) => vec![
+                button(ids::EVAL_CONFIRMER, &format!("Confirmer avec {model}")),
+                button(ids::EVAL_ANNULER, "Annuler"),
+            ],
+            (Phase::Idle, false, false) => vec![E::new("span")
+                .text("Entrez votre clé Mistral pour mesurer les réponses.")
+                .build()],
+            (Phase::Idle, false, true) => vec![button(ids::EVAL_LANCER, "Mesurer les réponses")],
+        };
+        replace_children(&by_id(ids::EVAL_ACTIONS), controls);
+    }
+    let status_inputs = (
+        s.data.epoch,
+        method,
+        &model,
+        s.qvectors.len(),
+        &e.phase,
+        &e.message,
+    );
+    let status_changed = memo.changed("eval-etat", status_inputs);
+    if let Phase::Running { done, total } = e.phase {
+        if let Ok(p) = by_id(ids::EVAL_PROGRESSION).dyn_into::<HtmlProgressElement>() {
+            p.set_value(done as f64);
+        }
+        set_text(
+            &by_id(ids::EVAL_ETAT),
+            &format!("{done} réponses sur {total}"),
+        );
+    } else if let Some(message) = &e.message {
+        set_text(&by_id(ids::EVAL_ETAT), message);
+    } else if status_changed {
+        set_text(&by_id(ids::EVAL_ETAT), &estimate(s, method));
+    }
+    let shown = e
+        .outcomes
+        .as_ref()
+        .filter(|(m, mdl, outcomes)| *m == method && *mdl == model && !outcomes.is_empty());
+    let result_inputs = (s.data.epoch, shown.map(|(m, mdl, o)| (m, mdl, o.len())));
+    if memo.changed("eval-resultat", result_inputs) {
+        let target = by_id(ids::EVAL_RESULTAT);
+        match shown {
+            None => clear(&target),
+            Some((_, _, outcomes)) => {
+                let ev = answer::evaluate(outcomes);
+                let threshold = s
+                    .data
+                    .measured()
+                    .into_iter()
+                    .find(|x| x.method == method.name())
+                    .and_then(compare::calibrate_split)
+                    .map(|c| {
+                        format!(
+                            "À comparer : un seuil de score sous {} (calibré sur les questions de rang pair) trie {} des questions de test ; \
+                             le modèle, lui, refuse {} des {} questions sans réponse et {} des {} qui en ont une.",
+                            method.name(),
+                            fr::percent(c.test_accuracy),
+                            ev.correct_refusals,
+                            ev.absent,
+                            ev.false_refusals,
+                            ev.answerable
+                        )
+                    })
+                    .unwrap_or_default();
+                replace_children(
+                    &target,
+                    [answer_view::render_evaluation(&ev, outcomes, &threshold)],
+                );
+            }
+        }
+    }
+}
+
+/// What a run would send, at most, and what it would cost at the model's indicative price.
+fn estimate(s: &State, method: crate::lab::Method) -> String {
+    let tokens: usize = s
+        .data
+        .questions
+        .iter()
+        .filter_map(|q| {
+            let sent = s.fiches_for(method, &q.text).ok()?;
+            let refs: Vec<&Fiche> = sent.iter().collect();
+            Some(chat::estimate_tokens(&answer::prompt(&q.text, &refs)))
+        })
+        .sum();
+    format!(
+        "{} questions, au plus {} tokens envoyés (≈ {} $ au tarif indicatif de mistral-small, réponses en plus) ; les réponses déjà obtenues ne coûtent rien.",
+        s.data.questions.len(),
+        fr::int(tokens as u64),
+        fr::decimal(chat::cost_usd(tokens as u64, 0), 4)
+    )
+}

@@ -1,0 +1,78 @@
+//! The header (summary, costs), the tabs and the shared link.
+
+use crate::fr::{self, dollars};
+use crate::link::View;
+use crate::mistral::{self, chat};
+
+use super::super::api;
+use super::super::dom::{by_id, input, set_hidden, set_text};
+use super::super::ids;
+use super::super::state::State;
+
+pub fn render(s: &State) {
+    let (n_f, n_q) = (s.data.lab.fiches().len(), s.data.questions.len());
+    let summary = match &s.data.label {
+        Some(l) => format!("{n_f} fiches, {n_q} questions : {l}."),
+        None => format!("{n_f} fiches, {n_q} questions dont on connaît la bonne fiche."),
+    };
+    set_text(&by_id(ids::RESUME), &summary);
+    if api::is_test_build() {
+        let banner = by_id(ids::TEST_BUILD);
+        set_text(
+            &banner,
+            &format!("Version de test : l'API est simulée à {}.", api::API_BASE),
+        );
+        set_hidden(&banner, false);
+    }
+    let c = &s.costs;
+    let embed = |t: u64| mistral::cost_usd(t);
+    let chat_usd = chat::cost_usd(c.chat_in, c.chat_out);
+    set_text(
+        &by_id(ids::COUTS),
+        &format!(
+            "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {}, réponses {} + {} tokens (≈ {}) ; total ≈ {}.",
+            fr::int(c.fiches),
+            dollars(embed(c.fiches)),
+            fr::int(c.questions),
+            dollars(embed(c.questions)),
+            fr::count(c.calls, "appel", "appels"),
+            fr::int(c.chat_in),
+            fr::int(c.chat_out),
+            dollars(chat_usd),
+            dollars(embed(c.fiches + c.questions) + chat_usd)
+        ),
+    );
+    for (tab, panel, view) in [
+        (ids::ONGLET_CHERCHER, ids::VUE_CHERCHER, View::Chercher),
+        (ids::ONGLET_MESURER, ids::VUE_MESURER, View::Mesurer),
+    ] {
+        let selected = s.view == view;
+        let tab = by_id(tab);
+        let value = if selected { "true" } else { "false" };
+        if tab.get_attribute("aria-selected").as_deref() != Some(value) {
+            tab.set_attribute("aria-selected", value).ok();
+        }
+        set_hidden(&by_id(panel), !selected);
+    }
+    let share = by_id(ids::PARTAGE);
+    match &s.share {
+        None => set_hidden(&share, true),
+        Some((link, copied)) => {
+            let field = input(ids::LIEN);
+            if field.value() != *link {
+                field.set_value(link);
+            }
+            set_hidden(&share, false);
+            let state = match copied {
+                None => "",
+                Some(true) => {
+                    "Lien copié : il garde la vue, la question et les méthodes, jamais la clé."
+                }
+                Some(false) => {
+                    "Copiez ce lien : il garde la vue, la question et les méthodes, jamais la clé."
+                }
+            };
+            set_text(&by_id(ids::LIEN_ETAT), state);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! The key panel: the field, « retenir », « oublier », and what is kept where.
+
+use super::super::dom::{by_id, input, set_text};
+use super::super::ids;
+use super::super::state::State;
+
+pub fn render(s: &State) {
+    let field = input(ids::CLE);
+    // The field holds what was typed; it is emptied when the key is forgotten.
+    if s.key.is_none() && !field.value().trim().is_empty() {
+        field.set_value("");
+    }
+    if let Some(k) = &s.key {
+        if field.value().trim() != k.secret() {
+            field.set_value(k.secret());
+        }
+    }
+    let remember = input(ids::RETENIR);
+    if remember.checked() != s.remembered {
+        remember.set_checked(s.remembered);
+    }
+    let text = match (s.key.is_some(), s.remembered) {
+        (false, _) => "Aucune clé : les méthodes sens et hybride attendent la vôtre.",
+        (true, false) => "Clé en mémoire, pour cet onglet seulement.",
+        (true, true) => "Clé retenue sur cet appareil (« oublier » l'efface).",
+    };
+    set_text(&by_id(ids::CLE_ETAT), text);
+}

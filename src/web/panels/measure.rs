@@ -1,0 +1,282 @@
+//! « Mesurer »: every method measured on the same questions (tables, bars, grid, a pair compared,
+//! thresholds, exports, the seed's report), and the dense methods' part: what measuring them
+//! costs, the button, the progress.
+
+use web_sys::Element;
+
+use crate::data::QuestionKind;
+use crate::fr::{self, dollars, labels};
+use crate::lab::Method;
+use crate::measure::{compare, Measurement};
+use crate::mistral;
+
+use super::super::dom::{by_id, replace_children, E};
+use super::super::ids;
+use super::super::state::{embed_estimate, Phase, State};
+use super::answer::method_options;
+use super::{charts, Memo};
+
+pub fn render(s: &State, memo: &mut Memo) {
+    let methods: Vec<&str> = s
+        .data
+        .measurements
+        .iter()
+        .map(|m| m.method.as_str())
+        .collect();
+    let inputs = (s.data.epoch, &methods, &s.grid_sort, s.compared_pair());
+    if memo.changed("mesures", inputs) {
+        replace_children(&by_id(ids::MESURES), sections(s));
+    }
+    let missing = s
+        .data
+        .questions
+        .iter()
+        .filter(|q| !s.qvectors.contains_key(&q.text))
+        .count();
+    let dense_inputs = (
+        s.data.epoch,
+        s.data.has_dense_measurements(),
+        s.data.lab.vectors().is_some(),
+        s.key.is_some(),
+        missing,
+        &s.dense,
+        &s.dense_message,
+    );
+    if memo.changed("mesures-sens", dense_inputs) {
+        replace_children(&by_id(ids::MESURES_SENS), dense_part(s, missing));
+    }
+}
+
+fn section(title: &str, id: &str) -> E {
+    E::new("section")
+        .class("partie")
+        .attr("id", id)
+        .child(E::new("h3").text(title))
+}
+
+fn sections(s: &State) -> Vec<Element> {
+    let ms: Vec<Measurement> = s.data.measured().into_iter().cloned().collect();
+    let methods = s.measured_methods();
+    let mut out = vec![section(
+        "Toutes les méthodes, les mêmes questions",
+        "partie-tableaux",
+    )
+    .child(charts::comparison_tables(&ms))
+    .child(charts::bars(&ms))
+    .build()];
+    let order = charts::grid_order(&ms, s.grid_sort.as_deref());
+    out.push(
+        section("Question par question", "partie-grille")
+            .child(charts::question_grid(&ms, &order))
+            .build(),
+    );
+    if let Some((a, b)) = s.compared_pair() {
+        let ma = ms.iter().find(|m| m.method == a.name());
+        let mb = ms.iter().find(|m| m.method == b.name());
+        let sentences: Vec<Element> = match (ma, mb) {
+            (Some(ma), Some(mb)) => QuestionKind::ANSWERABLE
+                .iter()
+                .map(|&kind| {
+                    let p = compare::paired(ma, mb, kind);
+                    E::new("p")
+                        .attr("data-type", kind.as_str())
+                        .text(&labels::paired_sentence(a.name(), b.name(), kind, &p))
+                        .build()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let selects = E::new("div")
+            .class("ligne")
+            .child(E::new("label").attr("for", ids::COMPARER_A).text("Méthode"))
+            .child(
+                E::new("select")
+                    .attr("id", ids::COMPARER_A)
+                    .children(method_options(&methods, Some(a))),
+            )
+            .child(E::new("label").attr("for", ids::COMPARER_B).text("contre"))
+            .child(
+                E::new("select")
+                    .attr("id", ids::COMPARER_B)
+                    .children(method_options(&methods, Some(b))),
+            );
+        out.push(
+            section("Une méthode contre une autre", "partie-paire")
+                .child(selects)
+                .child(E::new("div").attr("id", "comparaison").children(sentences))
+                .build(),
+        );
+    }
+    out.push(
+        section("Les questions sans réponse : un seuil de score suffit-il ?", "partie-seuils")
+            .child(E::new("p").class("intro").text(
+                "Chaque point est le meilleur score d'une question qui a une réponse, chaque croix celui d'une question \
+                 sans réponse ; le trait vertical est le seuil de refus. Il est calibré comme dans le cours : candidats à \
+                 mi-chemin entre deux scores voisins, le plus juste gagne, le plus bas à égalité ; calibré sur les \
+                 questions de rang pair, testé sur les autres.",
+            ))
+            .children(ms.iter().map(charts::strip_plot))
+            .build(),
+    );
+    let export = |what: &str, label: &str| {
+        E::new("button")
+            .attr("type", "button")
+            .attr("data-export", what)
+            .text(label)
+            .build()
+    };
+    let mut exports = vec![
+        export("csv", "mesures.csv"),
+        export("json", "mesures.json"),
+        export("qrels", "qrels.txt"),
+    ];
+    for m in &methods {
+        exports.push(export(
+            &format!("run:{}", m.name()),
+            &format!("run-{}.txt", m.slug()),
+        ));
+    }
+    out.push(
+        section("Exporter", "partie-exports")
+            .child(E::new("p").text(
+                "Les mesures en CSV et JSON ; chaque méthode au format TREC, avec les jugements (qrels), pour vérifier \
+                 nos chiffres avec trec_eval ou ranx (voir le README).",
+            ))
+            .child(E::new("div").class("ligne").children(exports))
+            .build(),
+    );
+    out.push(
+        E::new("details")
+            .class("detail-methodes")
+            .child(E::new("summary").text("Détail par méthode, avec la sortie au format du sujet"))
+            .children(
+                ms.iter().filter_map(|m| {
+                    Method::parse(&m.method).map(|method| method_section(m, method))
+                }),
+            )
+            .build(),
+    );
+    out
+}
+
+/// One method's table, its misses and the seed's text.
+fn method_section(m: &Measurement, method: Method) -> Element {
+    let head = E::new("tr").children(
+        [
+            "Type",
+            "Questions",
+            "Bonne fiche en tête",
+            "Dans les 5 premières",
+            "MRR@10",
+        ]
+        .iter()
+        .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+    );
+    let rows = m.kinds.iter().map(|k| {
+        E::new("tr")
+            .attr("data-type", k.kind.as_str())
+            .children([
+                E::new("th")
+                    .attr("scope", "row")
+                    .text(&format!("{}s", k.kind.as_str()))
+                    .build(),
+                E::new("td").text(&k.questions.to_string()).build(),
+            ])
+            .children(charts::stat_cells(k))
+            .build()
+    });
+    let table = E::new("table")
+        .class("mesure")
+        .child(E::new("caption").text(&format!(
+            "Méthode {} sur {} questions",
+            m.method,
+            m.questions.len()
+        )))
+        .child(E::new("thead").child(head))
+        .child(E::new("tbody").children(rows));
+    let missed: Vec<Element> = m
+        .kinds
+        .iter()
+        .flat_map(|k| k.missed.iter().map(move |q| (k.kind, q)))
+        .map(|(kind, q)| {
+            E::new("li")
+                .text(&format!("{q} ({})", kind.as_str()))
+                .build()
+        })
+        .collect();
+    let missed = if missed.is_empty() {
+        E::new("p")
+            .text("Aucune question ratée dans les 5 premières.")
+            .build()
+    } else {
+        E::new("div")
+            .child(E::new("h4").text("Ratées (bonne fiche hors des 5 premières)"))
+            .child(E::new("ul").class("ratees").children(missed))
+            .build()
+    };
+    let seed = E::new("details")
+        .class("sortie")
+        .child(E::new("summary").text("Sortie au format du programme du sujet (mesurer.py)"))
+        .child(E::new("pre").class("rapport").text(&m.seed_report()));
+    E::new("section")
+        .class("methode")
+        .attr("data-methode", method.name())
+        .child(E::new("h3").text(labels::method_title(method)))
+        .child(table)
+        .child(missed)
+        .child(seed)
+        .build()
+}
+
+/// The dense methods' part: nothing once measured; else what it takes and costs, and the button.
+fn dense_part(s: &State, missing: usize) -> Vec<Element> {
+    if s.data.has_dense_measurements() {
+        return Vec::new();
+    }
+    let tokens = embed_estimate(
+        s.data
+            .questions
+            .iter()
+            .filter(|q| !s.qvectors.contains_key(&q.text))
+            .map(|q| q.text.as_str()),
+    );
+    let cost = |t: u64| {
+        format!(
+            "au plus {} tokens ({})",
+            fr::int(t),
+            dollars(mistral::cost_usd(t))
+        )
+    };
+    let text = if let Some(message) = &s.dense_message {
+        message.clone()
+    } else if let Phase::Running { done, total } = s.dense {
+        format!("Plongement des questions… {done} sur {total}")
+    } else if s.data.lab.vectors().is_none() {
+        "sens et hybride : il faut d'abord les vecteurs des fiches (panneau « Vecteurs des fiches »).".to_owned()
+    } else if s.key.is_none() {
+        format!(
+            "sens et hybride : entrez votre clé Mistral ; plonger les {missing} questions coûte {}.",
+            cost(tokens)
+        )
+    } else {
+        format!(
+            "Plonger les {missing} questions restantes : {}, en une requête.",
+            cost(tokens)
+        )
+    };
+    let mut out = vec![E::new("p")
+        .attr("id", ids::MESURE_SENS_ETAT)
+        .text(&text)
+        .build()];
+    if s.data.lab.vectors().is_some() && s.key.is_some() {
+        out.push(
+            E::new("button")
+                .attr("id", ids::MESURER_SENS)
+                .attr("type", "button")
+                .flag("disabled", s.dense.is_running())
+                .text("Mesurer sens et hybride")
+                .build(),
+        );
+    }
+    out
+}

@@ -1,0 +1,56 @@
+//! The panels: each renders its part of the page from the [`State`] alone. Light panels set texts
+//! and attributes on every update (setting the same text again changes nothing); heavy ones
+//! (results, « Mesurer ») rebuild only when what they show has changed, so that an open
+//! « Pourquoi ce score ? » or a focused control survives an unrelated update.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use super::state::State;
+
+/// The answer panel: the method and model, what will be sent, the answer.
+pub mod answer;
+/// The answer's rendering: citations linked, flags.
+pub mod answer_view;
+/// « Mesurer »'s charts and tables, pure rendering from measurements.
+pub mod charts;
+/// « Mesurer les réponses ».
+pub mod evaluation;
+/// The header: summary, costs, tabs, the shared link.
+pub mod header;
+/// The key panel.
+pub mod key;
+/// « Mesurer »: tables, bars, grid, pair, thresholds, exports, and the dense methods' part.
+pub mod measure;
+/// « Vos données ».
+pub mod own_data;
+/// « Chercher »: the question, the examples, the methods, one column per method.
+pub mod search;
+/// « Vecteurs des fiches ».
+pub mod vectors;
+
+/// What each heavy panel last rendered, as a hash of everything it reads from the state.
+#[derive(Default)]
+pub struct Memo(HashMap<&'static str, u64>);
+
+impl Memo {
+    /// Whether `panel`'s inputs differ from its last render (and records them).
+    pub fn changed(&mut self, panel: &'static str, inputs: impl Hash) -> bool {
+        let mut h = DefaultHasher::new();
+        inputs.hash(&mut h);
+        let now = h.finish();
+        self.0.insert(panel, now) != Some(now)
+    }
+}
+
+/// Renders every panel from `s`.
+pub fn render(s: &State, memo: &mut Memo) {
+    header::render(s);
+    key::render(s);
+    vectors::render(s);
+    own_data::render(s, memo);
+    search::render(s, memo);
+    answer::render(s, memo);
+    measure::render(s, memo);
+    evaluation::render(s, memo);
+}

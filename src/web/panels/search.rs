@@ -1,0 +1,341 @@
+//! « Chercher »: the question box, the exercise's questions, the methods shown, and one column of
+//! results per method, each result with « Pourquoi ce score ? ».
+
+use std::collections::HashSet;
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlSelectElement};
+
+use crate::data::{Question, QuestionKind};
+use crate::fr::{self, labels, messages};
+use crate::lab::{Keyword, Method};
+use crate::measure::DEPTH;
+use crate::search::bm25::{Explanation, FORMULA};
+
+use super::super::dom::{by_id, highlighted, input, replace_children, set_text, E};
+use super::super::ids;
+use super::super::state::State;
+use super::Memo;
+
+/// Results shown per method for a question.
+const SHOWN: usize = 5;
+/// Highlights per fiche at most: a giant fiche repeating a query word stays cheap to draw.
+const MAX_MARKS: usize = 200;
+
+pub fn render(s: &State, memo: &mut Memo) {
+    let field = input(ids::QUESTION);
+    if field.value() != s.question {
+        field.set_value(&s.question);
+    }
+    if memo.changed("exemples", s.data.epoch) {
+        fill_examples(&s.data.questions);
+    }
+    let select: HtmlSelectElement = by_id(ids::EXEMPLES).unchecked_into();
+    let value = s.example.map(|i| i.to_string()).unwrap_or_default();
+    if select.value() != value {
+        select.set_value(&value);
+    }
+    if memo.changed("methodes", ()) {
+        fill_method_choices();
+    }
+    for m in Method::ALL {
+        let choice = input(&ids::method_choice(m));
+        if choice.checked() != s.shown.contains(&m) {
+            choice.set_checked(s.shown.contains(&m));
+        }
+    }
+    let expected = match s.example_question() {
+        Some(Question {
+            expected: Some(id), ..
+        }) => {
+            let nom = s
+                .data
+                .lab
+                .fiches()
+                .iter()
+                .find(|f| &f.id == id)
+                .map_or("", |f| f.nom.as_str());
+            format!("Fiche attendue : {id} — {nom}")
+        }
+        Some(Question { expected: None, .. }) => {
+            "Aucune fiche n'y répond : la bonne réponse est « pas dans le catalogue ».".into()
+        }
+        None => String::new(),
+    };
+    set_text(&by_id(ids::ATTENDUE), &expected);
+    let q = &s.question;
+    let inputs = (
+        s.data.epoch,
+        q,
+        s.example,
+        &s.shown,
+        s.data.lab.vectors().map(|v| v.len()),
+        s.key.is_some(),
+        s.question_vector().is_some(),
+        s.search_error.as_ref().filter(|(e, _)| e == q),
+    );
+    if memo.changed("resultats", inputs) {
+        let columns = s.shown.iter().map(|&m| column(s, m));
+        replace_children(&by_id(ids::RESULTATS), columns);
+    }
+}
+
+fn fill_examples(questions: &[Question]) {
+    let select = by_id(ids::EXEMPLES);
+    let first = E::new("option")
+        .attr("value", "")
+        .text("— choisir une question —")
+        .build();
+    let groups = [
+        QuestionKind::Exacte,
+        QuestionKind::Courante,
+        QuestionKind::Absente,
+    ]
+    .map(|kind| {
+        let options = questions
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| q.kind == kind)
+            .map(|(i, q)| {
+                E::new("option")
+                    .attr("value", &i.to_string())
+                    .text(&q.text)
+                    .build()
+            });
+        let label = match kind {
+            QuestionKind::Exacte => "Références exactes",
+            QuestionKind::Courante => "Questions courantes",
+            QuestionKind::Absente => "Sans réponse dans le catalogue",
+        };
+        E::new("optgroup")
+            .attr("label", label)
+            .children(options)
+            .build()
+    });
+    replace_children(&select, std::iter::once(first).chain(groups));
+}
+
+fn fill_method_choices() {
+    let choices = Method::ALL.map(|m| {
+        let id = ids::method_choice(m);
+        E::new("span")
+            .class("choix")
+            .child(
+                E::new("input")
+                    .attr("type", "checkbox")
+                    .attr("id", &id)
+                    .attr("value", m.name())
+                    .attr("data-methode", m.name()),
+            )
+            .child(E::new("label").attr("for", &id).text(m.name()))
+            .build()
+    });
+    replace_children(&by_id(ids::METHODES), choices);
+}
+
+fn empty(column: E, text: &str) -> Element {
+    column.child(E::new("p").class("vide").text(text)).build()
+}
+
+/// The column of `method` for the question in the box.
+fn column(s: &State, method: Method) -> Element {
+    let column = E::new("section")
+        .class("colonne")
+        .attr("id", &ids::column(method))
+        .attr("data-methode", method.name())
+        .child(E::new("h2").text(labels::method_title(method)));
+    let question = s.question.as_str();
+    if question.trim().is_empty() {
+        return empty(column, "Tapez une question ou choisissez un exemple.");
+    }
+    let lab = &s.data.lab;
+    let vector = s.question_vector();
+    if method.is_dense() {
+        if lab.vectors().is_none() {
+            return empty(
+                column,
+                "Pas encore de vecteurs des fiches : voyez le panneau « Vecteurs des fiches ».",
+            );
+        }
+        if let Some((_, message)) = s.search_error.as_ref().filter(|(q, _)| q == question) {
+            let p = E::new("p")
+                .class("erreur-api")
+                .attr("role", "alert")
+                .text(message);
+            return column.child(p).build();
+        }
+        if vector.is_none() {
+            let text = if s.key.is_none() {
+                "Entrez votre clé Mistral pour que la question soit plongée (quelques tokens)."
+            } else {
+                "Plongement de la question…"
+            };
+            return empty(column, text);
+        }
+    }
+    let query_terms: HashSet<String> = match method {
+        Method::Keyword(k) => k.analyzer().terms(question).into_iter().collect(),
+        Method::Sens | Method::Hybride(_) => HashSet::new(),
+    };
+    if matches!(method, Method::Keyword(_)) && query_terms.is_empty() {
+        return empty(
+            column,
+            "La question ne garde aucun mot après analyse (mots vides, ponctuation) : rien à chercher.",
+        );
+    }
+    let hits = match lab.search(method, question, vector, DEPTH) {
+        Ok(h) => h,
+        Err(e) => return empty(column, &messages::search(&e)),
+    };
+    let visible: Vec<_> = hits
+        .iter()
+        .take(SHOWN)
+        .filter(|r| !matches!(method, Method::Keyword(_)) || r.score > 0.0)
+        .collect();
+    if visible.is_empty() {
+        return empty(
+            column,
+            "Aucune fiche ne contient un mot de la question : toutes ont un score nul.",
+        );
+    }
+    let expected = s.example_question().and_then(|q| q.expected.as_deref());
+    let items = visible.iter().enumerate().filter_map(|(i, r)| {
+        let fiche = lab.fiches().get(r.doc)?;
+        let marks = match method {
+            Method::Keyword(k) => {
+                k.analyzer()
+                    .highlight_spans(&fiche.texte, &query_terms, MAX_MARKS)
+            }
+            Method::Sens | Method::Hybride(_) => Vec::new(),
+        };
+        let is_expected = expected == Some(fiche.id.as_str());
+        let head = E::new("div")
+            .class("tete")
+            .child(E::new("span").class("rang").text(&(i + 1).to_string()))
+            .child(E::new("span").class("id").text(&fiche.id))
+            .child(
+                E::new("span")
+                    .class("score")
+                    .text(&fr::decimal(r.score, method.display_decimals())),
+            );
+        let head = if is_expected {
+            head.child(E::new("span").class("badge").text("fiche attendue"))
+        } else {
+            head
+        };
+        let why = E::new("details")
+            .class("pourquoi")
+            .child(E::new("summary").text("Pourquoi ce score ?"))
+            .child(why(s, method, r.doc, r.score));
+        Some(
+            E::new("li")
+                .class(if is_expected {
+                    "resultat attendue"
+                } else {
+                    "resultat"
+                })
+                .attr("data-id", &fiche.id)
+                .child(head)
+                .child(E::new("p").class("nom").text(&fiche.nom))
+                .child(E::new("p").class("famille").text(&fiche.famille))
+                .child(highlighted("p", &fiche.texte, &marks))
+                .child(why)
+                .build(),
+        )
+    });
+    let column = column.child(E::new("ol").class("resultats").children(items));
+    let id_of = |doc: usize| lab.fiches().get(doc).map(|f| f.id.as_str());
+    match expected {
+        Some(id) if !visible.iter().any(|r| id_of(r.doc) == Some(id)) => {
+            let text = match hits.iter().position(|r| id_of(r.doc) == Some(id)) {
+                Some(p) => format!("La fiche attendue {id} n'est qu'au rang {}.", p + 1),
+                None => format!("La fiche attendue {id} n'est pas dans les {DEPTH} premières."),
+            };
+            column.child(E::new("p").class("hors").text(&text)).build()
+        }
+        _ => column.build(),
+    }
+}
+
+/// « Pourquoi ce score ? » for fiche `doc` under `method`.
+fn why(s: &State, method: Method, doc: usize, score: f64) -> Element {
+    let lab = &s.data.lab;
+    match method {
+        Method::Keyword(k) => explanation(&lab.explain(k, &s.question, doc), k),
+        Method::Sens => E::new("p")
+            .text(&format!(
+                "Cosinus entre le vecteur de la question et celui de la fiche : {}. Le sens ne se décompose pas mot à mot : \
+                 deux textes proches par le sens ont des vecteurs proches, même sans mot commun.",
+                fr::decimal(score, 4)
+            ))
+            .build(),
+        Method::Hybride(k) => match lab.explain_fusion(k, &s.question, s.question_vector(), doc) {
+            Ok(e) => E::new("ul")
+                .children(labels::fusion_lines(k, &e).iter().map(|l| E::new("li").text(l).build()))
+                .build(),
+            Err(e) => E::new("p").text(&messages::search(&e)).build(),
+        },
+    }
+}
+
+/// The BM25 explanation: one row per question term, the sum, the formula and the parameters.
+fn explanation(e: &Explanation, keyword: Keyword) -> Element {
+    let header = ["mot", "terme", "df", "idf", "tf", "norme", "apport"];
+    let head = E::new("tr").children(
+        header
+            .iter()
+            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+    );
+    let rows = e.terms.iter().map(|t| {
+        let cells = [
+            t.word.clone(),
+            t.term.clone(),
+            t.df.to_string(),
+            fr::decimal(t.idf, 3),
+            t.tf.to_string(),
+            fr::decimal(t.norm, 3),
+            fr::decimal(t.contribution, 3),
+        ];
+        E::new("tr")
+            .class(if t.tf == 0 { "absent" } else { "" })
+            .children(cells.iter().map(|c| E::new("td").text(c).build()))
+            .build()
+    });
+    let total = E::new("tr").class("total").children([
+        E::new("th")
+            .attr("scope", "row")
+            .attr("colspan", "6")
+            .text("score (somme des apports)")
+            .build(),
+        E::new("td").text(&fr::decimal(e.score, 3)).build(),
+    ]);
+    let mut notes = vec![
+        E::new("p").class("formule").text(FORMULA).build(),
+        E::new("p")
+            .text(&format!(
+                "k1 = {} ; b = {} ; N = {} fiches ; longueur de cette fiche : {} termes ; longueur moyenne : {}. Analyse : {}.",
+                fr::decimal(e.params.k1, 2),
+                fr::decimal(e.params.b, 2),
+                e.n,
+                e.doc_len,
+                fr::decimal(e.avg_len, 2),
+                keyword.analyzer().describe()
+            ))
+            .build(),
+    ];
+    if !e.dropped.is_empty() {
+        notes.push(
+            E::new("p")
+                .text(&format!("Mots ignorés : {}.", e.dropped.join(", ")))
+                .build(),
+        );
+    }
+    let table = E::new("table")
+        .class("explication")
+        .child(E::new("thead").child(head))
+        .child(E::new("tbody").children(rows).child(total))
+        .build();
+    E::new("div")
+        .children(std::iter::once(table).chain(notes))
+        .build()
+}

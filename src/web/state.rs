@@ -1,0 +1,523 @@
+//! The page's one state, and the only function that changes it: [`update`]. Panels render from
+//! [`State`] alone; events and finished tasks become a [`Msg`]; what a change must start (a call,
+//! a download, a file read) comes back from `update` as an [`Effect`] for the controller to run.
+//!
+//! Every catalogue has an **epoch**. A task records the epoch it started under and its result
+//! carries it back: `update` drops a result whose epoch has moved, and a new catalogue cancels
+//! every call in flight. Nothing is indexed in the catalogue after an `.await` without that check.
+
+use std::collections::HashMap;
+
+use crate::answer::{AnswerOutcome, FICHES_SENT};
+use crate::data::intake::Selection;
+use crate::data::vectors::VectorSet;
+use crate::data::{Fiche, Question, QuestionKind};
+use crate::lab::{Keyword, Lab, Method, QuestionVectors};
+use crate::link::{QuestionSet, View, ViewState};
+use crate::measure::Measurement;
+use crate::mistral::chat::{self, Chat, Message};
+use crate::mistral::{self, ApiKey};
+
+use super::api::Call;
+
+/// A catalogue and everything computed from it. Replaced whole when the learner loads files.
+pub struct Dataset {
+    /// Changes with every catalogue: results of tasks started under another epoch are dropped.
+    pub epoch: u64,
+    pub lab: Lab,
+    pub questions: Vec<Question>,
+    /// `None` for the exercise's catalogue; « vos données (files) » otherwise.
+    pub label: Option<String>,
+    /// Measurements by method, in the order they were made.
+    pub measurements: Vec<Measurement>,
+    /// Where the fiche vectors came from, or why the shipped ones were refused.
+    pub vectors_origin: String,
+    /// The safetensors bytes of vectors computed in this browser, for « Télécharger ».
+    pub computed: Option<Vec<u8>>,
+}
+
+impl Dataset {
+    /// Indexes `fiches` and measures the keyword methods on `questions` (they need no vectors).
+    pub fn new(
+        epoch: u64,
+        fiches: Vec<Fiche>,
+        questions: Vec<Question>,
+        label: Option<String>,
+    ) -> Dataset {
+        let lab = Lab::new(fiches);
+        let measurements = [Keyword::Mots, Keyword::MotsPlus]
+            .iter()
+            .map(|&k| lab.measure_keyword(k, &questions))
+            .collect();
+        Dataset {
+            epoch,
+            lab,
+            questions,
+            label,
+            measurements,
+            vectors_origin: String::new(),
+            computed: None,
+        }
+    }
+
+    /// The measurements in the page's method order.
+    pub fn measured(&self) -> Vec<&Measurement> {
+        Method::ALL
+            .iter()
+            .filter_map(|m| self.measurements.iter().find(|x| x.method == m.name()))
+            .collect()
+    }
+
+    pub fn has_dense_measurements(&self) -> bool {
+        self.measurements
+            .iter()
+            .any(|m| Method::parse(&m.method).is_some_and(Method::is_dense))
+    }
+}
+
+/// Session costs, counted from the API's own token counts.
+#[derive(Default, Clone, PartialEq, Eq, Hash)]
+pub struct Costs {
+    /// Tokens paid for fiche vectors in this browser (0 when shipped or cached).
+    pub fiches: u64,
+    pub questions: u64,
+    pub calls: u64,
+    /// Chat tokens sent and received (answers), priced with the model used.
+    pub chat_in: u64,
+    pub chat_out: u64,
+}
+
+/// Where a long task stands.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub enum Phase {
+    #[default]
+    Idle,
+    Running {
+        done: usize,
+        total: usize,
+    },
+}
+
+impl Phase {
+    pub fn is_running(&self) -> bool {
+        matches!(self, Phase::Running { .. })
+    }
+}
+
+/// « Mesurer les réponses ».
+#[derive(Default)]
+pub struct Evaluation {
+    /// The method and model chosen in the panel (`None`: the default).
+    pub method: Option<Method>,
+    pub model: Option<String>,
+    pub confirming: bool,
+    pub phase: Phase,
+    /// The outcomes of the last complete run: its method, model and one outcome per question.
+    pub outcomes: Option<(Method, String, Vec<AnswerOutcome>)>,
+    /// What stopped the last run, if it stopped.
+    pub message: Option<String>,
+}
+
+/// « La réponse, qui cite ses fiches ».
+#[derive(Default)]
+pub struct Answering {
+    pub method: Option<Method>,
+    pub model: Option<String>,
+    pub pending: bool,
+    /// The last answer shown: the question and fiches it was for, and the answer or a message.
+    pub result: Option<AnswerResult>,
+}
+
+pub struct AnswerResult {
+    pub question: String,
+    pub sent: Vec<Fiche>,
+    pub outcome: Result<(Chat, bool), String>,
+}
+
+/// The calls in flight, each cancellable; a new catalogue or a forgotten key cancels them all.
+#[derive(Default)]
+pub struct Calls {
+    /// The question being embedded, and its call.
+    pub search: Option<(String, Call)>,
+    pub compute: Option<Call>,
+    pub dense: Option<Call>,
+    pub answer: Option<Call>,
+    pub eval: Option<Call>,
+}
+
+impl Calls {
+    pub fn cancel_all(&mut self) {
+        let calls = [
+            self.search.take().map(|(_, c)| c),
+            self.compute.take(),
+            self.dense.take(),
+            self.answer.take(),
+            self.eval.take(),
+        ];
+        for c in calls.into_iter().flatten() {
+            c.cancel();
+        }
+    }
+}
+
+pub struct State {
+    pub data: Dataset,
+    /// The bundled catalogue's texts, to come back to in one click.
+    pub bundled: (String, String),
+    pub view: View,
+    pub question: String,
+    /// The exercise question picked, by index in `data.questions`.
+    pub example: Option<usize>,
+    pub shown: Vec<Method>,
+    pub key: Option<ApiKey>,
+    pub remembered: bool,
+    /// Question vectors by text (mistral-embed: valid whatever the catalogue).
+    pub qvectors: QuestionVectors,
+    /// Changes with every question typed: a debounced embedding checks it before calling.
+    pub question_generation: u64,
+    /// The last failure to embed a question: the question, and the message.
+    pub search_error: Option<(String, String)>,
+    pub costs: Costs,
+    pub grid_sort: Option<String>,
+    pub compare: Option<(Method, Method)>,
+    pub compute: Phase,
+    pub vectors_message: Option<String>,
+    pub dense: Phase,
+    pub dense_message: Option<String>,
+    pub answering: Answering,
+    pub evaluation: Evaluation,
+    /// Answers obtained, by [`mistral::cache::answer`] (also in IndexedDB).
+    pub answers: HashMap<String, Chat>,
+    pub calls: Calls,
+    pub data_status: String,
+    pub data_errors: Vec<String>,
+    /// The link shown by « Copier le lien », and whether it reached the clipboard.
+    pub share: Option<(String, Option<bool>)>,
+}
+
+impl State {
+    pub fn new(data: Dataset, bundled: (String, String)) -> State {
+        State {
+            data,
+            bundled,
+            view: View::Chercher,
+            question: String::new(),
+            example: None,
+            shown: vec![
+                Method::MOTS,
+                Method::MOTS_PLUS,
+                Method::Sens,
+                Method::Hybride(Keyword::Mots),
+            ],
+            key: None,
+            remembered: false,
+            qvectors: QuestionVectors::new(),
+            question_generation: 0,
+            search_error: None,
+            costs: Costs::default(),
+            grid_sort: None,
+            compare: None,
+            compute: Phase::Idle,
+            vectors_message: None,
+            dense: Phase::Idle,
+            dense_message: None,
+            answering: Answering::default(),
+            evaluation: Evaluation::default(),
+            answers: HashMap::new(),
+            calls: Calls::default(),
+            data_status: String::new(),
+            data_errors: Vec::new(),
+            share: None,
+        }
+    }
+
+    /// The expected question of the exercise picked, if any.
+    pub fn example_question(&self) -> Option<&Question> {
+        self.example.and_then(|i| self.data.questions.get(i))
+    }
+
+    /// The question's vector, when known.
+    pub fn question_vector(&self) -> Option<&[f32]> {
+        self.qvectors.get(&self.question).map(Vec::as_slice)
+    }
+
+    /// The state a link carries: never the key, never data.
+    pub fn link_state(&self) -> ViewState {
+        ViewState {
+            view: self.view,
+            question: (!self.question.trim().is_empty()).then(|| self.question.clone()),
+            methods: self.shown.clone(),
+            set: match self.data.label {
+                Some(_) => QuestionSet::VosDonnees,
+                None => QuestionSet::Exercice,
+            },
+            compare: self.compare,
+        }
+    }
+
+    /// The methods measured, in the page's order.
+    pub fn measured_methods(&self) -> Vec<Method> {
+        self.data
+            .measured()
+            .iter()
+            .filter_map(|m| Method::parse(&m.method))
+            .collect()
+    }
+
+    /// The method whose fiches an answer is written from: the one chosen if still shown, else the
+    /// fusion when vectors are there, else the last keyword method shown.
+    pub fn answer_method(&self) -> Option<Method> {
+        let dense_ok = self.data.lab.vectors().is_some();
+        self.answering
+            .method
+            .filter(|m| self.shown.contains(m))
+            .or_else(|| {
+                let fusion = self.shown.iter().rev();
+                fusion
+                    .clone()
+                    .find(|m| dense_ok && matches!(m, Method::Hybride(_)))
+                    .copied()
+            })
+            .or_else(|| self.shown.iter().rev().find(|m| !m.is_dense()).copied())
+            .or_else(|| self.shown.first().copied())
+    }
+
+    /// The method « Mesurer les réponses » reads fiches from: the one chosen if measured, else
+    /// the last measured.
+    pub fn evaluation_method(&self) -> Option<Method> {
+        let measured = self.measured_methods();
+        self.evaluation
+            .method
+            .filter(|m| measured.contains(m))
+            .or_else(|| measured.last().copied())
+    }
+
+    /// The pair compared question by question: the one chosen if both are measured, else the best
+    /// fusion against the best single method (courantes MRR@10), else the first two methods.
+    pub fn compared_pair(&self) -> Option<(Method, Method)> {
+        let methods = self.measured_methods();
+        if let Some((a, b)) = self.compare {
+            if methods.contains(&a) && methods.contains(&b) {
+                return Some((a, b));
+            }
+        }
+        let ms = self.data.measured();
+        let mrr = |m: &&&Measurement| {
+            m.kinds
+                .iter()
+                .find(|k| k.kind == QuestionKind::Courante)
+                .map_or(0.0, |k| k.mrr10)
+        };
+        let best = |fusion: bool| {
+            ms.iter()
+                .filter(|m| {
+                    Method::parse(&m.method)
+                        .is_some_and(|x| matches!(x, Method::Hybride(_)) == fusion)
+                })
+                .max_by(|a, b| mrr(a).total_cmp(&mrr(b)))
+                .and_then(|m| Method::parse(&m.method))
+        };
+        match (best(true), best(false)) {
+            (Some(f), Some(s)) => Some((f, s)),
+            _ => match methods.as_slice() {
+                [first, second, ..] => Some((*second, *first)),
+                _ => None,
+            },
+        }
+    }
+
+    /// The fiches an answer to `question` would be given: the first five of `method`.
+    pub fn fiches_for(&self, method: Method, question: &str) -> Result<Vec<Fiche>, String> {
+        let vector = self.qvectors.get(question).map(Vec::as_slice);
+        let lab = &self.data.lab;
+        lab.search(method, question, vector, FICHES_SENT)
+            .map(|hits| {
+                hits.into_iter()
+                    .filter_map(|r| lab.fiches().get(r.doc).cloned())
+                    .collect()
+            })
+            .map_err(|e| crate::fr::messages::search(&e))
+    }
+
+    /// Whether the question in the box should be embedded now: a dense method is shown, the fiche
+    /// vectors are there, the key too, and the question is neither known, failed nor in flight.
+    pub fn wants_question_vector(&self) -> bool {
+        let q = &self.question;
+        self.shown.iter().any(|m| m.is_dense())
+            && self.data.lab.vectors().is_some()
+            && self.key.is_some()
+            && !q.trim().is_empty()
+            && !self.qvectors.contains_key(q)
+            && self.search_error.as_ref().map_or(true, |(e, _)| e != q)
+            && self.calls.search.as_ref().map_or(true, |(s, _)| s != q)
+    }
+}
+
+/// Everything that can happen to the page.
+pub enum Msg {
+    // The learner's gestures.
+    QuestionTyped(String),
+    ExamplePicked(Option<usize>),
+    MethodToggled(Method, bool),
+    ViewChosen(View),
+    FragmentChanged(ViewState),
+    CopyLink(String),
+    LinkCopied(bool),
+    KeyTyped(String),
+    RememberToggled(bool),
+    KeyForgotten,
+    ComputeRequested,
+    ComputeCancelled,
+    DownloadRequested,
+    DenseMeasureRequested,
+    GridSorted(Option<String>),
+    QuestionOpened(usize),
+    /// One side of the pair compared: `first` is A (against B).
+    PairSide {
+        first: bool,
+        method: Method,
+    },
+    ExportRequested(String),
+    AnswerMethodChosen(Method),
+    AnswerModelChosen(String),
+    AnswerRequested,
+    EvalMethodChosen(Method),
+    EvalModelChosen(String),
+    EvalAsked,
+    EvalConfirmed,
+    EvalCancelled,
+    FilesChosen(Vec<web_sys::File>),
+    FilesRefused(Vec<String>),
+    BackToExercise,
+    // What tasks report.
+    Paid(Costs),
+    QuestionEmbedded {
+        question: String,
+        vector: Vec<f32>,
+    },
+    QuestionFailed {
+        question: String,
+        message: String,
+    },
+    VectorsLoaded {
+        epoch: u64,
+        set: Box<VectorSet>,
+        origin: String,
+        bytes: Option<Vec<u8>>,
+    },
+    VectorsRefused {
+        epoch: u64,
+        origin: String,
+    },
+    ComputeProgress {
+        epoch: u64,
+        done: usize,
+        total: usize,
+    },
+    ComputeEnded {
+        epoch: u64,
+        message: String,
+    },
+    DenseProgress {
+        epoch: u64,
+        vectors: Vec<(String, Vec<f32>)>,
+    },
+    DenseEnded {
+        epoch: u64,
+        message: Option<String>,
+    },
+    AnswerObtained {
+        key: String,
+        chat: Chat,
+    },
+    AnswerShown {
+        epoch: u64,
+        result: AnswerResult,
+    },
+    EvalProgress {
+        epoch: u64,
+        done: usize,
+        total: usize,
+    },
+    EvalEnded {
+        epoch: u64,
+        outcome: Result<(Method, String, Vec<AnswerOutcome>), String>,
+    },
+    DatasetLoaded {
+        data: Box<Dataset>,
+    },
+}
+
+/// What a change starts; the controller runs it (see `app`).
+pub enum Effect {
+    EmbedQuestion {
+        question: String,
+        generation: u64,
+        key: ApiKey,
+        call: Call,
+    },
+    ComputeVectors {
+        epoch: u64,
+        key: ApiKey,
+        fiches: Vec<Fiche>,
+        call: Call,
+    },
+    MeasureDense {
+        epoch: u64,
+        key: ApiKey,
+        questions: Vec<String>,
+        call: Call,
+    },
+    Answer {
+        epoch: u64,
+        key: ApiKey,
+        model: String,
+        question: String,
+        sent: Vec<Fiche>,
+        call: Call,
+    },
+    Evaluate {
+        epoch: u64,
+        key: ApiKey,
+        model: String,
+        method: Method,
+        items: Vec<EvalItem>,
+        call: Call,
+    },
+    LoadVectors {
+        epoch: u64,
+    },
+    ReadFiles {
+        files: Vec<web_sys::File>,
+        selection: Selection,
+    },
+    RememberKey(Option<String>),
+    Clipboard(String),
+    Download(String, Vec<u8>),
+    FocusResults,
+}
+
+/// One question of « Mesurer les réponses », prepared when the run starts.
+pub struct EvalItem {
+    pub kind: QuestionKind,
+    pub question: String,
+    pub expected: Option<String>,
+    pub messages: Vec<Message>,
+    pub ids: Vec<String>,
+}
+
+/// The model chosen in a select, if it is one the page offers.
+pub fn model_or_default(chosen: &Option<String>) -> String {
+    chosen
+        .clone()
+        .filter(|m| chat::MODELS.contains(&m.as_str()))
+        .unwrap_or_else(|| chat::DEFAULT_MODEL.to_owned())
+}
+
+/// The cost in tokens a keyless estimate shows for embedding `texts`.
+pub fn embed_estimate<'a>(texts: impl IntoIterator<Item = &'a str>) -> u64 {
+    texts
+        .into_iter()
+        .map(mistral::estimate_tokens)
+        .sum::<usize>() as u64
+}

@@ -1,0 +1,439 @@
+//! The page's asynchronous work: fetching data, calling Mistral, reading files, the caches. A task
+//! is given everything it needs when it starts (texts, fiches, the key, its call), reports by
+//! messages, and after every `.await` checks that its catalogue (epoch) is still the page's before
+//! it reads the state again. It never indexes the catalogue after an await.
+
+use crate::answer;
+use crate::data::intake::{utf8_text, FileKind, Selection};
+use crate::data::vectors::VectorSet;
+use crate::data::{check_expected, parse_fiches, parse_questions, Fiche};
+use crate::fr::messages;
+use crate::lab::Method;
+use crate::mistral::chat::{Chat, Message};
+use crate::mistral::{self, cache, ApiError, ApiKey};
+
+use super::api::{self, Call};
+use super::app::Shared;
+use super::state::{AnswerResult, Costs, Dataset, EvalItem, Msg};
+use super::store;
+use super::update::{embedding_cost, outcome, vectors_cache_key};
+
+/// Typing pauses this long before a question is embedded (each embedding costs).
+const DEBOUNCE_MS: u32 = 400;
+
+pub async fn fetch_text(path: &str) -> Result<String, String> {
+    let resp = gloo_net::http::Request::get(path)
+        .send()
+        .await
+        .map_err(|_| format!("{path} : le réseau a échoué."))?;
+    if !resp.ok() {
+        return Err(format!(
+            "{path} : le serveur répond {} {}",
+            resp.status(),
+            resp.status_text()
+        ));
+    }
+    resp.text()
+        .await
+        .map_err(|_| format!("{path} : lecture impossible."))
+}
+
+async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let resp = gloo_net::http::Request::get(path)
+        .send()
+        .await
+        .map_err(|_| format!("{path} : le réseau a échoué."))?;
+    if !resp.ok() {
+        return Err(format!("{path} : le serveur répond {}", resp.status()));
+    }
+    resp.binary()
+        .await
+        .map_err(|_| format!("{path} : lecture impossible."))
+}
+
+/// The bundle's manifest: which vectors file ships with the fiches, if any.
+#[derive(serde::Deserialize, Default)]
+struct Manifest {
+    #[serde(default)]
+    vecteurs: Option<String>,
+}
+
+/// A vectors file checked against the model (the catalogue is checked when it is attached).
+fn read_vectors(bytes: &[u8]) -> Result<VectorSet, String> {
+    let set = VectorSet::from_safetensors(bytes).map_err(|e| messages::vectors(&e))?;
+    set.check_model(mistral::MODEL, mistral::DIM)
+        .map_err(|e| messages::vectors(&e))?;
+    Ok(set)
+}
+
+/// Shipped vectors (named by `data/manifeste.json`) for the exercise's catalogue, else vectors
+/// this browser computed before for exactly these fiche texts.
+pub async fn load_vectors(app: Shared, epoch: u64) {
+    let Some((bundled, cache_key)) = app.peek(|s| {
+        (
+            s.data.label.is_none(),
+            vectors_cache_key(s.data.lab.fiches()),
+        )
+    }) else {
+        return;
+    };
+    if bundled {
+        let manifest: Manifest = match fetch_text("data/manifeste.json").await {
+            Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
+            Err(_) => Manifest::default(),
+        };
+        if let Some(name) = manifest.vecteurs {
+            match fetch_bytes(&format!("data/{name}"))
+                .await
+                .and_then(|b| read_vectors(&b))
+            {
+                Ok(set) => {
+                    let origin = format!("livrés avec la page ({name})");
+                    let set = Box::new(set);
+                    app.dispatch(Msg::VectorsLoaded {
+                        epoch,
+                        set,
+                        origin,
+                        bytes: None,
+                    });
+                    if app
+                        .peek(|s| s.data.lab.vectors().is_some())
+                        .unwrap_or(false)
+                    {
+                        return;
+                    }
+                }
+                Err(message) => {
+                    let origin = format!("Le fichier livré {name} est refusé : {message}");
+                    app.dispatch(Msg::VectorsRefused { epoch, origin });
+                }
+            }
+        }
+    }
+    if let Some(bytes) = store::get_bytes(store::FICHE_VECTORS, &cache_key).await {
+        if let Ok(set) = read_vectors(&bytes) {
+            let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
+            let (set, bytes) = (Box::new(set), Some(bytes));
+            app.dispatch(Msg::VectorsLoaded {
+                epoch,
+                set,
+                origin,
+                bytes,
+            });
+        }
+    }
+}
+
+/// Embeds the question in the box, after a pause in typing; the cache first.
+pub async fn embed_question(
+    app: Shared,
+    question: String,
+    generation: u64,
+    key: ApiKey,
+    call: Call,
+) {
+    api::sleep(DEBOUNCE_MS).await;
+    let current = app
+        .peek(|s| s.question_generation == generation)
+        .unwrap_or(false);
+    if call.is_cancelled() || !current {
+        return;
+    }
+    let cache_key = cache::question_vector(mistral::MODEL, &question);
+    if let Some(vector) = store::get_vector(store::QUESTION_VECTORS, &cache_key).await {
+        app.dispatch(Msg::QuestionEmbedded { question, vector });
+        return;
+    }
+    match api::embed(&call, &key, &[&question]).await {
+        Ok(e) => {
+            app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+            if let Some(vector) = e.vectors.into_iter().next() {
+                store::put_vector(store::QUESTION_VECTORS, &cache_key, &vector).await;
+                app.dispatch(Msg::QuestionEmbedded { question, vector });
+            }
+        }
+        Err(ApiError::Cancelled) => {}
+        Err(e) => {
+            let message = messages::api(&e);
+            app.dispatch(Msg::QuestionFailed { question, message });
+        }
+    }
+}
+
+/// Embeds `fiches` (a snapshot taken when the learner clicked) by batches. The vectors are built,
+/// fingerprinted and cached from that snapshot, so they are exactly those of the texts sent; and
+/// they are stored and attached only if the catalogue is still the same.
+pub async fn compute_vectors(app: Shared, epoch: u64, key: ApiKey, fiches: Vec<Fiche>, call: Call) {
+    let texts: Vec<&str> = fiches.iter().map(|f| f.texte.as_str()).collect();
+    let total = texts.len();
+    let mut rows: Vec<Vec<f32>> = Vec::with_capacity(total);
+    for range in mistral::batches(&texts) {
+        let Some(batch) = texts.get(range) else { break };
+        match api::embed(&call, &key, batch).await {
+            Ok(e) => {
+                rows.extend(e.vectors);
+                app.dispatch(Msg::Paid(embedding_cost(e.prompt_tokens, 0)));
+                app.dispatch(Msg::ComputeProgress {
+                    epoch,
+                    done: rows.len(),
+                    total,
+                });
+            }
+            Err(e) => {
+                let message = format!("Calcul interrompu : {}", messages::api(&e));
+                app.dispatch(Msg::ComputeEnded { epoch, message });
+                return;
+            }
+        }
+        if call.is_cancelled() || !app.is_current(epoch) {
+            let message = "Calcul interrompu : Annulé.".to_owned();
+            app.dispatch(Msg::ComputeEnded { epoch, message });
+            return;
+        }
+    }
+    let built = VectorSet::new(mistral::MODEL, &fiches, rows).map(|set| {
+        let bytes = set.to_safetensors();
+        (set, bytes)
+    });
+    let (set, bytes) = match built {
+        Ok(b) => b,
+        Err(e) => {
+            let message = format!("Vecteurs refusés : {}", messages::vectors(&e));
+            app.dispatch(Msg::ComputeEnded { epoch, message });
+            return;
+        }
+    };
+    if !app.is_current(epoch) || call.is_cancelled() {
+        return;
+    }
+    store::put_bytes(store::FICHE_VECTORS, &vectors_cache_key(&fiches), &bytes).await;
+    let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
+    app.dispatch(Msg::VectorsLoaded {
+        epoch,
+        set: Box::new(set),
+        origin,
+        bytes: Some(bytes),
+    });
+    let message =
+        "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page."
+            .to_owned();
+    app.dispatch(Msg::ComputeEnded { epoch, message });
+}
+
+/// Embeds the questions not yet known (the cache first), then asks for the dense measurements.
+pub async fn measure_dense(
+    app: Shared,
+    epoch: u64,
+    key: ApiKey,
+    questions: Vec<String>,
+    call: Call,
+) {
+    let mut missing: Vec<String> = Vec::new();
+    let mut found = Vec::new();
+    for q in questions {
+        match store::get_vector(
+            store::QUESTION_VECTORS,
+            &cache::question_vector(mistral::MODEL, &q),
+        )
+        .await
+        {
+            Some(v) => found.push((q, v)),
+            None => missing.push(q),
+        }
+    }
+    app.dispatch(Msg::DenseProgress {
+        epoch,
+        vectors: found,
+    });
+    let refs: Vec<&str> = missing.iter().map(String::as_str).collect();
+    for range in mistral::batches(&refs) {
+        let Some(batch) = refs.get(range) else { break };
+        match api::embed(&call, &key, batch).await {
+            Ok(e) => {
+                app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+                let mut vectors = Vec::new();
+                for (text, v) in batch.iter().zip(e.vectors) {
+                    let cache_key = cache::question_vector(mistral::MODEL, text);
+                    store::put_vector(store::QUESTION_VECTORS, &cache_key, &v).await;
+                    vectors.push((text.to_string(), v));
+                }
+                // Question vectors stay valid whatever the catalogue: they are kept.
+                app.dispatch(Msg::DenseProgress { epoch, vectors });
+            }
+            Err(e) => {
+                // What was embedded stays in memory and in the cache: a retry pays only the rest.
+                let message = Some(format!("Mesure interrompue : {}", messages::api(&e)));
+                app.dispatch(Msg::DenseEnded { epoch, message });
+                return;
+            }
+        }
+    }
+    app.dispatch(Msg::DenseEnded {
+        epoch,
+        message: None,
+    });
+}
+
+/// An answer from the cache (memory, then IndexedDB) or from the model; `true` when cached.
+async fn obtain(
+    app: &Shared,
+    call: &Call,
+    key: &ApiKey,
+    model: &str,
+    messages: &[Message],
+) -> Result<(Chat, bool), ApiError> {
+    let cache_key = cache::answer(model, messages);
+    if let Some(chat) = app.peek(|s| s.answers.get(&cache_key).cloned()).flatten() {
+        return Ok((chat, true));
+    }
+    let stored = store::get_text(store::ANSWERS, &cache_key).await;
+    if let Some(chat) = stored.and_then(|t| serde_json::from_str::<Chat>(&t).ok()) {
+        app.dispatch(Msg::AnswerObtained {
+            key: cache_key,
+            chat: chat.clone(),
+        });
+        return Ok((chat, true));
+    }
+    let chat = api::chat(call, key, model, messages).await?;
+    let cost = Costs {
+        chat_in: chat.prompt_tokens,
+        chat_out: chat.completion_tokens,
+        calls: 1,
+        ..Costs::default()
+    };
+    app.dispatch(Msg::Paid(cost));
+    if let Ok(text) = serde_json::to_string(&chat) {
+        store::put_text(store::ANSWERS, &cache_key, &text).await;
+    }
+    app.dispatch(Msg::AnswerObtained {
+        key: cache_key,
+        chat: chat.clone(),
+    });
+    Ok((chat, false))
+}
+
+/// « Rédiger la réponse » for `question` from the fiches `sent`.
+pub async fn answer(
+    app: Shared,
+    epoch: u64,
+    key: ApiKey,
+    model: String,
+    question: String,
+    sent: Vec<Fiche>,
+    call: Call,
+) {
+    let refs: Vec<&Fiche> = sent.iter().collect();
+    let messages = answer::prompt(&question, &refs);
+    let outcome = match obtain(&app, &call, &key, &model, &messages).await {
+        Err(ApiError::Cancelled) => return,
+        other => other.map_err(|e| messages::api(&e)),
+    };
+    let result = AnswerResult {
+        question,
+        sent,
+        outcome,
+    };
+    app.dispatch(Msg::AnswerShown { epoch, result });
+}
+
+/// « Mesurer les réponses »: each question in turn, prepared when the run started.
+pub async fn evaluate(
+    app: Shared,
+    epoch: u64,
+    key: ApiKey,
+    model: String,
+    method: Method,
+    items: Vec<EvalItem>,
+    call: Call,
+) {
+    let total = items.len();
+    let mut outcomes = Vec::with_capacity(total);
+    for (i, item) in items.iter().enumerate() {
+        match obtain(&app, &call, &key, &model, &item.messages).await {
+            Ok((chat, _)) => outcomes.push(outcome(item, chat.content)),
+            Err(e) => {
+                let message = match e {
+                    ApiError::Cancelled => "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.".to_owned(),
+                    other => format!(
+                        "Mesure interrompue : {} Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.",
+                        messages::api(&other)
+                    ),
+                };
+                app.dispatch(Msg::EvalEnded {
+                    epoch,
+                    outcome: Err(message),
+                });
+                return;
+            }
+        }
+        app.dispatch(Msg::EvalProgress {
+            epoch,
+            done: i + 1,
+            total,
+        });
+    }
+    app.dispatch(Msg::EvalEnded {
+        epoch,
+        outcome: Ok((method, model, outcomes)),
+    });
+}
+
+async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|_| format!("{} : lecture impossible.", file.name()))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Reads and checks the learner's files (fiches, questions, optionally vectors); nothing leaves
+/// the browser. The catalogue in place stays until every check has passed.
+pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selection) {
+    let parsed = async {
+        let file = |i: usize| files.get(i).ok_or_else(|| "fichier introuvable.".to_owned());
+        let (f_file, q_file) = (file(selection.fiches)?, file(selection.questions)?);
+        let text = |name: String, bytes| utf8_text(&name, bytes).map_err(|e| messages::intake(&e));
+        let fiches_text = text(f_file.name(), read_file(f_file).await?)?;
+        let questions_text = text(q_file.name(), read_file(q_file).await?)?;
+        let fiches = parse_fiches(&fiches_text).map_err(|e| messages::data(&e))?;
+        let questions = parse_questions(&questions_text).map_err(|e| messages::data(&e))?;
+        check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
+        let label = format!("vos données ({}, {})", f_file.name(), q_file.name());
+        let mut data = Dataset::new(0, fiches, questions, Some(label));
+        if let Some((i, kind)) = selection.vectors {
+            let v = file(i)?;
+            let name = v.name();
+            let bytes = read_file(v).await?;
+            let set = if kind == FileKind::Npy {
+                let rows = crate::data::npy::read_matrix(&bytes)
+                    .map_err(|e| format!("{name} : {}", messages::npy(&e)))?;
+                VectorSet::new(mistral::MODEL, data.lab.fiches(), rows)
+            } else {
+                VectorSet::from_safetensors(&bytes)
+            };
+            let set = set.and_then(|s| s.check_model(mistral::MODEL, mistral::DIM).map(|()| s));
+            let attached = set.and_then(|s| data.lab.set_vectors(s));
+            attached.map_err(|e| format!("{name} : {}", messages::vectors(&e)))?;
+            data.vectors_origin = if kind == FileKind::Npy {
+                format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
+            } else {
+                format!("chargés depuis {name}")
+            };
+        }
+        Ok::<_, String>(data)
+    }
+    .await;
+    match parsed {
+        Ok(data) => app.dispatch(Msg::DatasetLoaded {
+            data: Box::new(data),
+        }),
+        Err(e) => app.dispatch(Msg::FilesRefused(vec![e])),
+    }
+}
+
+/// Copies the shared link to the clipboard, and says whether it worked.
+pub async fn copy_link(app: Shared, link: String) {
+    let Some(w) = web_sys::window() else { return };
+    let promise = w.navigator().clipboard().write_text(&link);
+    let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+    app.dispatch(Msg::LinkCopied(copied));
+}

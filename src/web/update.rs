@@ -1,0 +1,525 @@
+//! [`update`]: the one place the page's state changes. Each message changes the state and returns
+//! the effects to run; results of tasks started under another catalogue (epoch) are dropped.
+
+use crate::answer::{self, AnswerOutcome};
+use crate::data::intake;
+use crate::data::vectors::fingerprint;
+use crate::fr::messages;
+use crate::lab::{Keyword, Method};
+use crate::measure::export;
+use crate::mistral::{self, ApiKey};
+
+use super::api::Call;
+use super::state::{model_or_default, Costs, Dataset, Effect, EvalItem, Msg, Phase, State};
+
+/// Applies `msg` to `s` and says what to start.
+pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    match msg {
+        Msg::QuestionTyped(text) => {
+            s.question = text;
+            s.example = None;
+            s.question_generation += 1;
+        }
+        Msg::ExamplePicked(i) => {
+            s.example = i.filter(|&i| i < s.data.questions.len());
+            if let Some(q) = s.example_question() {
+                s.question = q.text.clone();
+            }
+            s.question_generation += 1;
+        }
+        Msg::QuestionOpened(i) => {
+            if let Some(q) = s.data.questions.get(i) {
+                s.question = q.text.clone();
+                s.example = Some(i);
+                s.view = crate::link::View::Chercher;
+                s.question_generation += 1;
+                effects.push(Effect::FocusResults);
+            }
+        }
+        Msg::MethodToggled(m, on) => {
+            s.shown.retain(|x| *x != m);
+            if on {
+                s.shown.push(m);
+                s.shown
+                    .sort_by_key(|x| Method::ALL.iter().position(|y| y == x));
+            }
+        }
+        Msg::ViewChosen(v) => s.view = v,
+        Msg::FragmentChanged(link) => {
+            s.view = link.view;
+            if let Some(q) = link.question {
+                if q != s.question {
+                    s.example = s.data.questions.iter().position(|x| x.text == q);
+                    s.question = q;
+                    s.question_generation += 1;
+                }
+            }
+            if !link.methods.is_empty() {
+                s.shown = link.methods;
+            }
+            if link.compare.is_some() {
+                s.compare = link.compare;
+            }
+            if link.set == crate::link::QuestionSet::VosDonnees && s.data.label.is_none() {
+                s.data_status = "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
+                     Chargez les mêmes fichiers pour retrouver la vue."
+                    .into();
+            }
+        }
+        Msg::CopyLink(link) => {
+            s.share = Some((link.clone(), None));
+            effects.push(Effect::Clipboard(link));
+        }
+        Msg::LinkCopied(ok) => {
+            if let Some((_, copied)) = &mut s.share {
+                *copied = Some(ok);
+            }
+        }
+        Msg::KeyTyped(raw) => {
+            s.key = ApiKey::new(&raw);
+            if s.key.is_none() {
+                forget_key(s, &mut effects);
+            } else if s.remembered {
+                effects.push(Effect::RememberKey(Some(raw.trim().to_owned())));
+            }
+            s.search_error = None;
+        }
+        Msg::RememberToggled(on) => {
+            s.remembered = on && s.key.is_some();
+            let kept = s.key.as_ref().filter(|_| on).map(|k| k.secret().to_owned());
+            effects.push(Effect::RememberKey(kept));
+        }
+        Msg::KeyForgotten => forget_key(s, &mut effects),
+        Msg::ComputeRequested => {
+            if let (Some(key), false) = (s.key.clone(), s.compute.is_running()) {
+                let call = Call::new();
+                s.calls.compute = Some(call.clone());
+                s.compute = Phase::Running {
+                    done: 0,
+                    total: s.data.lab.fiches().len(),
+                };
+                s.vectors_message = None;
+                effects.push(Effect::ComputeVectors {
+                    epoch: s.data.epoch,
+                    key,
+                    fiches: s.data.lab.fiches().to_vec(),
+                    call,
+                });
+            }
+        }
+        Msg::ComputeCancelled => {
+            if let Some(c) = s.calls.compute.take() {
+                c.cancel();
+            }
+        }
+        Msg::ComputeProgress { epoch, done, total } if epoch == s.data.epoch => {
+            s.compute = Phase::Running { done, total };
+        }
+        Msg::ComputeEnded { epoch, message } if epoch == s.data.epoch => {
+            s.compute = Phase::Idle;
+            s.calls.compute = None;
+            s.vectors_message = Some(message);
+        }
+        Msg::DownloadRequested => {
+            if let Some(bytes) = &s.data.computed {
+                effects.push(Effect::Download(
+                    "vecteurs.safetensors".into(),
+                    bytes.clone(),
+                ));
+            }
+        }
+        Msg::VectorsLoaded {
+            epoch,
+            set,
+            origin,
+            bytes,
+        } if epoch == s.data.epoch => match s.data.lab.set_vectors(*set) {
+            Ok(()) => {
+                s.data.vectors_origin = origin;
+                if bytes.is_some() {
+                    s.data.computed = bytes;
+                }
+            }
+            Err(e) => {
+                s.data.vectors_origin = format!("Vecteurs refusés : {}", messages::vectors(&e))
+            }
+        },
+        Msg::VectorsRefused { epoch, origin } if epoch == s.data.epoch => {
+            s.data.vectors_origin = origin;
+        }
+        Msg::Paid(c) => {
+            let t = &mut s.costs;
+            t.fiches += c.fiches;
+            t.questions += c.questions;
+            t.calls += c.calls;
+            t.chat_in += c.chat_in;
+            t.chat_out += c.chat_out;
+        }
+        Msg::QuestionEmbedded { question, vector } => {
+            if s.calls.search.as_ref().is_some_and(|(q, _)| *q == question) {
+                s.calls.search = None;
+            }
+            s.qvectors.insert(question, vector);
+        }
+        Msg::QuestionFailed { question, message } => {
+            if s.calls.search.as_ref().is_some_and(|(q, _)| *q == question) {
+                s.calls.search = None;
+            }
+            s.search_error = Some((question, message));
+        }
+        Msg::DenseMeasureRequested => {
+            if let (Some(key), false) = (s.key.clone(), s.dense.is_running()) {
+                let questions: Vec<String> = s
+                    .data
+                    .questions
+                    .iter()
+                    .map(|q| q.text.clone())
+                    .filter(|q| !s.qvectors.contains_key(q))
+                    .collect();
+                let call = Call::new();
+                s.calls.dense = Some(call.clone());
+                s.dense = Phase::Running {
+                    done: 0,
+                    total: questions.len(),
+                };
+                s.dense_message = None;
+                effects.push(Effect::MeasureDense {
+                    epoch: s.data.epoch,
+                    key,
+                    questions,
+                    call,
+                });
+            }
+        }
+        Msg::DenseProgress { epoch, vectors } => {
+            let n = vectors.len();
+            s.qvectors.extend(vectors);
+            if let Phase::Running { done, .. } = &mut s.dense {
+                if epoch == s.data.epoch {
+                    *done += n;
+                }
+            }
+        }
+        Msg::DenseEnded { epoch, message } if epoch == s.data.epoch => {
+            s.dense = Phase::Idle;
+            s.calls.dense = None;
+            s.dense_message = message;
+            if s.dense_message.is_none() {
+                measure_dense(s);
+            }
+        }
+        Msg::GridSorted(by) => s.grid_sort = by,
+        Msg::PairSide { first, method } => {
+            if let Some((a, b)) = s.compared_pair() {
+                s.compare = Some(if first { (method, b) } else { (a, method) });
+            }
+        }
+        Msg::ExportRequested(what) => {
+            if let Some((name, text)) = export_file(s, &what) {
+                effects.push(Effect::Download(name, text.into_bytes()));
+            }
+        }
+        Msg::AnswerMethodChosen(m) => s.answering.method = Some(m),
+        Msg::AnswerModelChosen(m) => s.answering.model = Some(m),
+        Msg::AnswerRequested => request_answer(s, &mut effects),
+        Msg::AnswerObtained { key, chat } => {
+            s.answers.insert(key, chat);
+        }
+        Msg::AnswerShown { epoch, result } if epoch == s.data.epoch => {
+            s.answering.pending = false;
+            s.calls.answer = None;
+            // A changed question makes this answer stale: it is not shown.
+            if result.question == s.question {
+                s.answering.result = Some(result);
+            }
+        }
+        Msg::EvalMethodChosen(m) => s.evaluation.method = Some(m),
+        Msg::EvalModelChosen(m) => s.evaluation.model = Some(m),
+        Msg::EvalAsked => {
+            if s.key.is_some() && !s.evaluation.phase.is_running() {
+                s.evaluation.confirming = true;
+            }
+        }
+        Msg::EvalConfirmed => {
+            if s.evaluation.confirming {
+                s.evaluation.confirming = false;
+                start_evaluation(s, &mut effects);
+            }
+        }
+        Msg::EvalCancelled => {
+            s.evaluation.confirming = false;
+            if let Some(c) = s.calls.eval.take() {
+                c.cancel();
+            }
+        }
+        Msg::EvalProgress { epoch, done, total } if epoch == s.data.epoch => {
+            s.evaluation.phase = Phase::Running { done, total };
+        }
+        Msg::EvalEnded { epoch, outcome } if epoch == s.data.epoch => {
+            s.evaluation.phase = Phase::Idle;
+            s.calls.eval = None;
+            match outcome {
+                Ok(done) => {
+                    s.evaluation.outcomes = Some(done);
+                    s.evaluation.message = None;
+                }
+                Err(message) => s.evaluation.message = Some(message),
+            }
+        }
+        Msg::FilesChosen(files) => {
+            let listed: Vec<(String, u64)> =
+                files.iter().map(|f| (f.name(), f.size() as u64)).collect();
+            match intake::sort_files(&listed) {
+                Ok(selection) => {
+                    s.data_errors.clear();
+                    s.data_status = "Lecture des fichiers…".into();
+                    effects.push(Effect::ReadFiles { files, selection });
+                }
+                Err(errors) => {
+                    s.data_errors = errors.iter().map(messages::intake).collect();
+                    s.data_status = String::new();
+                }
+            }
+        }
+        Msg::FilesRefused(errors) => {
+            s.data_errors = errors;
+            s.data_status = "Fichiers refusés : le catalogue en cours reste chargé.".into();
+        }
+        Msg::DatasetLoaded { data } => install(s, *data, &mut effects),
+        Msg::BackToExercise => {
+            let (f, q) = &s.bundled;
+            if let (Ok(f), Ok(q)) = (
+                crate::data::parse_fiches(f),
+                crate::data::parse_questions(q),
+            ) {
+                let data = Dataset::new(s.data.epoch + 1, f, q, None);
+                install(s, data, &mut effects);
+            }
+        }
+        // A result from another catalogue's task: dropped.
+        Msg::ComputeProgress { .. }
+        | Msg::ComputeEnded { .. }
+        | Msg::VectorsLoaded { .. }
+        | Msg::VectorsRefused { .. }
+        | Msg::DenseEnded { .. }
+        | Msg::AnswerShown { .. }
+        | Msg::EvalProgress { .. }
+        | Msg::EvalEnded { .. } => {}
+    }
+    if s.wants_question_vector() {
+        if let Some(key) = s.key.clone() {
+            if let Some((_, old)) = s.calls.search.take() {
+                old.cancel();
+            }
+            let call = Call::new();
+            s.calls.search = Some((s.question.clone(), call.clone()));
+            effects.push(Effect::EmbedQuestion {
+                question: s.question.clone(),
+                generation: s.question_generation,
+                key,
+                call,
+            });
+        }
+    }
+    effects
+}
+
+/// Forgets the key: in memory, in storage, and every call that would still send it.
+fn forget_key(s: &mut State, effects: &mut Vec<Effect>) {
+    s.key = None;
+    s.remembered = false;
+    s.calls.cancel_all();
+    s.compute = Phase::Idle;
+    s.dense = Phase::Idle;
+    s.answering.pending = false;
+    s.evaluation.confirming = false;
+    if s.evaluation.phase.is_running() {
+        s.evaluation.phase = Phase::Idle;
+        s.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
+    }
+    effects.push(Effect::RememberKey(None));
+}
+
+/// Replaces the catalogue: a new epoch, every call cancelled, every result of the old one gone.
+fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
+    s.calls.cancel_all();
+    data.epoch = s.data.epoch.max(data.epoch) + 1;
+    let stopped = s.evaluation.phase.is_running() || s.compute.is_running() || s.dense.is_running();
+    s.data = data;
+    s.example = None;
+    s.question.clear();
+    s.question_generation += 1;
+    s.grid_sort = None;
+    s.compare = None;
+    s.compute = Phase::Idle;
+    s.dense = Phase::Idle;
+    s.dense_message = None;
+    s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
+    s.answering.pending = false;
+    s.answering.result = None;
+    s.evaluation.confirming = false;
+    s.evaluation.phase = Phase::Idle;
+    s.evaluation.outcomes = None;
+    s.evaluation.message = stopped.then(|| {
+        "Mesure arrêtée : un autre catalogue a été chargé ; relancez-la sur celui-ci.".into()
+    });
+    s.data_errors.clear();
+    s.data_status = match &s.data.label {
+        Some(_) => "Vos données sont chargées, dans ce navigateur seulement.".into(),
+        None => "Catalogue de l'exercice.".into(),
+    };
+    if s.data.lab.vectors().is_none() {
+        effects.push(Effect::LoadVectors {
+            epoch: s.data.epoch,
+        });
+    }
+}
+
+/// `sens`, `hybride` and `hybride+` measured once every question has its vector.
+fn measure_dense(s: &mut State) {
+    let methods = [
+        Method::Sens,
+        Method::Hybride(Keyword::Mots),
+        Method::Hybride(Keyword::MotsPlus),
+    ];
+    let results: Result<Vec<_>, _> = methods
+        .iter()
+        .map(|&m| s.data.lab.measure(m, &s.data.questions, &s.qvectors))
+        .collect();
+    match results {
+        Ok(ms) => {
+            s.data
+                .measurements
+                .retain(|m| !Method::parse(&m.method).is_some_and(Method::is_dense));
+            s.data.measurements.extend(ms);
+        }
+        Err(e) => s.dense_message = Some(format!("Mesure impossible : {}", messages::search(&e))),
+    }
+}
+
+fn request_answer(s: &mut State, effects: &mut Vec<Effect>) {
+    let Some(key) = s.key.clone() else {
+        s.answering.result = Some(super::state::AnswerResult {
+            question: s.question.clone(),
+            sent: Vec::new(),
+            outcome: Err("Entrez votre clé Mistral pour demander une réponse.".into()),
+        });
+        return;
+    };
+    let question = s.question.clone();
+    let outcome = if question.trim().is_empty() {
+        Err("Tapez d'abord une question.".to_owned())
+    } else {
+        s.answer_method()
+            .ok_or_else(|| "Choisissez une méthode affichée.".to_owned())
+            .and_then(|m| s.fiches_for(m, &question))
+    };
+    match outcome {
+        Err(message) => {
+            s.answering.result = Some(super::state::AnswerResult {
+                question,
+                sent: Vec::new(),
+                outcome: Err(message),
+            });
+        }
+        Ok(sent) => {
+            if let Some(old) = s.calls.answer.take() {
+                old.cancel();
+            }
+            let call = Call::new();
+            s.calls.answer = Some(call.clone());
+            s.answering.pending = true;
+            effects.push(Effect::Answer {
+                epoch: s.data.epoch,
+                key,
+                model: model_or_default(&s.answering.model),
+                question,
+                sent,
+                call,
+            });
+        }
+    }
+}
+
+fn start_evaluation(s: &mut State, effects: &mut Vec<Effect>) {
+    let (Some(key), Some(method)) = (s.key.clone(), s.evaluation_method()) else {
+        return;
+    };
+    let mut items = Vec::new();
+    for q in &s.data.questions {
+        match s.fiches_for(method, &q.text) {
+            Ok(sent) => {
+                let refs: Vec<&crate::data::Fiche> = sent.iter().collect();
+                items.push(EvalItem {
+                    kind: q.kind,
+                    question: q.text.clone(),
+                    expected: q.expected.clone(),
+                    messages: answer::prompt(&q.text, &refs),
+                    ids: sent.iter().map(|f| f.id.clone()).collect(),
+                });
+            }
+            Err(message) => {
+                s.evaluation.message = Some(format!("Mesure impossible : {message}"));
+                return;
+            }
+        }
+    }
+    let call = Call::new();
+    s.calls.eval = Some(call.clone());
+    s.evaluation.message = None;
+    s.evaluation.phase = Phase::Running {
+        done: 0,
+        total: items.len(),
+    };
+    effects.push(Effect::Evaluate {
+        epoch: s.data.epoch,
+        key,
+        model: model_or_default(&s.evaluation.model),
+        method,
+        items,
+        call,
+    });
+}
+
+/// The file « Exporter » offers for `what`: `csv`, `json`, `qrels` or `run:<method>`.
+fn export_file(s: &State, what: &str) -> Option<(String, String)> {
+    let ms: Vec<_> = s.data.measured().into_iter().cloned().collect();
+    match what {
+        "csv" => Some(("mesures.csv".into(), export::csv(&ms))),
+        "json" => Some(("mesures.json".into(), export::json(&ms))),
+        "qrels" => ms.first().map(|m| ("qrels.txt".into(), export::qrels(m))),
+        other => {
+            let method = Method::parse(other.strip_prefix("run:")?)?;
+            let m = ms.iter().find(|m| m.method == method.name())?;
+            Some((format!("run-{}.txt", method.slug()), export::trec_run(m)))
+        }
+    }
+}
+
+/// One outcome of « Mesurer les réponses ».
+pub fn outcome(item: &EvalItem, content: String) -> AnswerOutcome {
+    let ids: Vec<&str> = item.ids.iter().map(String::as_str).collect();
+    AnswerOutcome {
+        kind: item.kind,
+        question: item.question.clone(),
+        expected: item.expected.clone(),
+        check: answer::check(&content, &ids),
+        answer: content,
+    }
+}
+
+/// The costs of one embeddings call.
+pub fn embedding_cost(fiches: u64, questions: u64) -> Costs {
+    Costs {
+        fiches,
+        questions,
+        calls: 1,
+        ..Costs::default()
+    }
+}
+
+/// The cache key of the fiche vectors of `fiches`.
+pub fn vectors_cache_key(fiches: &[crate::data::Fiche]) -> String {
+    mistral::cache::fiche_vectors(mistral::MODEL, &fingerprint(fiches))
+}
