@@ -345,6 +345,18 @@ pub fn batches(texts: &[&str]) -> Vec<std::ops::Range<usize>> {
 mod tests {
     use super::*;
 
+    fn status(
+        status: u16,
+        retry_after: Option<&'static str>,
+        body: &'static str,
+    ) -> Attempt<'static> {
+        Attempt::Status {
+            status,
+            retry_after,
+            body,
+        }
+    }
+
     #[test]
     fn the_key_never_prints() {
         let key = ApiKey::new("  sk-secret-123 ").unwrap();
@@ -410,29 +422,17 @@ mod tests {
 
     #[test]
     fn never_retries_a_refused_key_or_a_bad_request() {
-        let refused = Attempt::Status {
-            status: 401,
-            retry_after: None,
-            body: "",
-        };
+        let refused = status(401, None, "");
         assert_eq!(
             next_step(1, &refused),
             Next::Fail(ApiError::KeyRefused { status: 401 })
         );
-        let forbidden = Attempt::Status {
-            status: 403,
-            retry_after: Some("1"),
-            body: "",
-        };
+        let forbidden = status(403, Some("1"), "");
         assert_eq!(
             next_step(1, &forbidden),
             Next::Fail(ApiError::KeyRefused { status: 403 })
         );
-        let bad = Attempt::Status {
-            status: 422,
-            retry_after: None,
-            body: r#"{"message":"input"}"#,
-        };
+        let bad = status(422, None, r#"{"message":"input"}"#);
         assert_eq!(
             next_step(1, &bad),
             Next::Fail(ApiError::Rejected {
@@ -444,27 +444,15 @@ mod tests {
 
     #[test]
     fn honours_retry_after_then_gives_up_after_the_last_attempt() {
-        let limited = Attempt::Status {
-            status: 429,
-            retry_after: Some("3"),
-            body: "",
-        };
+        let limited = status(429, Some("3"), "");
         assert_eq!(next_step(1, &limited), Next::Retry { wait_ms: 3000 });
         assert_eq!(
             next_step(MAX_ATTEMPTS, &limited),
             Next::Fail(ApiError::RateLimited)
         );
-        let no_header = Attempt::Status {
-            status: 429,
-            retry_after: None,
-            body: "",
-        };
+        let no_header = status(429, None, "");
         assert_eq!(next_step(2, &no_header), Next::Retry { wait_ms: 2000 });
-        let huge = Attempt::Status {
-            status: 503,
-            retry_after: Some("86400"),
-            body: "",
-        };
+        let huge = status(503, Some("86400"), "");
         assert_eq!(next_step(1, &huge), Next::Retry { wait_ms: 60_000 });
         assert_eq!(
             next_step(MAX_ATTEMPTS, &Attempt::Timeout),

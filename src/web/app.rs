@@ -72,39 +72,28 @@ impl App {
         let app = self.clone();
         match effect {
             Effect::EmbedQuestion {
+                job,
                 question,
                 generation,
-                key,
-                call,
-            } => spawn(tasks::embed_question(app, question, generation, key, call)),
-            Effect::ComputeVectors {
-                epoch,
-                key,
-                fiches,
-                call,
-            } => spawn(tasks::compute_vectors(app, epoch, key, fiches, call)),
-            Effect::MeasureDense {
-                epoch,
-                key,
-                questions,
-                call,
-            } => spawn(tasks::measure_dense(app, epoch, key, questions, call)),
+            } => spawn(tasks::embed_question(app, job, question, generation)),
+            Effect::ComputeVectors { job, fiches } => {
+                spawn(tasks::compute_vectors(app, job, fiches))
+            }
+            Effect::MeasureDense { job, questions } => {
+                spawn(tasks::measure_dense(app, job, questions))
+            }
             Effect::Answer {
-                epoch,
-                key,
+                job,
                 model,
                 question,
                 sent,
-                call,
-            } => spawn(tasks::answer(app, epoch, key, model, question, sent, call)),
+            } => spawn(tasks::answer(app, job, model, question, sent)),
             Effect::Evaluate {
-                epoch,
-                key,
+                job,
                 model,
                 method,
                 items,
-                call,
-            } => spawn(tasks::evaluate(app, epoch, key, model, method, items, call)),
+            } => spawn(tasks::evaluate(app, job, model, method, items)),
             Effect::LoadVectors { epoch } => spawn(tasks::load_vectors(app, epoch)),
             Effect::ReadFiles { files, selection } => {
                 spawn(tasks::read_files(app, files, selection))

@@ -112,26 +112,25 @@ pub fn set_text(el: &Element, text: &str) {
     }
 }
 
-/// Shows or hides `el` (the `hidden` attribute).
-pub fn set_hidden(el: &Element, hidden: bool) {
-    if hidden != el.has_attribute("hidden") {
-        if hidden {
-            el.set_attribute("hidden", "").ok();
+/// Sets or removes the boolean attribute `name` (`hidden`, `disabled`…), if it changes.
+pub fn set_flag(el: &Element, name: &str, on: bool) {
+    if on != el.has_attribute(name) {
+        if on {
+            el.set_attribute(name, "").ok();
         } else {
-            el.remove_attribute("hidden").ok();
+            el.remove_attribute(name).ok();
         }
     }
 }
 
+/// Shows or hides `el`.
+pub fn set_hidden(el: &Element, hidden: bool) {
+    set_flag(el, "hidden", hidden);
+}
+
 /// Enables or disables a button or an input.
 pub fn set_disabled(el: &Element, disabled: bool) {
-    if disabled != el.has_attribute("disabled") {
-        if disabled {
-            el.set_attribute("disabled", "").ok();
-        } else {
-            el.remove_attribute("disabled").ok();
-        }
-    }
+    set_flag(el, "disabled", disabled);
 }
 
 /// Removes every child of `el`.

@@ -448,41 +448,40 @@ pub enum Msg {
     },
 }
 
+/// A task that spends the learner's key: the catalogue it started under, the key, and its call
+/// (which a new catalogue, « oublier » or a newer request cancels).
+pub struct Job {
+    pub epoch: u64,
+    pub key: ApiKey,
+    pub call: Call,
+}
+
 /// What a change starts; the controller runs it (see `app`).
 pub enum Effect {
     EmbedQuestion {
+        job: Job,
         question: String,
         generation: u64,
-        key: ApiKey,
-        call: Call,
     },
     ComputeVectors {
-        epoch: u64,
-        key: ApiKey,
+        job: Job,
         fiches: Vec<Fiche>,
-        call: Call,
     },
     MeasureDense {
-        epoch: u64,
-        key: ApiKey,
+        job: Job,
         questions: Vec<String>,
-        call: Call,
     },
     Answer {
-        epoch: u64,
-        key: ApiKey,
+        job: Job,
         model: String,
         question: String,
         sent: Vec<Fiche>,
-        call: Call,
     },
     Evaluate {
-        epoch: u64,
-        key: ApiKey,
+        job: Job,
         model: String,
         method: Method,
         items: Vec<EvalItem>,
-        call: Call,
     },
     LoadVectors {
         epoch: u64,
@@ -499,9 +498,8 @@ pub enum Effect {
 
 /// One question of « Mesurer les réponses », prepared when the run starts.
 pub struct EvalItem {
-    pub kind: QuestionKind,
-    pub question: String,
-    pub expected: Option<String>,
+    pub question: Question,
+    /// Exactly what is sent: the prompt with the fiches found, and their ids.
     pub messages: Vec<Message>,
     pub ids: Vec<String>,
 }

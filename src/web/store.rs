@@ -84,12 +84,13 @@ pub async fn put(store: &str, key: &str, value: &JsValue) {
     }
 }
 
+/// The value under `key` if it is a `T` (a stored value of another type reads as absent).
+async fn get_as<T: JsCast>(store: &str, key: &str) -> Option<T> {
+    get(store, key).await?.dyn_into::<T>().ok()
+}
+
 pub async fn get_bytes(store: &str, key: &str) -> Option<Vec<u8>> {
-    get(store, key)
-        .await?
-        .dyn_into::<Uint8Array>()
-        .ok()
-        .map(|a| a.to_vec())
+    Some(get_as::<Uint8Array>(store, key).await?.to_vec())
 }
 
 pub async fn put_bytes(store: &str, key: &str, bytes: &[u8]) {
@@ -97,11 +98,7 @@ pub async fn put_bytes(store: &str, key: &str, bytes: &[u8]) {
 }
 
 pub async fn get_vector(store: &str, key: &str) -> Option<Vec<f32>> {
-    get(store, key)
-        .await?
-        .dyn_into::<Float32Array>()
-        .ok()
-        .map(|a| a.to_vec())
+    Some(get_as::<Float32Array>(store, key).await?.to_vec())
 }
 
 pub async fn put_vector(store: &str, key: &str, v: &[f32]) {

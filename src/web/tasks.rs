@@ -14,7 +14,7 @@ use crate::mistral::{self, cache, ApiError, ApiKey};
 
 use super::api::{self, Call};
 use super::app::Shared;
-use super::state::{AnswerResult, Costs, Dataset, EvalItem, Msg};
+use super::state::{AnswerResult, Costs, Dataset, EvalItem, Job, Msg};
 use super::store;
 use super::update::{embedding_cost, outcome, vectors_cache_key};
 
@@ -125,13 +125,8 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
 }
 
 /// Embeds the question in the box, after a pause in typing; the cache first.
-pub async fn embed_question(
-    app: Shared,
-    question: String,
-    generation: u64,
-    key: ApiKey,
-    call: Call,
-) {
+pub async fn embed_question(app: Shared, job: Job, question: String, generation: u64) {
+    let Job { key, call, .. } = job;
     api::sleep(DEBOUNCE_MS).await;
     let current = app
         .peek(|s| s.question_generation == generation)
@@ -163,7 +158,8 @@ pub async fn embed_question(
 /// Embeds `fiches` (a snapshot taken when the learner clicked) by batches. The vectors are built,
 /// fingerprinted and cached from that snapshot, so they are exactly those of the texts sent; and
 /// they are stored and attached only if the catalogue is still the same.
-pub async fn compute_vectors(app: Shared, epoch: u64, key: ApiKey, fiches: Vec<Fiche>, call: Call) {
+pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
+    let Job { epoch, key, call } = job;
     let texts: Vec<&str> = fiches.iter().map(|f| f.texte.as_str()).collect();
     let total = texts.len();
     let mut rows: Vec<Vec<f32>> = Vec::with_capacity(total);
@@ -221,13 +217,8 @@ pub async fn compute_vectors(app: Shared, epoch: u64, key: ApiKey, fiches: Vec<F
 }
 
 /// Embeds the questions not yet known (the cache first), then asks for the dense measurements.
-pub async fn measure_dense(
-    app: Shared,
-    epoch: u64,
-    key: ApiKey,
-    questions: Vec<String>,
-    call: Call,
-) {
+pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
+    let Job { epoch, key, call } = job;
     let mut missing: Vec<String> = Vec::new();
     let mut found = Vec::new();
     for q in questions {
@@ -313,15 +304,8 @@ async fn obtain(
 }
 
 /// « Rédiger la réponse » for `question` from the fiches `sent`.
-pub async fn answer(
-    app: Shared,
-    epoch: u64,
-    key: ApiKey,
-    model: String,
-    question: String,
-    sent: Vec<Fiche>,
-    call: Call,
-) {
+pub async fn answer(app: Shared, job: Job, model: String, question: String, sent: Vec<Fiche>) {
+    let Job { epoch, key, call } = job;
     let refs: Vec<&Fiche> = sent.iter().collect();
     let messages = answer::prompt(&question, &refs);
     let outcome = match obtain(&app, &call, &key, &model, &messages).await {
@@ -337,15 +321,8 @@ pub async fn answer(
 }
 
 /// « Mesurer les réponses »: each question in turn, prepared when the run started.
-pub async fn evaluate(
-    app: Shared,
-    epoch: u64,
-    key: ApiKey,
-    model: String,
-    method: Method,
-    items: Vec<EvalItem>,
-    call: Call,
-) {
+pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, items: Vec<EvalItem>) {
+    let Job { epoch, key, call } = job;
     let total = items.len();
     let mut outcomes = Vec::with_capacity(total);
     for (i, item) in items.iter().enumerate() {

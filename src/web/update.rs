@@ -10,7 +10,7 @@ use crate::measure::export;
 use crate::mistral::{self, ApiKey};
 
 use super::api::Call;
-use super::state::{model_or_default, Costs, Dataset, Effect, EvalItem, Msg, Phase, State};
+use super::state::{model_or_default, Costs, Dataset, Effect, EvalItem, Job, Msg, Phase, State};
 
 /// Applies `msg` to `s` and says what to start.
 pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
@@ -93,19 +93,15 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::KeyForgotten => forget_key(s, &mut effects),
         Msg::ComputeRequested => {
             if let (Some(key), false) = (s.key.clone(), s.compute.is_running()) {
-                let call = Call::new();
-                s.calls.compute = Some(call.clone());
+                let job = job(s, key);
+                s.calls.compute = Some(job.call.clone());
                 s.compute = Phase::Running {
                     done: 0,
                     total: s.data.lab.fiches().len(),
                 };
                 s.vectors_message = None;
-                effects.push(Effect::ComputeVectors {
-                    epoch: s.data.epoch,
-                    key,
-                    fiches: s.data.lab.fiches().to_vec(),
-                    call,
-                });
+                let fiches = s.data.lab.fiches().to_vec();
+                effects.push(Effect::ComputeVectors { job, fiches });
             }
         }
         Msg::ComputeCancelled => {
@@ -177,19 +173,14 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                     .map(|q| q.text.clone())
                     .filter(|q| !s.qvectors.contains_key(q))
                     .collect();
-                let call = Call::new();
-                s.calls.dense = Some(call.clone());
+                let job = job(s, key);
+                s.calls.dense = Some(job.call.clone());
                 s.dense = Phase::Running {
                     done: 0,
                     total: questions.len(),
                 };
                 s.dense_message = None;
-                effects.push(Effect::MeasureDense {
-                    epoch: s.data.epoch,
-                    key,
-                    questions,
-                    call,
-                });
+                effects.push(Effect::MeasureDense { job, questions });
             }
         }
         Msg::DenseProgress { epoch, vectors } => {
@@ -312,17 +303,25 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             if let Some((_, old)) = s.calls.search.take() {
                 old.cancel();
             }
-            let call = Call::new();
-            s.calls.search = Some((s.question.clone(), call.clone()));
+            let job = job(s, key);
+            s.calls.search = Some((s.question.clone(), job.call.clone()));
             effects.push(Effect::EmbedQuestion {
+                job,
                 question: s.question.clone(),
                 generation: s.question_generation,
-                key,
-                call,
             });
         }
     }
     effects
+}
+
+/// A new paid task under the current catalogue, with its own call.
+fn job(s: &State, key: ApiKey) -> Job {
+    Job {
+        epoch: s.data.epoch,
+        key,
+        call: Call::new(),
+    }
 }
 
 /// Forgets the key: in memory, in storage, and every call that would still send it.
@@ -427,22 +426,22 @@ fn request_answer(s: &mut State, effects: &mut Vec<Effect>) {
             if let Some(old) = s.calls.answer.take() {
                 old.cancel();
             }
-            let call = Call::new();
-            s.calls.answer = Some(call.clone());
+            let job = job(s, key);
+            s.calls.answer = Some(job.call.clone());
             s.answering.pending = true;
+            let model = model_or_default(&s.answering.model);
             effects.push(Effect::Answer {
-                epoch: s.data.epoch,
-                key,
-                model: model_or_default(&s.answering.model),
+                job,
+                model,
                 question,
                 sent,
-                call,
             });
         }
     }
 }
 
 fn start_evaluation(s: &mut State, effects: &mut Vec<Effect>) {
+    let model = model_or_default(&s.evaluation.model);
     let (Some(key), Some(method)) = (s.key.clone(), s.evaluation_method()) else {
         return;
     };
@@ -452,9 +451,7 @@ fn start_evaluation(s: &mut State, effects: &mut Vec<Effect>) {
             Ok(sent) => {
                 let refs: Vec<&crate::data::Fiche> = sent.iter().collect();
                 items.push(EvalItem {
-                    kind: q.kind,
-                    question: q.text.clone(),
-                    expected: q.expected.clone(),
+                    question: q.clone(),
                     messages: answer::prompt(&q.text, &refs),
                     ids: sent.iter().map(|f| f.id.clone()).collect(),
                 });
@@ -465,20 +462,16 @@ fn start_evaluation(s: &mut State, effects: &mut Vec<Effect>) {
             }
         }
     }
-    let call = Call::new();
-    s.calls.eval = Some(call.clone());
+    let job = job(s, key);
+    s.calls.eval = Some(job.call.clone());
     s.evaluation.message = None;
-    s.evaluation.phase = Phase::Running {
-        done: 0,
-        total: items.len(),
-    };
+    let total = items.len();
+    s.evaluation.phase = Phase::Running { done: 0, total };
     effects.push(Effect::Evaluate {
-        epoch: s.data.epoch,
-        key,
-        model: model_or_default(&s.evaluation.model),
+        job,
+        model,
         method,
         items,
-        call,
     });
 }
 
@@ -501,9 +494,9 @@ fn export_file(s: &State, what: &str) -> Option<(String, String)> {
 pub fn outcome(item: &EvalItem, content: String) -> AnswerOutcome {
     let ids: Vec<&str> = item.ids.iter().map(String::as_str).collect();
     AnswerOutcome {
-        kind: item.kind,
-        question: item.question.clone(),
-        expected: item.expected.clone(),
+        kind: item.question.kind,
+        question: item.question.text.clone(),
+        expected: item.question.expected.clone(),
         check: answer::check(&content, &ids),
         answer: content,
     }

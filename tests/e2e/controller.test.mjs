@@ -1,0 +1,155 @@
+// The page's controller cannot go stale, race or die: each test pins a defect of the old
+// controller (issue 11) — a panel that did not follow the key, a panic when the catalogue changed
+// under a running evaluation, vectors of the old catalogue accepted for the new one, a listener
+// added on every render.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, mkdtemp } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPage, suite, serveDist } from './harness.mjs';
+
+const KEY = 'cle-controleur-42';
+const ROOT = new URL('../../', import.meta.url);
+let mock;
+let browser;
+let server;
+let shipped;
+suite((s) => ({ mock, browser, server } = s), { dir: 'dist-test', mock: true });
+
+before(async () => {
+  // Vectors made by the terminal through the mock, shipped with a copy of the test build.
+  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-'));
+  const out = join(dir, 'vecteurs.safetensors');
+  await promisify(execFile)(new URL('target/release/vecteurs', ROOT).pathname,
+    ['--embedder', 'mistral', '--out', out],
+    { cwd: ROOT.pathname, env: { ...process.env, MISTRAL_API_KEY: KEY, RAG_FICHES_API_BASE: 'http://127.0.0.1:8788' } });
+  shipped = await serveDist({
+    dir: 'dist-test',
+    overrides: {
+      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
+      'data/vecteurs.safetensors': await readFile(out),
+    },
+  });
+});
+
+const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
+
+/** Three fiches and two questions: a catalogue much smaller than the exercise's. */
+function small() {
+  const fiches = [
+    { id: 'S-1', famille: 'Outils', nom: 'Marteau de coffreur', texte: 'Marteau de coffreur, manche en bois.' },
+    { id: 'S-2', famille: 'Outils', nom: 'Niveau à bulle', texte: 'Niveau à bulle de 60 cm, aluminium.' },
+    { id: 'S-3', famille: 'Outils', nom: 'Truelle', texte: 'Truelle de maçon, acier trempé.' },
+  ];
+  return [
+    file('petit.jsonl', fiches.map((f) => JSON.stringify(f)).join('\n') + '\n'),
+    file('petit.csv', 'type;question;fiche_attendue\nexacte;Truelle de maçon;S-3\nabsente;Une perceuse ?;\n'),
+  ];
+}
+
+/** The exercise's fiches with the same ids and other texts. */
+async function sameIdsOtherTexts() {
+  const jsonl = await readFile(new URL('data/fiches.jsonl', ROOT), 'utf8');
+  const other = jsonl.trim().split('\n').map((l) => {
+    const f = JSON.parse(l);
+    return JSON.stringify({ ...f, texte: `${f.texte} Texte revu pour ce test.` });
+  }).join('\n') + '\n';
+  const csv = await readFile(new URL('data/questions.csv', ROOT));
+  return [file('revues.jsonl', other), file('questions.csv', csv)];
+}
+
+test('typing a key makes « Mesurer les réponses » offer to run at once', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.click('#onglet-mesurer');
+  assert.match(await page.textContent('#eval-actions'), /Entrez votre clé Mistral/);
+  await page.fill('#cle', KEY);
+  // No other control touched: the panel follows the key by itself.
+  assert.equal(await page.isVisible('#eval-lancer'), true);
+  await page.click('#oublier');
+  assert.match(await page.textContent('#eval-actions'), /Entrez votre clé Mistral/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a smaller catalogue loaded during « Mesurer les réponses » stops the run in French; the page still works', async () => {
+  await mock.reset();
+  await mock.faults(Array(6).fill({ delayMs: 700 }));
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.fill('#cle', KEY);
+  await page.click('#onglet-mesurer');
+  await page.click('#eval-lancer');
+  await page.click('#eval-confirmer');
+  await page.waitForFunction(() => /^2 réponses sur 40/.test(document.querySelector('#eval-etat').textContent));
+  await page.setInputFiles('#fichiers', small());
+  await page.waitForFunction(() => /^3 fiches, 2 questions/.test(document.querySelector('#resume').textContent));
+  await page.waitForTimeout(1500);
+  assert.match(await page.textContent('#eval-etat'), /Mesure arrêtée : un autre catalogue a été chargé/);
+  const calls = (await mock.log()).filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
+  assert.ok(calls <= 4, `the run stopped (${calls} chat calls)`);
+  // The module is alive: a search on the new catalogue answers.
+  await page.click('#onglet-chercher');
+  await page.fill('#question', 'truelle');
+  await page.waitForSelector('#colonne-mots li.resultat[data-id="S-3"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('switching catalogue during « Calculer les vecteurs » accepts and caches nothing of the old one', async () => {
+  await mock.reset();
+  await mock.faults([{ delayMs: 1500 }]);
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.fill('#cle', KEY);
+  await page.click('#calculer');
+  await page.waitForSelector('#calcul:not([hidden])');
+  await page.setInputFiles('#fichiers', await sameIdsOtherTexts());
+  await page.waitForFunction(() => /vos données \(revues\.jsonl/.test(document.querySelector('#resume').textContent));
+  await page.waitForTimeout(2500);
+  assert.match(await page.textContent('#vecteurs-etat'), /Aucun vecteur pour ces fiches/);
+  const stored = await page.evaluate(() => new Promise((ok, ko) => {
+    const open = indexedDB.open('rag-fiches');
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('vecteurs-fiches')) { ok(0); return; }
+      const count = db.transaction('vecteurs-fiches').objectStore('vecteurs-fiches').count();
+      count.onsuccess = () => ok(count.result);
+      count.onerror = () => ko(count.error);
+    };
+    open.onerror = () => ko(open.error);
+  }));
+  assert.equal(stored, 0, 'no vectors file cached');
+  const embeds = (await mock.log()).filter((r) => r.path === '/v1/embeddings' && r.method === 'POST').length;
+  assert.equal(embeds, 1, 'no batch sent after the switch');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('re-rendering « Mesurer » 50 times adds no listener', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, null);
+  await page.addInitScript(() => {
+    window.__listeners = 0;
+    const add = EventTarget.prototype.addEventListener;
+    EventTarget.prototype.addEventListener = function (...args) {
+      window.__listeners += 1;
+      return add.apply(this, args);
+    };
+  });
+  await page.goto(shipped.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.fill('#cle', KEY);
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('#mesurer-sens');
+  const before = await page.evaluate(() => window.__listeners);
+  for (let i = 0; i < 50; i++) {
+    await page.click(`#mesures button[data-tri="${i % 2 ? 'mots' : 'mots+'}"]`);
+  }
+  const order = await page.locator('#partie-grille tbody tr').first().getAttribute('data-question');
+  assert.ok(order !== null, 'the grid is there');
+  assert.equal(await page.evaluate(() => window.__listeners), before);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
