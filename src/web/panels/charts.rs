@@ -21,10 +21,8 @@ fn stats(m: &Measurement, kind: QuestionKind) -> Option<&KindStats> {
 
 /// A score as the method shows it.
 pub fn score_text(m: &Measurement, score: f64) -> String {
-    match m.score_decimals {
-        Some(d) => fr(score, d),
-        None => fr(score, 4),
-    }
+    let decimals = Method::parse(&m.method).map_or(4, Method::display_decimals);
+    fr(score, decimals)
 }
 
 /// The cells hit@1, hit@5 and MRR@10 of one type, as every table shows them.
@@ -369,9 +367,9 @@ pub fn strip_plot(m: &Measurement) -> Element {
                 pct(c.test_accuracy)
             );
             if !separates {
-                t += " Sur les 40 questions, aucun seuil ne sépare celles qui ont une réponse de celles qui n'en ont pas : un score haut ne garantit pas une réponse. C'est au modèle qui lit les fiches trouvées de dire « pas dans le catalogue ».";
+                t += &format!(" Sur les {} questions, aucun seuil ne sépare celles qui ont une réponse de celles qui n'en ont pas : un score haut ne garantit pas une réponse. C'est au modèle qui lit les fiches trouvées de dire « pas dans le catalogue ».", m.questions.len());
             } else {
-                t += " Ici un seuil sépare les 40 questions, mais sur ces seules questions : de nouvelles questions le mettraient en défaut ; le modèle qui lit les fiches reste le juge.";
+                t += &format!(" Ici un seuil sépare les {} questions, mais sur ces seules questions : de nouvelles questions le mettraient en défaut ; le modèle qui lit les fiches reste le juge.", m.questions.len());
             }
             t
         }
