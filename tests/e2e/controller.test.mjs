@@ -2,7 +2,7 @@
 // controller (issue 11) — a panel that did not follow the key, a panic when the catalogue changed
 // under a running evaluation, vectors of the old catalogue accepted for the new one, a listener
 // added on every render.
-import { test, before } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
@@ -34,6 +34,8 @@ before(async () => {
     },
   });
 });
+
+after(() => shipped?.close());
 
 const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
 

@@ -32,7 +32,7 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
     /mots\+ place la bonne fiche plus haut que mots 6 fois, plus bas 3 fois, au même rang 11 fois\. Test du signe : p = 0,51\..*rien n'est établi/);
   // Thresholds: mots+ separates its calibration half, not all 40 questions.
   const plus = page.locator('.bande-methode[data-methode="mots+"] .seuil-texte');
-  assert.match(await plus.textContent(), /: 5,50 \(100 % bien triées\) ; sur les 20 autres : 95 % bien triées\. Sur les 40 questions, aucun seuil ne sépare/);
+  assert.match(await plus.textContent(), /: 5,50 \(100\u202f% bien triées\) ; sur les 20 autres : 95\u202f% bien triées\. Sur les 40 questions, aucun seuil ne sépare/);
   assert.equal(await page.locator('.bande-methode[data-methode="mots"] svg line.sans').count(), 10, '5 absentes × 2 strokes');
   // A question of the grid opens its results.
   await page.click('table.grille button.ouvrir:has-text("Allée où passent les voitures")');
