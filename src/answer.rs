@@ -118,6 +118,17 @@ pub struct AnswerOutcome {
 }
 
 impl AnswerOutcome {
+    /// Right: a question without an answer refused, or one with an answer that cites its
+    /// expected fiche (and invents no citation).
+    pub fn is_right(&self) -> bool {
+        match self.kind {
+            QuestionKind::Absente => self.check.refused,
+            QuestionKind::Exacte | QuestionKind::Courante => {
+                self.cites_expected() && self.check.invented.is_empty()
+            }
+        }
+    }
+
     pub fn cites_expected(&self) -> bool {
         self.expected
             .as_ref()

@@ -141,6 +141,42 @@ impl fmt::Display for SearchError {
 
 impl std::error::Error for SearchError {}
 
+/// The positions (from 0, inclusive) of the results tied with result `i`: equal scores, which the
+/// ranking orders by a tie rule (the seed's: the larger id first), not by merit. A learner should
+/// read « rangs 2–5, ex æquo », not « rang 2 ».
+pub fn tie_span(hits: &[Ranked], i: usize) -> (usize, usize) {
+    let Some(score) = hits.get(i).map(|h| h.score) else {
+        return (i, i);
+    };
+    let first = hits[..i]
+        .iter()
+        .rposition(|h| h.score != score)
+        .map_or(0, |p| p + 1);
+    let last = hits[i..]
+        .iter()
+        .position(|h| h.score != score)
+        .map_or(hits.len() - 1, |p| i + p - 1);
+    (first, last)
+}
+
+/// What one word of a question becomes under `mots` and under `mots+`: its term, and whether
+/// any fiche holds that term; `None` when the analyser drops the word (stop word, elision).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordChange {
+    pub word: String,
+    pub mots: Option<(String, bool)>,
+    pub mots_plus: Option<(String, bool)>,
+}
+
+impl WordChange {
+    /// Whether the two methods treat the word differently (one finds it, the other does not).
+    pub fn differs(&self) -> bool {
+        let found = |t: &Option<(String, bool)>| t.as_ref().is_some_and(|(_, f)| *f);
+        found(&self.mots) != found(&self.mots_plus)
+            || self.mots.is_some() != self.mots_plus.is_some()
+    }
+}
+
 /// Questions' vectors, by question text.
 pub type QuestionVectors = HashMap<String, Vec<f32>>;
 
@@ -259,6 +295,33 @@ impl Lab {
         }
     }
 
+    /// Word by word, what `mots+` changes from `mots` for `question`.
+    pub fn keyword_changes(&self, question: &str) -> Vec<WordChange> {
+        let seed = Keyword::Mots.analyzer().analyze(question);
+        let french = Keyword::MotsPlus.analyzer().analyze(question);
+        let term_in = |tokens: &[crate::search::analysis::Token],
+                       keyword: Keyword,
+                       (start, end): (usize, usize)| {
+            tokens
+                .iter()
+                .find(|t| t.start >= start && t.end <= end)
+                .map(|t| (t.term.clone(), self.bm25(keyword).contains(&t.term)))
+        };
+        Keyword::MotsPlus
+            .analyzer()
+            .raw_words(question)
+            .into_iter()
+            .filter_map(|span| {
+                let word = question.get(span.0..span.1)?.to_owned();
+                Some(WordChange {
+                    word,
+                    mots: term_in(&seed, Keyword::Mots, span),
+                    mots_plus: term_in(&french, Keyword::MotsPlus, span),
+                })
+            })
+            .collect()
+    }
+
     /// Why fiche `doc` scored what it did for `question` under a keyword method.
     pub fn explain(&self, keyword: Keyword, question: &str, doc: usize) -> Explanation {
         self.bm25(keyword).explain(question, doc)
@@ -315,5 +378,43 @@ impl Lab {
     pub fn measure_keyword(&self, keyword: Keyword, questions: &[Question]) -> Measurement {
         self.measure(Method::Keyword(keyword), questions, &QuestionVectors::new())
             .expect("keyword methods need no vectors")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranked(scores: &[f64]) -> Vec<Ranked> {
+        scores
+            .iter()
+            .enumerate()
+            .map(|(doc, &score)| Ranked { doc, score })
+            .collect()
+    }
+
+    #[test]
+    fn tied_scores_share_a_span_of_ranks() {
+        let hits = ranked(&[5.0, 3.18, 3.18, 3.18, 3.18, 2.0]);
+        assert_eq!(tie_span(&hits, 0), (0, 0));
+        assert_eq!(tie_span(&hits, 2), (1, 4));
+        assert_eq!(tie_span(&hits, 4), (1, 4));
+        assert_eq!(tie_span(&hits, 5), (5, 5));
+        assert_eq!(tie_span(&ranked(&[1.0, 1.0]), 1), (0, 1));
+        assert_eq!(tie_span(&hits, 9), (9, 9));
+    }
+
+    #[test]
+    fn says_which_words_mots_plus_finds_and_drops() {
+        let lab =
+            Lab::new(crate::data::parse_fiches(include_str!("../data/fiches.jsonl")).unwrap());
+        let changes = lab.keyword_changes("Isoler des combles en soufflant, ça peut ?");
+        let of = |w: &str| changes.iter().find(|c| c.word == w).unwrap();
+        let souffl = of("soufflant");
+        assert_eq!(souffl.mots, Some(("soufflant".into(), false)));
+        assert!(souffl.mots_plus.as_ref().is_some_and(|(_, found)| *found));
+        assert!(souffl.differs());
+        assert_eq!(of("peut").mots_plus, None);
+        assert!(!of("combles").differs());
     }
 }

@@ -76,8 +76,13 @@ pub struct Question {
 pub enum DataError {
     /// The file is empty or holds only blank lines.
     Empty { file: &'static str },
-    /// A line of `fiches.jsonl` is not a JSON object.
-    Json { line: usize, message: String },
+    /// A line of `fiches.jsonl` is not a JSON object: where (the column of the line, when the
+    /// parser knows it) and why.
+    Json {
+        line: usize,
+        column: Option<usize>,
+        problem: JsonProblem,
+    },
     /// A required field is absent, or not a string.
     MissingField {
         file: &'static str,
@@ -108,12 +113,33 @@ pub enum DataError {
     UnknownExpected { line: usize, id: String },
 }
 
+/// What is wrong with a line of `fiches.jsonl` that is not a JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonProblem {
+    /// Not JSON: a missing quote, comma or brace, a stray character.
+    Syntax,
+    /// The line stops before the object is closed.
+    Truncated,
+    /// Valid JSON, but not an object (a list, a string, a number).
+    NotObject,
+}
+
 impl fmt::Display for DataError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DataError::Empty { file } => write!(f, "{file}: the file is empty"),
-            DataError::Json { line, message } => {
-                write!(f, "fiches.jsonl, line {line}: not a JSON object ({message})")
+            DataError::Json {
+                line,
+                column,
+                problem,
+            } => {
+                let at = column.map_or(String::new(), |c| format!(", column {c}"));
+                let why = match problem {
+                    JsonProblem::Syntax => "invalid JSON",
+                    JsonProblem::Truncated => "the JSON object ends too early",
+                    JsonProblem::NotObject => "a JSON value that is not an object",
+                };
+                write!(f, "fiches.jsonl, line {line}{at}: not a JSON object ({why})")
             }
             DataError::MissingField { file, line, field } => {
                 write!(f, "{file}, line {line}: missing field \"{field}\" (a text is expected)")
@@ -173,11 +199,16 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
         }
         let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| DataError::Json {
             line,
-            message: e.to_string(),
+            column: Some(e.column()),
+            problem: match e.classify() {
+                serde_json::error::Category::Eof => JsonProblem::Truncated,
+                _ => JsonProblem::Syntax,
+            },
         })?;
-        let obj = value.as_object().ok_or_else(|| DataError::Json {
+        let obj = value.as_object().ok_or(DataError::Json {
             line,
-            message: "found a JSON value that is not an object".into(),
+            column: None,
+            problem: JsonProblem::NotObject,
         })?;
         let field = |name: &'static str| -> Result<String, DataError> {
             obj.get(name)

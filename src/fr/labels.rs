@@ -1,7 +1,7 @@
 //! What the page calls methods, question types and measurements.
 
 use crate::data::QuestionKind;
-use crate::lab::FusionExplanation;
+use crate::lab::{FusionExplanation, WordChange};
 use crate::lab::{Keyword, Method};
 use crate::measure::compare::Paired;
 use crate::search::fusion::{RRF_DEPTH, RRF_K};
@@ -49,6 +49,32 @@ pub fn fusion_lines(keyword: Keyword, e: &FusionExplanation) -> Vec<String> {
     ]
 }
 
+/// What `mots+` changes from `mots` for a question, word by word: the words only one of them
+/// finds, the words one of them ignores.
+pub fn mots_plus_changes(changes: &[WordChange]) -> String {
+    let parts: Vec<String> = changes
+        .iter()
+        .filter(|c| c.differs())
+        .map(|c| {
+            let w = &c.word;
+            match (&c.mots, &c.mots_plus) {
+                (Some(_), None) => format!("« {w} » ignoré par mots+ (mot vide)"),
+                (None, Some((t, _))) => {
+                    format!("« {w} » ignoré par mots, cherché par mots+ comme « {t} »")
+                }
+                (_, Some((t, true))) => format!("« {w} » → « {t} », trouvé par mots+ seulement"),
+                (Some((t, true)), _) => format!("« {w} » → « {t} », trouvé par mots seulement"),
+                _ => format!("« {w} » traité autrement"),
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "Ici, mots+ trouve les mêmes mots que mots (racines et accents mis à part).".into()
+    } else {
+        format!("Ce que mots+ change ici : {}.", parts.join(" ; "))
+    }
+}
+
 /// What a paired comparison establishes, in words a learner understands.
 pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> String {
     let n = p.wins + p.losses + p.ties;
@@ -62,14 +88,15 @@ pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> Stri
     let verdict = if p.wins + p.losses == 0 {
         "Aucune différence : rien à tester.".to_owned()
     } else if p.p_value < 0.05 {
+        let (winner, loser) = if p.wins > p.losses { (a, b) } else { (b, a) };
         format!(
-            "Test du signe : p = {}. Un écart aussi net n'arriverait qu'une fois sur {} par hasard : l'avantage est établi sur ces questions — pas forcément sur d'autres.",
+            "Test du signe : p = {}. Un écart aussi net n'arriverait qu'une fois sur {} par hasard : {winner} l'emporte sur {loser} sur ces questions — pas forcément sur d'autres.",
             decimal(p.p_value, 3),
             (1.0 / p.p_value).floor()
         )
     } else {
         format!(
-            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : rien n'est établi ; il faudrait plus de questions pour conclure.",
+            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : ni {a} ni {b} ne l'emporte ; il faudrait plus de questions pour conclure.",
             decimal(p.p_value, 2),
             p.wins + p.losses
         )

@@ -5,7 +5,7 @@
 use crate::data::intake::IntakeError;
 use crate::data::npy::NpyError;
 use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
-use crate::data::{DataError, QuestionKind};
+use crate::data::{DataError, JsonProblem, QuestionKind};
 use crate::lab::SearchError;
 use crate::mistral::ApiError;
 use crate::search::dense::DenseError;
@@ -18,22 +18,41 @@ fn megabytes(bytes: u64) -> String {
 
 /// A data error as the learner reads it: the file, the line, the field, what to do.
 pub fn data(e: &DataError) -> String {
+    data_in(e, "fiches.jsonl", "questions.csv")
+}
+
+/// [`data`], naming the learner's files as they are called (`fiches` holds the fiches,
+/// `questions` the questions).
+pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
+    let name = |file: &str| {
+        if file == "questions.csv" {
+            questions.to_owned()
+        } else {
+            fiches.to_owned()
+        }
+    };
     match e {
-        DataError::Empty { file } => format!("{file} : le fichier est vide."),
-        DataError::Json { line, message } => format!(
-            "fiches.jsonl, ligne {line} : ce n'est pas un objet JSON ({message})."
-        ),
+        DataError::Empty { file } => format!("{} : le fichier est vide.", name(file)),
+        DataError::Json { line, column, problem } => {
+            let at = column.map_or(String::new(), |c| format!(", colonne {c}"));
+            let why = match problem {
+                JsonProblem::Syntax => "ce n'est pas du JSON valide (guillemet, virgule ou accolade manquant ?)",
+                JsonProblem::Truncated => "l'objet JSON s'arrête avant son accolade fermante",
+                JsonProblem::NotObject => "une fiche doit être un objet JSON { … }, pas une liste, un texte ou un nombre",
+            };
+            format!("{fiches}, ligne {line}{at} : {why}.")
+        }
         DataError::MissingField { file, line, field } => {
-            format!("{file}, ligne {line} : le champ « {field} » manque (un texte est attendu).")
+            format!("{}, ligne {line} : le champ « {field} » manque (un texte est attendu).", name(file))
         }
         DataError::EmptyField { file, line, field } => {
-            format!("{file}, ligne {line} : le champ « {field} » est vide.")
+            format!("{}, ligne {line} : le champ « {field} » est vide.", name(file))
         }
         DataError::DuplicateId { id, first_line, line } => format!(
-            "fiches.jsonl, ligne {line} : l'identifiant « {id} » est déjà pris ligne {first_line} ; chaque fiche doit avoir le sien."
+            "{fiches}, ligne {line} : l'identifiant « {id} » est déjà pris ligne {first_line} ; chaque fiche doit avoir le sien."
         ),
         DataError::BadHeader { found } => format!(
-            "questions.csv, ligne 1 : l'en-tête doit être « type;question;fiche_attendue », il est « {found} » (le séparateur est-il bien « ; » ?)."
+            "{questions}, ligne 1 : l'en-tête doit être « type;question;fiche_attendue », il est « {found} » (le séparateur est-il bien « ; » ?)."
         ),
         DataError::Csv { line, message } => {
             let hint = if message.contains("separated by") {
@@ -41,22 +60,22 @@ pub fn data(e: &DataError) -> String {
             } else {
                 ""
             };
-            format!("questions.csv, ligne {line} : ligne illisible (guillemets non fermés, ou nombre de champs différent de 3).{hint}")
+            format!("{questions}, ligne {line} : ligne illisible (guillemets non fermés, ou nombre de champs différent de 3).{hint}")
         }
         DataError::UnknownKind { line, found } => format!(
-            "questions.csv, ligne {line} : le type « {found} » n'existe pas ; exacte, courante ou absente."
+            "{questions}, ligne {line} : le type « {found} » n'existe pas ; exacte, courante ou absente."
         ),
         DataError::ExpectedMismatch { line, kind } => match kind {
             QuestionKind::Absente => format!(
-                "questions.csv, ligne {line} : une question absente laisse « fiche_attendue » vide."
+                "{questions}, ligne {line} : une question absente laisse « fiche_attendue » vide."
             ),
             QuestionKind::Exacte | QuestionKind::Courante => format!(
-                "questions.csv, ligne {line} : « fiche_attendue » est vide ; une question {} doit nommer sa fiche.",
+                "{questions}, ligne {line} : « fiche_attendue » est vide ; une question {} doit nommer sa fiche.",
                 kind.as_str()
             ),
         },
         DataError::UnknownExpected { line, id } => format!(
-            "questions.csv, ligne {line} : la fiche attendue « {id} » n'est pas dans vos fiches."
+            "{questions}, ligne {line} : la fiche attendue « {id} » n'est pas dans vos fiches."
         ),
     }
 }
@@ -352,7 +371,13 @@ mod tests {
             },
             DataError::Json {
                 line: 2,
-                message: "expected value".into(),
+                column: Some(31),
+                problem: JsonProblem::Syntax,
+            },
+            DataError::Json {
+                line: 2,
+                column: None,
+                problem: JsonProblem::NotObject,
             },
             DataError::MissingField {
                 file: "fiches.jsonl",
@@ -393,9 +418,7 @@ mod tests {
                 id: "P-404".into(),
             },
         ];
-        // The JSON parser's own detail is quoted as it is (see issue notes); the rest is French.
-        all_french(&data_errors[..1], data);
-        all_french(&data_errors[2..], data);
+        all_french(&data_errors, data);
         let api_errors = [
             ApiError::KeyRefused { status: 401 },
             ApiError::RateLimited,

@@ -102,15 +102,27 @@ impl App {
             Effect::RememberKey(None) => store::forget_key(),
             Effect::Clipboard(link) => spawn(tasks::copy_link(app, link)),
             Effect::Download(name, bytes) => super::dom::download(&name, &bytes),
-            Effect::FocusResults => {
-                let results = by_id(ids::RESULTATS);
-                results.set_attribute("tabindex", "-1").ok();
-                results.scroll_into_view();
-                if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(results) {
-                    el.focus().ok();
-                }
+            Effect::Focus(id) => focus(id),
+            Effect::OpenSettings => {
+                by_id(ids::REGLAGES).set_attribute("open", "").ok();
+                focus(ids::CLE);
             }
+            Effect::HideGuide => store::hide_guide(),
         }
+    }
+}
+
+/// Scrolls to the element with id `id` and focuses it (focusable for the occasion if it is not).
+fn focus(id: &str) {
+    let el = by_id(id);
+    if el.get_attribute("tabindex").is_none()
+        && !matches!(el.tag_name().as_str(), "INPUT" | "BUTTON" | "SELECT")
+    {
+        el.set_attribute("tabindex", "-1").ok();
+    }
+    el.scroll_into_view();
+    if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+        el.focus().ok();
     }
 }
 
@@ -166,6 +178,9 @@ pub async fn run() {
     if let Some(saved) = store::remembered_key() {
         app.dispatch(Msg::KeyTyped(saved));
         app.dispatch(Msg::RememberToggled(true));
+    }
+    if store::guide_hidden() {
+        app.dispatch(Msg::GuideClosed);
     }
     app.dispatch(Msg::FragmentChanged(fragment_state()));
     if let Some(body) = document().body() {

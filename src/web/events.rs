@@ -17,7 +17,15 @@ use crate::link::View;
 /// Adds the page's listeners (once).
 pub fn listen(app: &Shared) {
     let root = by_id("app");
-    for kind in ["click", "input", "change", "dragover", "dragleave", "drop"] {
+    for kind in [
+        "click",
+        "input",
+        "change",
+        "keydown",
+        "dragover",
+        "dragleave",
+        "drop",
+    ] {
         let app = app.clone();
         let cb = Closure::<dyn Fn(Event)>::new(move |e: Event| {
             if let Some(msg) = message(&e) {
@@ -45,6 +53,7 @@ fn message(e: &Event) -> Option<Msg> {
         "click" => click(&target.closest("button").ok()??),
         "input" => input(&target),
         "change" => change(&target),
+        "keydown" => key(e, &target),
         kind => drag(kind, e, &target),
     }
 }
@@ -64,6 +73,8 @@ fn click(button: &Element) -> Option<Msg> {
         ids::EVAL_LANCER => Msg::EvalAsked,
         ids::EVAL_CONFIRMER => Msg::EvalConfirmed,
         ids::EVAL_ANNULER => Msg::EvalCancelled,
+        ids::COMMENCER_FERMER => Msg::GuideClosed,
+        ids::OUVRIR_REGLAGES => Msg::SettingsRequested,
         _ => {
             if let Some(by) = button.get_attribute("data-tri") {
                 Msg::GridSorted((!by.is_empty()).then_some(by))
@@ -75,6 +86,24 @@ fn click(button: &Element) -> Option<Msg> {
         }
     };
     Some(msg)
+}
+
+/// The arrow keys, Home and End on the tabs (the ARIA tabs pattern).
+fn key(e: &Event, target: &Element) -> Option<Msg> {
+    let key = e.dyn_ref::<web_sys::KeyboardEvent>()?.key();
+    if target.get_attribute("role").as_deref() != Some("tab") {
+        return None;
+    }
+    let on_first = target.id() == ids::ONGLET_CHERCHER;
+    let view = match key.as_str() {
+        "ArrowRight" | "ArrowLeft" if on_first => View::Mesurer,
+        "ArrowRight" | "ArrowLeft" => View::Chercher,
+        "Home" => View::Chercher,
+        "End" => View::Mesurer,
+        _ => return None,
+    };
+    e.prevent_default();
+    Some(Msg::TabKey(view))
 }
 
 fn input(target: &Element) -> Option<Msg> {

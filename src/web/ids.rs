@@ -3,12 +3,15 @@
 //! start-up instead of silently at the first click. Ids of elements the panels create themselves
 //! are constants too, below.
 
-// The header.
+// The header and the guide.
 pub const RESUME: &str = "resume";
+pub const COMMENCER: &str = "commencer";
+pub const COMMENCER_FERMER: &str = "commencer-fermer";
 pub const TEST_BUILD: &str = "test-build";
 pub const COUTS: &str = "couts";
 pub const ERREUR: &str = "erreur";
-// The key.
+// The settings, and the key.
+pub const REGLAGES: &str = "reglages";
 pub const CLE: &str = "cle";
 pub const RETENIR: &str = "retenir";
 pub const OUBLIER: &str = "oublier";
@@ -42,11 +45,15 @@ pub const QUESTION: &str = "question";
 pub const EXEMPLES: &str = "exemples";
 pub const ATTENDUE: &str = "attendue";
 pub const METHODES: &str = "methodes";
+pub const INDISPONIBLES: &str = "indisponibles";
+pub const ECART: &str = "ecart-mots-plus";
+pub const RESUME_RESULTATS: &str = "resume-resultats";
 pub const RESULTATS: &str = "resultats";
 // The answer.
 pub const REPONSE_METHODE: &str = "reponse-methode";
 pub const REPONSE_MODELE: &str = "reponse-modele";
 pub const REDIGER: &str = "rediger";
+pub const REDIGER_ETAT: &str = "rediger-etat";
 pub const ENVOI: &str = "envoi";
 pub const ENVOI_TEXTE: &str = "envoi-texte";
 pub const REPONSE_RESULTAT: &str = "reponse-resultat";
@@ -122,6 +129,7 @@ pub const EVAL_LANCER: &str = "eval-lancer";
 pub const EVAL_CONFIRMER: &str = "eval-confirmer";
 pub const EVAL_ANNULER: &str = "eval-annuler";
 pub const EVAL_PROGRESSION: &str = "eval-progression";
+pub const OUVRIR_REGLAGES: &str = "ouvrir-reglages";
 
 /// The checkbox that shows or hides `method`'s column.
 pub fn method_choice(m: crate::lab::Method) -> String {

@@ -193,6 +193,8 @@ pub struct State {
     pub data_errors: Vec<String>,
     /// The link shown by « Copier le lien », and whether it reached the clipboard.
     pub share: Option<(String, Option<bool>)>,
+    /// « Par où commencer » dismissed (remembered on this device).
+    pub guide_hidden: bool,
 }
 
 impl State {
@@ -228,6 +230,7 @@ impl State {
             data_status: String::new(),
             data_errors: Vec::new(),
             share: None,
+            guide_hidden: false,
         }
     }
 
@@ -360,6 +363,10 @@ pub enum Msg {
     ExamplePicked(Option<usize>),
     MethodToggled(Method, bool),
     ViewChosen(View),
+    /// An arrow key on a tab: that view, and its tab focused.
+    TabKey(View),
+    GuideClosed,
+    SettingsRequested,
     FragmentChanged(ViewState),
     CopyLink(String),
     LinkCopied(bool),
@@ -493,7 +500,11 @@ pub enum Effect {
     RememberKey(Option<String>),
     Clipboard(String),
     Download(String, Vec<u8>),
-    FocusResults,
+    /// Scrolls to and focuses the element with this id.
+    Focus(&'static str),
+    /// Opens « Réglages » and focuses the key field.
+    OpenSettings,
+    HideGuide,
 }
 
 /// One question of « Mesurer les réponses », prepared when the run starts.

@@ -18,6 +18,8 @@ pub const QUESTION_VECTORS: &str = "vecteurs-questions";
 pub const ANSWERS: &str = "reponses";
 /// The localStorage entry holding the key when the learner opted in.
 pub const KEY_ENTRY: &str = "rag-fiches.cle-mistral";
+/// The localStorage entry saying « Par où commencer » was dismissed.
+pub const GUIDE_ENTRY: &str = "rag-fiches.guide-masque";
 
 /// Resolves when `request` succeeds, with its result.
 async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
@@ -130,5 +132,18 @@ pub fn remember_key(key: &str) {
 pub fn forget_key() {
     if let Some(s) = local() {
         s.remove_item(KEY_ENTRY).ok();
+    }
+}
+
+/// Whether « Par où commencer » was dismissed on this device.
+pub fn guide_hidden() -> bool {
+    local()
+        .and_then(|s| s.get_item(GUIDE_ENTRY).ok().flatten())
+        .is_some()
+}
+
+pub fn hide_guide() {
+    if let Some(s) = local() {
+        s.set_item(GUIDE_ENTRY, "1").ok();
     }
 }

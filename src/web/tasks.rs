@@ -371,9 +371,11 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         let text = |name: String, bytes| utf8_text(&name, bytes).map_err(|e| messages::intake(&e));
         let fiches_text = text(f_file.name(), read_file(f_file).await?)?;
         let questions_text = text(q_file.name(), read_file(q_file).await?)?;
-        let fiches = parse_fiches(&fiches_text).map_err(|e| messages::data(&e))?;
-        let questions = parse_questions(&questions_text).map_err(|e| messages::data(&e))?;
-        check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
+        let (f_name, q_name) = (f_file.name(), q_file.name());
+        let said = |e: crate::data::DataError| messages::data_in(&e, &f_name, &q_name);
+        let fiches = parse_fiches(&fiches_text).map_err(said)?;
+        let questions = parse_questions(&questions_text).map_err(said)?;
+        check_expected(&fiches, &questions).map_err(said)?;
         let label = format!("vos données ({}, {})", f_file.name(), q_file.name());
         let mut data = Dataset::new(0, fiches, questions, Some(label));
         if let Some((i, kind)) = selection.vectors {

@@ -34,7 +34,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 s.example = Some(i);
                 s.view = crate::link::View::Chercher;
                 s.question_generation += 1;
-                effects.push(Effect::FocusResults);
+                effects.push(Effect::Focus(super::ids::RESULTATS));
             }
         }
         Msg::MethodToggled(m, on) => {
@@ -46,6 +46,18 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::ViewChosen(v) => s.view = v,
+        Msg::TabKey(v) => {
+            s.view = v;
+            effects.push(Effect::Focus(match v {
+                crate::link::View::Chercher => super::ids::ONGLET_CHERCHER,
+                crate::link::View::Mesurer => super::ids::ONGLET_MESURER,
+            }));
+        }
+        Msg::GuideClosed => {
+            s.guide_hidden = true;
+            effects.push(Effect::HideGuide);
+        }
+        Msg::SettingsRequested => effects.push(Effect::OpenSettings),
         Msg::FragmentChanged(link) => {
             s.view = link.view;
             if let Some(q) = link.question {

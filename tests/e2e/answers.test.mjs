@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { openPage, suite } from './harness.mjs';
+import { openPage, suite, enterKey } from './harness.mjs';
 
 const KEY = 'cle-reponses-789';
 let mock;
@@ -24,7 +24,7 @@ async function ask(page, question) {
 test('an answer cites its fiches as links; a refusal and an invented citation are flagged', async () => {
   await mock.reset();
   const { page, context, problems, messages } = await openPage(browser, server.url);
-  await page.fill('#cle', KEY);
+  await enterKey(page, KEY);
   await page.fill('#question', 'Joint époxy');
   await page.selectOption('#reponse-methode', 'mots+');
   // Before the first call, the page shows exactly what will be sent.
@@ -67,7 +67,7 @@ test('an answer cites its fiches as links; a refusal and an invented citation ar
 test('« Mesurer les réponses »: estimate and confirmation, a 429 recovered, figures that match the model', async () => {
   await mock.reset();
   const { page, context, problems } = await openPage(browser, server.url, { expectHttpErrors: true });
-  await page.fill('#cle', KEY);
+  await enterKey(page, KEY);
   await page.click('#onglet-mesurer');
   await page.selectOption('#eval-methode', 'mots+');
   assert.match(await page.textContent('#eval-etat'), /40 questions, au plus [\d\u202f]+ tokens envoyés/);
@@ -101,7 +101,7 @@ test('« Mesurer les réponses »: estimate and confirmation, a 429 recovered, f
 test('an interrupted evaluation keeps its answers: the re-run pays only for the rest', async () => {
   await mock.reset();
   const { page, context, problems } = await openPage(browser, server.url, { expectHttpErrors: true });
-  await page.fill('#cle', KEY);
+  await enterKey(page, KEY);
   await page.click('#onglet-mesurer');
   await page.selectOption('#eval-methode', 'mots');
   await page.click('#eval-lancer');

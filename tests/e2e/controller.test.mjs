@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, suite, serveDist } from './harness.mjs';
+import { openPage, suite, serveDist, enterKey } from './harness.mjs';
 
 const KEY = 'cle-controleur-42';
 const ROOT = new URL('../../', import.meta.url);
@@ -68,7 +68,7 @@ test('typing a key makes « Mesurer les réponses » offer to run at once', asyn
   const { page, context, problems } = await openPage(browser, server.url);
   await page.click('#onglet-mesurer');
   assert.match(await page.textContent('#eval-actions'), /Entrez votre clé Mistral/);
-  await page.fill('#cle', KEY);
+  await enterKey(page, KEY);
   // No other control touched: the panel follows the key by itself.
   assert.equal(await page.isVisible('#eval-lancer'), true);
   await page.click('#oublier');
@@ -81,14 +81,17 @@ test('a smaller catalogue loaded during « Mesurer les réponses » stops the ru
   await mock.reset();
   await mock.faults(Array(6).fill({ delayMs: 700 }));
   const { page, context, problems } = await openPage(browser, server.url);
-  await page.fill('#cle', KEY);
+  await enterKey(page, KEY);
   await page.click('#onglet-mesurer');
+  // Choosing the method first (as a learner may) also let the old controller show the button.
+  await page.selectOption('#eval-methode', 'mots+');
   await page.click('#eval-lancer');
   await page.click('#eval-confirmer');
   await page.waitForFunction(() => /^2 réponses sur 40/.test(document.querySelector('#eval-etat').textContent));
   await page.setInputFiles('#fichiers', small());
   await page.waitForFunction(() => /^3 fiches, 2 questions/.test(document.querySelector('#resume').textContent));
   await page.waitForTimeout(1500);
+  assert.deepEqual(problems, [], 'no panic, no error');
   assert.match(await page.textContent('#eval-etat'), /Mesure arrêtée : un autre catalogue a été chargé/);
   const calls = (await mock.log()).filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
   assert.ok(calls <= 4, `the run stopped (${calls} chat calls)`);
@@ -104,7 +107,7 @@ test('switching catalogue during « Calculer les vecteurs » accepts and caches 
   await mock.reset();
   await mock.faults([{ delayMs: 1500 }]);
   const { page, context, problems } = await openPage(browser, server.url);
-  await page.fill('#cle', KEY);
+  await enterKey(page, KEY);
   await page.click('#calculer');
   await page.waitForSelector('#calcul:not([hidden])');
   await page.setInputFiles('#fichiers', await sameIdsOtherTexts());
@@ -142,7 +145,7 @@ test('re-rendering « Mesurer » 50 times adds no listener', async () => {
   });
   await page.goto(shipped.url);
   await page.waitForSelector('body[data-ready="true"]');
-  await page.fill('#cle', KEY);
+  await enterKey(page, KEY);
   await page.click('#onglet-mesurer');
   await page.waitForSelector('#mesurer-sens');
   const before = await page.evaluate(() => window.__listeners);

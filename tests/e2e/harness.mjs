@@ -110,6 +110,26 @@ export async function openPage(browser, url, { expectHttpErrors = false } = {}) 
   return { page, context, problems, messages };
 }
 
+/** Opens « Réglages » (the key, the vectors, your data), collapsed until used. */
+export async function settings(page) {
+  await page.evaluate(() => { document.querySelector('#reglages').open = true; });
+}
+
+/** Types `key` in « Réglages » (opened first). */
+export async function enterKey(page, key) {
+  await settings(page);
+  await page.fill('#cle', key);
+}
+
+/** A page opened at `url` in a window of `width` × `height` (a phone: 390 × 844). */
+export async function openAt(browser, url, width, height) {
+  const opened = await openPage(browser, null);
+  await opened.page.setViewportSize({ width, height });
+  await opened.page.goto(url);
+  await opened.page.waitForSelector('body[data-ready="true"]');
+  return opened;
+}
+
 /** The usual set-up of a test file: Chromium, a build served under BASE and, with `mock`, the mock
  *  API; `use` receives them once started; all are stopped after the file's tests. */
 export function suite(use, { dir = 'dist', mock = false } = {}) {

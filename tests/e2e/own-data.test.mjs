@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, suite } from './harness.mjs';
+import { openPage, suite, settings, enterKey } from './harness.mjs';
 import { fakeEmbed } from './mock-mistral.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -64,6 +64,7 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   const { page, context, problems } = await openPage(browser, server.url);
   let dialogs = 0;
   page.on('dialog', async (d) => { dialogs += 1; await d.dismiss(); });
+  await settings(page);
   await page.setInputFiles('#fichiers', [file('mes-fiches.jsonl', jsonl), file('mes-questions.csv', csv)]);
   await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
   assert.equal(await page.textContent('#resume'), '24 fiches, 10 questions : vos données (mes-fiches.jsonl, mes-questions.csv).');
@@ -102,6 +103,7 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   assert.equal(await other.page.textContent('#resume'), '200 fiches, 40 questions dont on connaît la bonne fiche.');
   await other.context.close();
   // Back to the exercise in one click.
+  await settings(page);
   await page.click('#revenir');
   await page.waitForFunction(() => /^200 fiches/.test(document.querySelector('#resume').textContent));
   assert.equal(await page.isVisible('#revenir'), false);
@@ -118,7 +120,7 @@ test('the seed\'s vecteurs.npy is accepted after a shape check, and sens runs on
   await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('vecteurs.npy', vectors)]);
   await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
   assert.match(await page.textContent('#vecteurs-etat'), /24 × 1024 \(mistral-embed\), chargés depuis vecteurs\.npy \(un \.npy ne porte pas d'empreinte : seule sa forme a été vérifiée\)/);
-  await page.fill('#cle', 'cle-vos-donnees');
+  await enterKey(page, 'cle-vos-donnees');
   await page.fill('#question', 'Boulon acier 12 x 120 mm');
   await page.waitForSelector('#colonne-sens li.resultat');
   assert.match(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), /^P-0\d\d$/);
@@ -136,9 +138,11 @@ test('bad files are refused with the line and field, and the current catalogue s
   const lines = jsonl.trim().split('\n');
   const cases = [
     [[file('f.jsonl', [lines[0], lines[1], '{"id": "P-999", "famille": "f", "nom": "n"}'].join('\n')), file('q.csv', csv)],
-      /fiches\.jsonl, ligne 3 : le champ « texte » manque/],
+      /^f\.jsonl, ligne 3 : le champ « texte » manque/],
+    [[file('f.jsonl', [lines[0], '{"id": "P-900", famille: "f"}'].join('\n')), file('q.csv', csv)],
+      /^f\.jsonl, ligne 2, colonne \d+ : ce n'est pas du JSON valide/],
     [[file('f.jsonl', [lines[0], lines[0]].join('\n')), file('q.csv', csv)], /ligne 2 : l'identifiant « P-001 » est déjà pris ligne 1/],
-    [[file('f.jsonl', jsonl), file('q.csv', csv.replaceAll(';', ','))], /l'en-tête doit être « type;question;fiche_attendue »/],
+    [[file('f.jsonl', jsonl), file('q.csv', csv.replaceAll(';', ','))], /^q\.csv, ligne 1 : l'en-tête doit être « type;question;fiche_attendue »/],
     [[file('f.jsonl', jsonl), file('q.csv', csv.replace('P-002', 'P-404'))], /ligne 2 : la fiche attendue « P-404 » n'est pas dans vos fiches/],
     [[file('f.jsonl', Buffer.concat([Buffer.from(lines[0] + '\n' + lines[1] + '\n'), Buffer.from([0xff, 0xfe]), Buffer.from('\n')])), file('q.csv', csv)],
       /f\.jsonl, ligne 3 : ce n'est pas du texte UTF-8 valide/],
@@ -148,6 +152,7 @@ test('bad files are refused with the line and field, and the current catalogue s
     [[file('f.jsonl', jsonl), file('q.csv', 'type;question;fiche_attendue\nfacile;Q;P-001\n')], /le type « facile » n'existe pas/],
     [[file('f.jsonl', '{"id": "A", "famille": "f", "nom": "n", "texte": "   "}'), file('q.csv', csv)], /ligne 1 : le champ « texte » est vide/],
   ];
+  await settings(page);
   for (const [files, message] of cases) {
     await page.evaluate(() => { document.querySelector('#donnees-erreurs').textContent = ''; });
     await page.setInputFiles('#fichiers', files);

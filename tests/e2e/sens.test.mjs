@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, MOCK_PORT } from './harness.mjs';
+import { serveDist, launch, openPage, MOCK_PORT, enterKey as typeKey, settings } from './harness.mjs';
 import { startMock } from './mock-mistral.mjs';
 
 const KEY = 'cle-de-test-123456';
@@ -45,7 +45,7 @@ after(async () => {
 });
 
 async function enterKey(page, key = KEY) {
-  await page.fill('#cle', key);
+  await typeKey(page, key);
 }
 
 async function pick(page, text) {
@@ -119,9 +119,10 @@ test('shipped vectors: sens and hybride searched and measured, the same as the t
   await mock.reset();
   const { page, context, problems } = await openPage(browser, shipped.url);
   assert.match(await page.textContent('#vecteurs-etat'), /livrés avec la page \(vecteurs\.safetensors\)/);
-  assert.match(await page.textContent('#colonne-sens'), /Tapez une question/);
+  // Without a key, sens and hybride are one line saying what they need, never empty columns.
+  assert.match(await page.textContent('#indisponibles'), /^sens, hybride : il faut votre clé Mistral/);
   await pick(page, 'Un isolant qui ne brûle pas');
-  assert.match(await page.textContent('#colonne-sens'), /Entrez votre clé Mistral/);
+  assert.equal(await page.locator('#colonne-sens').count(), 0);
   await enterKey(page);
   await page.waitForSelector('#colonne-sens li.resultat');
   assert.equal(await page.locator('#colonne-hybride li.resultat').count(), 5);
@@ -210,6 +211,7 @@ test('the key: remembered only when ticked, forgotten by « oublier », never re
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   assert.equal(await page.inputValue('#cle'), KEY);
+  await settings(page);
   await page.click('#oublier');
   assert.equal(await page.evaluate(() => JSON.stringify(localStorage)), '{}');
   assert.equal(await page.inputValue('#cle'), '');

@@ -6,7 +6,7 @@ use crate::data::Fiche;
 use crate::fr;
 use crate::mistral::chat;
 
-use super::super::dom::{by_id, options, replace_children, set_text, E};
+use super::super::dom::{by_id, options, replace_children, set_disabled, set_text, E};
 use super::super::ids;
 use super::super::state::{model_or_default, State};
 use super::{answer_view, Memo};
@@ -39,6 +39,14 @@ pub fn render(s: &State, memo: &mut Memo) {
     if memo.changed("reponse-modele", &model) {
         replace_children(&by_id(ids::REPONSE_MODELE), model_options(&model));
     }
+    // No button that can only fail: without a key, say what it needs instead.
+    set_disabled(&by_id(ids::REDIGER), s.key.is_none() || s.answering.pending);
+    let hint = if s.key.is_none() {
+        "Rédiger une réponse demande votre clé Mistral (Réglages, en bas de page)."
+    } else {
+        ""
+    };
+    set_text(&by_id(ids::REDIGER_ETAT), hint);
     let preview_inputs = (
         s.data.epoch,
         &s.question,
@@ -101,6 +109,19 @@ fn preview(s: &State, method: Option<crate::lab::Method>, model: &str) -> String
     }
     match s.fiches_for(method, &s.question) {
         Ok(sent) => {
+            let nothing = match method {
+                crate::lab::Method::Keyword(_) => s
+                    .data
+                    .lab
+                    .search(method, &s.question, None, answer::FICHES_SENT)
+                    .is_ok_and(|hits| hits.iter().all(|h| h.score == 0.0)),
+                _ => false,
+            };
+            let note = if nothing {
+                "Aucune fiche ne contient les mots de la question : les 5 fiches envoyées ont toutes un score nul.\n\n"
+            } else {
+                ""
+            };
             let refs: Vec<&Fiche> = sent.iter().collect();
             let messages = answer::prompt(&s.question, &refs);
             let (system, user) = match messages.as_slice() {
@@ -108,7 +129,7 @@ fn preview(s: &State, method: Option<crate::lab::Method>, model: &str) -> String
                 _ => ("", ""),
             };
             format!(
-                "POST https://api.mistral.ai{} — modèle {model}, température 0, environ {} tokens au plus\n\n[system]\n{system}\n\n[user]\n{user}",
+                "{note}POST https://api.mistral.ai{} — modèle {model}, température 0, environ {} tokens au plus\n\n[system]\n{system}\n\n[user]\n{user}",
                 chat::CHAT_PATH,
                 fr::int(chat::estimate_tokens(&messages) as u64),
             )

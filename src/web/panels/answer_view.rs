@@ -167,8 +167,18 @@ pub fn render_evaluation(
         } else {
             o.check.citations.join(", ")
         };
+        let (mark, class, title) = if o.is_right() {
+            ("✓", "juste", "juste")
+        } else {
+            ("✗", "faux", "faux")
+        };
         E::new("tr")
             .children([
+                E::new("td")
+                    .class(class)
+                    .child(E::new("span").attr("aria-hidden", "true").text(mark))
+                    .child(E::new("span").class("titre-vue").text(title))
+                    .build(),
                 E::new("td").text(&o.question).build(),
                 E::new("td").text(o.kind.as_str()).build(),
                 E::new("td")
@@ -180,9 +190,24 @@ pub fn render_evaluation(
             .build()
     });
     let head = E::new("tr").children(
-        ["question", "type", "attendue", "citations", "réponse"]
-            .iter()
-            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+        [
+            "juste ?",
+            "question",
+            "type",
+            "attendue",
+            "citations",
+            "réponse",
+        ]
+        .iter()
+        .map(|h| {
+            let th = E::new("th").attr("scope", "col");
+            let th = if *h == "réponse" {
+                th.class("texte-court")
+            } else {
+                th
+            };
+            th.text(h).build()
+        }),
     );
     E::new("div")
         .class("evaluation-reponses")
@@ -192,12 +217,16 @@ pub fn render_evaluation(
             E::new("details")
                 .child(E::new("summary").text("Chaque réponse"))
                 .child(
-                    E::new("div").class("grille-conteneur").child(
-                        E::new("table")
-                            .class("grille reponses")
-                            .child(E::new("thead").child(head))
-                            .child(E::new("tbody").children(rows)),
-                    ),
+                    E::new("div")
+                        .class("grille-conteneur")
+                        .child(super::charts::scroller(
+                            "Chaque réponse",
+                            E::new("table")
+                                .class("grille reponses")
+                                .child(E::new("thead").child(head))
+                                .child(E::new("tbody").children(rows))
+                                .build(),
+                        )),
                 ),
         )
         .build()

@@ -40,9 +40,33 @@ pub fn stat_cells(k: &KindStats) -> [Element; 3] {
     ]
 }
 
+/// A wrapper that scrolls sideways when its content is wider than the screen (a phone), and can
+/// be focused so that a keyboard can scroll it too.
+pub fn scroller(label: &str, content: Element) -> Element {
+    E::new("div")
+        .class("defile")
+        .attr("tabindex", "0")
+        .attr("role", "region")
+        .attr("aria-label", label)
+        .child(content)
+        .build()
+}
+
+/// The answerable types that have questions in this set (a learner's file may have none of one).
+fn kinds_present(ms: &[Measurement]) -> Vec<QuestionKind> {
+    QuestionKind::ANSWERABLE
+        .into_iter()
+        .filter(|&kind| {
+            ms.first()
+                .and_then(|m| stats(m, kind))
+                .is_some_and(|k| k.questions > 0)
+        })
+        .collect()
+}
+
 /// One table per answerable type: methods in rows, hit@1, hit@5, MRR@10.
 pub fn comparison_tables(ms: &[Measurement]) -> Element {
-    let tables = QuestionKind::ANSWERABLE.iter().map(|&kind| {
+    let tables = kinds_present(ms).into_iter().map(|kind| {
         let n = ms
             .first()
             .and_then(|m| stats(m, kind))
@@ -77,13 +101,14 @@ pub fn comparison_tables(ms: &[Measurement]) -> Element {
                     .build(),
             )
         });
-        E::new("table")
+        let table = E::new("table")
             .class("mesure comparaison")
             .attr("data-type", kind.as_str())
             .child(E::new("caption").text(&format!("{} ({n})", kind_label(kind))))
             .child(E::new("thead").child(head))
             .child(E::new("tbody").children(rows))
-            .build()
+            .build();
+        scroller(kind_label(kind), table)
     });
     E::new("div").class("comparaisons").children(tables).build()
 }
@@ -98,7 +123,7 @@ pub fn bars(ms: &[Measurement]) -> Element {
     let mut nodes: Vec<Element> = Vec::new();
     let title = "Part des questions avec la bonne fiche en tête (barre foncée) et dans les 5 premières (barre claire)";
     nodes.push(E::svg("title").text(title).build());
-    for kind in QuestionKind::ANSWERABLE {
+    for kind in kinds_present(ms) {
         nodes.push(
             E::svg("text")
                 .attr("x", "0")
@@ -149,9 +174,20 @@ pub fn bars(ms: &[Measurement]) -> Element {
         }
         y += 10.0;
     }
-    svg.attr("viewBox", &format!("0 0 {width} {y}"))
+    let svg = svg
+        .attr("viewBox", &format!("0 0 {width} {y}"))
         .attr("aria-label", title)
         .children(nodes)
+        .build();
+    let legend = E::new("p")
+        .class("legende-barres")
+        .child(E::new("span").class("cle top1").attr("aria-hidden", "true"))
+        .text("barre foncée : bonne fiche en tête")
+        .child(E::new("span").class("cle top5").attr("aria-hidden", "true"))
+        .text("barre claire : dans les 5 premières ; les chiffres : en tête · dans les 5 / questions.");
+    E::new("div")
+        .child(scroller("Barres des méthodes", svg))
+        .child(legend)
         .build()
 }
 
@@ -238,15 +274,15 @@ pub fn question_grid(ms: &[Measurement], order: &[usize]) -> Element {
     let legend = E::new("p").class("legende").text(
         "Rang de la bonne fiche : 1 (en tête), 2 à 5, 6 à 10, — (hors des 10 premières). Cliquez une question pour voir ses résultats, un nom de méthode pour trier.",
     );
+    let table = E::new("table")
+        .class("grille")
+        .child(E::new("thead").child(E::new("tr").children(head.into_iter().map(E::build))))
+        .child(E::new("tbody").children(rows))
+        .build();
     E::new("div")
         .class("grille-conteneur")
         .child(legend)
-        .child(
-            E::new("table")
-                .class("grille")
-                .child(E::new("thead").child(E::new("tr").children(head.into_iter().map(E::build))))
-                .child(E::new("tbody").children(rows)),
-        )
+        .child(scroller("Grille des questions", table))
         .build()
 }
 
@@ -306,6 +342,9 @@ pub fn strip_plot(m: &Measurement) -> Element {
     for (i, (s, covered)) in best.iter().enumerate() {
         let cx = x(*s);
         // Answerable questions above the axis, absente below, jittered by row so they do not hide.
+        let label = m.questions.get(i).map_or(String::new(), |q| {
+            format!("{} — {}", q.question, score_text(m, *s))
+        });
         if *covered {
             let cy = 14.0 + (i % 4) as f64 * 5.0;
             nodes.push(
@@ -314,6 +353,7 @@ pub fn strip_plot(m: &Measurement) -> Element {
                     .attr("cy", &format!("{cy}"))
                     .attr("r", "4")
                     .class("avec")
+                    .child(E::svg("title").text(&label))
                     .build(),
             );
         } else {
@@ -330,6 +370,7 @@ pub fn strip_plot(m: &Measurement) -> Element {
                         .attr("x2", &format!("{x2:.1}"))
                         .attr("y2", &format!("{y2:.1}"))
                         .class("sans")
+                        .child(E::svg("title").text(&label))
                         .build(),
                 );
             }
@@ -346,9 +387,24 @@ pub fn strip_plot(m: &Measurement) -> Element {
                 .class("seuil")
                 .build(),
         );
+        let anchor = if tx > (left + right) / 2.0 {
+            "end"
+        } else {
+            "start"
+        };
+        let shift = if anchor == "end" { -4.0 } else { 4.0 };
+        nodes.push(
+            E::svg("text")
+                .attr("x", &format!("{:.1}", tx + shift))
+                .attr("y", "94")
+                .attr("text-anchor", anchor)
+                .class("valeur-seuil")
+                .text(&format!("seuil {}", score_text(m, c.calibration.threshold)))
+                .build(),
+        );
     }
     let svg = E::svg("svg")
-        .attr("viewBox", &format!("0 0 {width} 98"))
+        .attr("viewBox", &format!("0 0 {width} 100"))
         .attr("role", "img")
         .attr("aria-label", &format!("Meilleurs scores sous {}", m.method))
         .class("bande")
@@ -378,8 +434,81 @@ pub fn strip_plot(m: &Measurement) -> Element {
         .class("bande-methode")
         .attr("data-methode", &m.method)
         .child(E::new("h4").text(&m.method))
-        .child(svg)
+        .child(scroller(
+            &format!("Meilleurs scores sous {}", m.method),
+            svg,
+        ))
         .child(E::new("p").class("seuil-texte").text(&text))
+        .children(overlap(m, &best))
+        .child(points_list(
+            m,
+            &best,
+            split.as_ref().map(|c| c.calibration.threshold),
+        ))
+        .build()
+}
+
+/// The proof that no threshold works, by name: the best-scoring question without an answer that
+/// beats the worst-scoring question with one.
+fn overlap(m: &Measurement, best: &[(f64, bool)]) -> Option<Element> {
+    let pick = |covered: bool| {
+        best.iter()
+            .enumerate()
+            .filter(|(_, b)| b.1 == covered)
+            .map(|(i, b)| (i, b.0))
+            .reduce(|a, b| match (covered, b.1.total_cmp(&a.1)) {
+                (true, std::cmp::Ordering::Less) | (false, std::cmp::Ordering::Greater) => b,
+                _ => a,
+            })
+    };
+    let (absent, lowest) = (pick(false)?, pick(true)?);
+    if absent.1 <= lowest.1 {
+        return None;
+    }
+    let text = |i: usize| m.questions.get(i).map_or("", |q| q.question.as_str());
+    Some(
+        E::new("p")
+            .class("preuve")
+            .text(&format!(
+                "La preuve : « {} » n'a pas de réponse dans le catalogue et obtient {} ; « {} » en a une et n'obtient que {}. Tout seuil qui garde la seconde laisse passer la première.",
+                text(absent.0),
+                score_text(m, absent.1),
+                text(lowest.0),
+                score_text(m, lowest.1)
+            ))
+            .build(),
+    )
+}
+
+/// The points of the plot as text: the questions without an answer, and those with one that
+/// fall under the threshold.
+fn points_list(m: &Measurement, best: &[(f64, bool)], threshold: Option<f64>) -> Element {
+    let items = best.iter().enumerate().filter_map(|(i, (score, covered))| {
+        let below = threshold.is_some_and(|t| *score < t);
+        if *covered && !below {
+            return None;
+        }
+        let q = m.questions.get(i)?;
+        let what = match (*covered, threshold.is_some_and(|t| *score >= t)) {
+            (false, true) => "sans réponse, au-dessus du seuil",
+            (false, false) => "sans réponse, sous le seuil",
+            (true, _) => "avec réponse, sous le seuil",
+        };
+        Some(
+            E::new("li")
+                .text(&format!(
+                    "« {} » : {} ({what})",
+                    q.question,
+                    score_text(m, *score)
+                ))
+                .build(),
+        )
+    });
+    E::new("div")
+        .child(E::new("p").class("points-titre").text(
+            "Les points à regarder : les questions sans réponse, et celles avec réponse sous le seuil.",
+        ))
+        .child(E::new("ul").class("points").children(items))
         .build()
 }
 

@@ -40,7 +40,10 @@ pub fn render(s: &State, memo: &mut Memo) {
     if memo.changed("eval-actions", actions) {
         let controls: Vec<Element> = match (&e.phase, e.confirming, s.key.is_some()) {
             (Phase::Running { done, total }, _, _) => {
-                let progress = E::new("progress").attr("id", ids::EVAL_PROGRESSION).build();
+                let progress = E::new("progress")
+                    .attr("id", ids::EVAL_PROGRESSION)
+                    .attr("aria-label", "Réponses obtenues")
+                    .build();
                 if let Ok(p) = progress.clone().dyn_into::<HtmlProgressElement>() {
                     p.set_max((*total).max(1) as f64);
                     p.set_value(*done as f64);

@@ -24,7 +24,10 @@ pub fn render(s: &State) {
         );
         set_hidden(&banner, false);
     }
+    set_hidden(&by_id(ids::COMMENCER), s.guide_hidden);
     let c = &s.costs;
+    // The cost line appears once there is something to pay with, or something paid.
+    set_hidden(&by_id(ids::COUTS), s.key.is_none() && c.calls == 0);
     let embed = |t: u64| mistral::cost_usd(t);
     let chat_usd = chat::cost_usd(c.chat_in, c.chat_out);
     set_text(
@@ -51,6 +54,9 @@ pub fn render(s: &State) {
         let value = if selected { "true" } else { "false" };
         if tab.get_attribute("aria-selected").as_deref() != Some(value) {
             tab.set_attribute("aria-selected", value).ok();
+            // Roving focus: only the selected tab is a Tab stop; arrows move between tabs.
+            tab.set_attribute("tabindex", if selected { "0" } else { "-1" })
+                .ok();
         }
         set_hidden(&by_id(panel), !selected);
     }

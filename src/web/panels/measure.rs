@@ -217,12 +217,24 @@ fn method_section(m: &Measurement, method: Method) -> Element {
     let seed = E::new("details")
         .class("sortie")
         .child(E::new("summary").text("Sortie au format du programme du sujet (mesurer.py)"))
-        .child(E::new("pre").class("rapport").text(&m.seed_report()));
+        .child(
+            E::new("pre")
+                .class("rapport")
+                .attr("tabindex", "0")
+                .attr(
+                    "aria-label",
+                    &format!("Sortie de mesurer.py pour {}", m.method),
+                )
+                .text(&m.seed_report()),
+        );
     E::new("section")
         .class("methode")
         .attr("data-methode", method.name())
         .child(E::new("h3").text(labels::method_title(method)))
-        .child(table)
+        .child(charts::scroller(
+            &format!("Mesure de {}", m.method),
+            table.build(),
+        ))
         .child(missed)
         .child(seed)
         .build()

@@ -8,14 +8,14 @@ use web_sys::{Element, HtmlSelectElement};
 
 use crate::data::{Question, QuestionKind};
 use crate::fr::{self, labels, messages};
-use crate::lab::{Keyword, Method};
+use crate::lab::{tie_span, Keyword, Method, Ranked};
 use crate::measure::DEPTH;
 use crate::search::bm25::{Explanation, FORMULA};
 
-use super::super::dom::{by_id, highlighted, input, replace_children, set_text, E};
+use super::super::dom::{by_id, highlighted, input, replace_children, set_hidden, set_text, E};
 use super::super::ids;
 use super::super::state::State;
-use super::Memo;
+use super::{charts, Memo};
 
 /// Results shown per method for a question.
 const SHOWN: usize = 5;
@@ -75,9 +75,118 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.search_error.as_ref().filter(|(e, _)| e == q),
     );
     if memo.changed("resultats", inputs) {
-        let columns = s.shown.iter().map(|&m| column(s, m));
+        let runnable: Vec<Method> = s
+            .shown
+            .iter()
+            .copied()
+            .filter(|&m| unavailable(s, m).is_none())
+            .collect();
+        let columns = runnable.iter().map(|&m| column(s, m));
         replace_children(&by_id(ids::RESULTATS), columns);
+        render_unavailable(s);
+        render_changes(s);
+        set_text(&by_id(ids::RESUME_RESULTATS), &summary(s, &runnable));
     }
+}
+
+/// Why `method` cannot run for the question in the box, if it cannot: what would enable it.
+fn unavailable(s: &State, method: Method) -> Option<&'static str> {
+    if !method.is_dense() {
+        return None;
+    }
+    match (
+        s.data.lab.vectors().is_some(),
+        s.key.is_some() || s.question_vector().is_some(),
+    ) {
+        (true, true) => None,
+        (true, false) => Some("votre clé Mistral, pour plonger la question (quelques tokens)"),
+        (false, _) => Some("les vecteurs des fiches (ils se calculent une fois, avec votre clé)"),
+    }
+}
+
+/// One line for the methods shown that cannot run, instead of empty columns.
+fn render_unavailable(s: &State) {
+    let target = by_id(ids::INDISPONIBLES);
+    let blocked: Vec<(Method, &str)> = s
+        .shown
+        .iter()
+        .filter_map(|&m| Some((m, unavailable(s, m)?)))
+        .collect();
+    let Some((_, reason)) = blocked.first() else {
+        set_hidden(&target, true);
+        return;
+    };
+    let names: Vec<&str> = blocked.iter().map(|(m, _)| m.name()).collect();
+    let text = format!("{} : il faut {reason}. ", names.join(", "));
+    let button = E::new("button")
+        .attr("type", "button")
+        .attr("id", ids::OUVRIR_REGLAGES)
+        .text("Ouvrir les réglages")
+        .build();
+    replace_children(&target, [E::new("span").text(&text).build(), button]);
+    set_hidden(&target, false);
+}
+
+/// What `mots+` changes from `mots` for this question, when both are shown.
+fn render_changes(s: &State) {
+    let target = by_id(ids::ECART);
+    let both = s.shown.contains(&Method::MOTS) && s.shown.contains(&Method::MOTS_PLUS);
+    if !both || s.question.trim().is_empty() {
+        set_hidden(&target, true);
+        return;
+    }
+    set_text(
+        &target,
+        &labels::mots_plus_changes(&s.data.lab.keyword_changes(&s.question)),
+    );
+    set_hidden(&target, false);
+}
+
+/// The rank as a learner should read it: « 2 », or « 2–5 ex æquo » when scores tie.
+fn rank_text(hits: &[Ranked], i: usize) -> (String, bool) {
+    match tie_span(hits, i) {
+        (a, b) if a == b => ((i + 1).to_string(), false),
+        (a, b) => (format!("{}–{}", a + 1, b + 1), true),
+    }
+}
+
+/// The one-line summary of every column: where the expected fiche is, or which fiche leads.
+fn summary(s: &State, runnable: &[Method]) -> String {
+    if s.question.trim().is_empty() || runnable.is_empty() {
+        return String::new();
+    }
+    let lab = &s.data.lab;
+    let expected = s.example_question().and_then(|q| q.expected.as_deref());
+    let parts: Vec<String> = runnable
+        .iter()
+        .map(|&m| {
+            let hits = match lab.search(m, &s.question, s.question_vector(), DEPTH) {
+                Ok(h) => h,
+                Err(_) => return format!("{} en attente", m.name()),
+            };
+            let hits: Vec<Ranked> = hits
+                .into_iter()
+                .filter(|r| m.is_dense() || r.score > 0.0)
+                .collect();
+            let id_of = |r: &Ranked| lab.fiches().get(r.doc).map_or("", |f| f.id.as_str());
+            let place = |i: usize| match rank_text(&hits, i) {
+                (r, false) if r == "1" => "en tête".to_owned(),
+                (r, false) => format!("au rang {r}"),
+                (r, true) => format!("aux rangs {r} ex æquo"),
+            };
+            match expected {
+                Some(id) => match hits.iter().position(|r| id_of(r) == id) {
+                    Some(i) => format!("{} : {id} {}", m.name(), place(i)),
+                    None => format!("{} : {id} absente des {DEPTH} premières", m.name()),
+                },
+                None => match hits.first() {
+                    Some(r) => format!("{} : {} {}", m.name(), id_of(r), place(0)),
+                    None => format!("{} : aucune fiche", m.name()),
+                },
+            }
+        })
+        .collect();
+    format!("{}.", parts.join(" ; "))
 }
 
 fn fill_examples(questions: &[Question]) {
@@ -143,7 +252,7 @@ fn column(s: &State, method: Method) -> Element {
         .class("colonne")
         .attr("id", &ids::column(method))
         .attr("data-methode", method.name())
-        .child(E::new("h2").text(labels::method_title(method)));
+        .child(E::new("h3").text(labels::method_title(method)));
     let question = s.question.as_str();
     if question.trim().is_empty() {
         return empty(column, "Tapez une question ou choisissez un exemple.");
@@ -209,15 +318,21 @@ fn column(s: &State, method: Method) -> Element {
             Method::Sens | Method::Hybride(_) => Vec::new(),
         };
         let is_expected = expected == Some(fiche.id.as_str());
+        let (rank, tied) = rank_text(&hits, i);
         let head = E::new("div")
             .class("tete")
-            .child(E::new("span").class("rang").text(&(i + 1).to_string()))
+            .child(E::new("span").class("rang").text(&rank))
             .child(E::new("span").class("id").text(&fiche.id))
             .child(
                 E::new("span")
                     .class("score")
                     .text(&fr::decimal(r.score, method.display_decimals())),
             );
+        let head = if tied {
+            head.child(E::new("span").class("exaequo").attr("title", "même score : l'ordre entre elles est celui de la règle d'égalité, pas du mérite").text("ex æquo"))
+        } else {
+            head
+        };
         let head = if is_expected {
             head.child(E::new("span").class("badge").text("fiche attendue"))
         } else {
@@ -248,7 +363,10 @@ fn column(s: &State, method: Method) -> Element {
     match expected {
         Some(id) if !visible.iter().any(|r| id_of(r.doc) == Some(id)) => {
             let text = match hits.iter().position(|r| id_of(r.doc) == Some(id)) {
-                Some(p) => format!("La fiche attendue {id} n'est qu'au rang {}.", p + 1),
+                Some(p) => match rank_text(&hits, p) {
+                    (r, false) => format!("La fiche attendue {id} n'est qu'au rang {r}."),
+                    (r, true) => format!("La fiche attendue {id} n'est qu'aux rangs {r}, ex æquo."),
+                },
                 None => format!("La fiche attendue {id} n'est pas dans les {DEPTH} premières."),
             };
             column.child(E::new("p").class("hors").text(&text)).build()
@@ -261,7 +379,11 @@ fn column(s: &State, method: Method) -> Element {
 fn why(s: &State, method: Method, doc: usize, score: f64) -> Element {
     let lab = &s.data.lab;
     match method {
-        Method::Keyword(k) => explanation(&lab.explain(k, &s.question, doc), k),
+        Method::Keyword(k) => {
+            let id = lab.fiches().get(doc).map_or("", |f| f.id.as_str());
+            let label = format!("Détail du score de {id} sous {}", method.name());
+            explanation(&lab.explain(k, &s.question, doc), k, &label)
+        }
         Method::Sens => E::new("p")
             .text(&format!(
                 "Cosinus entre le vecteur de la question et celui de la fiche : {}. Le sens ne se décompose pas mot à mot : \
@@ -279,7 +401,7 @@ fn why(s: &State, method: Method, doc: usize, score: f64) -> Element {
 }
 
 /// The BM25 explanation: one row per question term, the sum, the formula and the parameters.
-fn explanation(e: &Explanation, keyword: Keyword) -> Element {
+fn explanation(e: &Explanation, keyword: Keyword, label: &str) -> Element {
     let header = ["mot", "terme", "df", "idf", "tf", "norme", "apport"];
     let head = E::new("tr").children(
         header
@@ -335,6 +457,7 @@ fn explanation(e: &Explanation, keyword: Keyword) -> Element {
         .child(E::new("thead").child(head))
         .child(E::new("tbody").children(rows).child(total))
         .build();
+    let table = charts::scroller(label, table);
     E::new("div")
         .children(std::iter::once(table).chain(notes))
         .build()
