@@ -153,6 +153,8 @@ pub fn fragment_state() -> ViewState {
 
 /// Loads the bundled data (relative to the page, so it works under any sub-path) and starts.
 pub async fn run() {
+    // Read before anything renders: every render writes the state's own fragment into the URL.
+    let link = fragment_state();
     let missing = ids::missing(&document());
     if !missing.is_empty() {
         fail(&format!(
@@ -182,7 +184,7 @@ pub async fn run() {
     if store::guide_hidden() {
         app.dispatch(Msg::GuideClosed);
     }
-    app.dispatch(Msg::FragmentChanged(fragment_state()));
+    app.dispatch(Msg::FragmentChanged(link));
     if let Some(body) = document().body() {
         body.set_attribute("data-ready", "true").ok();
     }

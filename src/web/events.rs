@@ -50,7 +50,12 @@ pub fn listen(app: &Shared) {
 fn message(e: &Event) -> Option<Msg> {
     let target: Element = e.target()?.dyn_into().ok()?;
     match e.type_().as_str() {
-        "click" => click(&target.closest("button").ok()??),
+        "click" => {
+            let clicks = e
+                .dyn_ref::<web_sys::UiEvent>()
+                .map_or(1, web_sys::UiEvent::detail);
+            click(&target.closest("button").ok()??, clicks)
+        }
         "input" => input(&target),
         "change" => change(&target),
         "keydown" => key(e, &target),
@@ -58,7 +63,7 @@ fn message(e: &Event) -> Option<Msg> {
     }
 }
 
-fn click(button: &Element) -> Option<Msg> {
+fn click(button: &Element, clicks: i32) -> Option<Msg> {
     let msg = match button.id().as_str() {
         ids::ONGLET_CHERCHER => Msg::ViewChosen(View::Chercher),
         ids::ONGLET_MESURER => Msg::ViewChosen(View::Mesurer),
@@ -71,12 +76,17 @@ fn click(button: &Element) -> Option<Msg> {
         ids::REVENIR => Msg::BackToExercise,
         ids::MESURER_SENS => Msg::DenseMeasureRequested,
         ids::EVAL_LANCER => Msg::EvalAsked,
+        // « Confirmer » appears where « Mesurer les réponses » was: the second click of a double
+        // click (detail 2) lands on it, and must not decide to pay.
+        ids::EVAL_CONFIRMER if clicks > 1 => return None,
         ids::EVAL_CONFIRMER => Msg::EvalConfirmed,
         ids::EVAL_ANNULER => Msg::EvalCancelled,
         ids::COMMENCER_FERMER => Msg::GuideClosed,
         ids::OUVRIR_REGLAGES => Msg::SettingsRequested,
         _ => {
-            if let Some(by) = button.get_attribute("data-tri") {
+            if button.has_attribute("data-plonger") {
+                Msg::EmbedRequested
+            } else if let Some(by) = button.get_attribute("data-tri") {
                 Msg::GridSorted((!by.is_empty()).then_some(by))
             } else if let Some(i) = button.get_attribute("data-question") {
                 Msg::QuestionOpened(i.parse().ok()?)

@@ -175,6 +175,9 @@ pub struct State {
     pub qvectors: QuestionVectors,
     /// Changes with every question typed: a debounced embedding checks it before calling.
     pub question_generation: u64,
+    /// The question came from a link, not from the learner's hand: embedding it (a paid call)
+    /// waits for a click.
+    pub question_from_link: bool,
     /// The last failure to embed a question: the question, and the message.
     pub search_error: Option<(String, String)>,
     pub costs: Costs,
@@ -215,6 +218,7 @@ impl State {
             remembered: false,
             qvectors: QuestionVectors::new(),
             question_generation: 0,
+            question_from_link: false,
             search_error: None,
             costs: Costs::default(),
             grid_sort: None,
@@ -349,6 +353,7 @@ impl State {
         self.shown.iter().any(|m| m.is_dense())
             && self.data.lab.vectors().is_some()
             && self.key.is_some()
+            && !self.question_from_link
             && !q.trim().is_empty()
             && !self.qvectors.contains_key(q)
             && self.search_error.as_ref().map_or(true, |(e, _)| e != q)
@@ -392,6 +397,8 @@ pub enum Msg {
     EvalModelChosen(String),
     EvalAsked,
     EvalConfirmed,
+    /// « Plonger la question » clicked: the learner agrees to pay for a question from a link.
+    EmbedRequested,
     EvalCancelled,
     FilesChosen(Vec<web_sys::File>),
     FilesRefused(Vec<String>),

@@ -18,11 +18,13 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::QuestionTyped(text) => {
             s.question = text;
+            s.question_from_link = false;
             s.example = None;
             s.question_generation += 1;
         }
         Msg::ExamplePicked(i) => {
             s.example = i.filter(|&i| i < s.data.questions.len());
+            s.question_from_link = false;
             if let Some(q) = s.example_question() {
                 s.question = q.text.clone();
             }
@@ -32,6 +34,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             if let Some(q) = s.data.questions.get(i) {
                 s.question = q.text.clone();
                 s.example = Some(i);
+                s.question_from_link = false;
                 s.view = crate::link::View::Chercher;
                 s.question_generation += 1;
                 effects.push(Effect::Focus(super::ids::RESULTATS));
@@ -64,6 +67,8 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 if q != s.question {
                     s.example = s.data.questions.iter().position(|x| x.text == q);
                     s.question = q;
+                    // A link (or a page that rewrites the fragment) never spends the key by itself.
+                    s.question_from_link = true;
                     s.question_generation += 1;
                 }
             }
@@ -244,6 +249,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 s.evaluation.confirming = true;
             }
         }
+        Msg::EmbedRequested => s.question_from_link = false,
         Msg::EvalConfirmed => {
             if s.evaluation.confirming {
                 s.evaluation.confirming = false;

@@ -158,3 +158,42 @@ test('re-rendering « Mesurer » 50 times adds no listener', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+const posts = async (path) => (await mock.log()).filter((r) => r.path === path && r.method === 'POST').length;
+
+test('a link never spends the key: its question is embedded only on a click', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url);
+  await enterKey(page, KEY);
+  await page.check('#retenir');
+  // The same browser (the key remembered) opens a link that asks for sens.
+  const other = await context.newPage();
+  await other.goto(`${shipped.url}#q=joint%20%C3%A9poxy&m=mots,sens`);
+  await other.waitForSelector('body[data-ready="true"]');
+  await other.waitForSelector('#colonne-sens button[data-plonger]');
+  // A page that rewrites the fragment again and again does not spend it either.
+  for (const q of ['colle', 'mortier', 'enduit']) {
+    await other.evaluate((x) => { location.hash = `#q=${x}&m=sens`; }, q);
+    await other.waitForFunction((x) => document.querySelector('#question').value === x, q);
+  }
+  await other.waitForTimeout(800);
+  assert.equal(await posts('/v1/embeddings'), 0, 'no paid request without a click');
+  await other.click('#colonne-sens button[data-plonger]');
+  await other.waitForSelector('#colonne-sens li.resultat');
+  assert.equal(await posts('/v1/embeddings'), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a double click on « Mesurer les réponses » does not confirm the run', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, server.url);
+  await enterKey(page, KEY);
+  await page.click('#onglet-mesurer');
+  await page.dblclick('#eval-lancer');
+  await page.waitForTimeout(800);
+  assert.equal(await posts('/v1/chat/completions'), 0, 'nothing paid');
+  assert.equal(await page.isVisible('#eval-confirmer'), true, 'the confirmation still waits');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

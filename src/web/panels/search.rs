@@ -71,6 +71,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         &s.shown,
         s.data.lab.vectors().map(|v| v.len()),
         s.key.is_some(),
+        s.question_from_link,
         s.question_vector().is_some(),
         s.search_error.as_ref().filter(|(e, _)| e == q),
     );
@@ -272,6 +273,16 @@ fn column(s: &State, method: Method) -> Element {
                 .attr("role", "alert")
                 .text(message);
             return column.child(p).build();
+        }
+        if vector.is_none() && s.key.is_some() && s.question_from_link {
+            let ask = E::new("p").class("vide").text(
+                "Cette question vient d'un lien : la plonger coûte quelques tokens de votre clé, seulement si vous le demandez.",
+            );
+            let button = E::new("button")
+                .attr("type", "button")
+                .attr("data-plonger", "")
+                .text("Plonger la question");
+            return column.child(ask).child(button).build();
         }
         if vector.is_none() {
             let text = if s.key.is_none() {
