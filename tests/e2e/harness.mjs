@@ -115,6 +115,12 @@ export async function settings(page) {
   await page.evaluate(() => { document.querySelector('#reglages').open = true; });
 }
 
+/** Picks the exercise question whose text holds `text` in the examples list. */
+export async function pickExample(page, text) {
+  const value = await page.locator('#exemples option', { hasText: text }).getAttribute('value');
+  await page.selectOption('#exemples', value);
+}
+
 /** Types `key` in « Réglages » (opened first). */
 export async function enterKey(page, key) {
   await settings(page);

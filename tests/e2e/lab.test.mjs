@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { openPage, suite, enterKey } from './harness.mjs';
+import { openPage, suite, enterKey, pickExample } from './harness.mjs';
 
 let browser;
 let server;
@@ -80,7 +80,7 @@ test('exports: CSV, JSON and TREC files read back give the page\'s figures', asy
 test('a shared link restores the view, the question, the methods and the comparison', async () => {
   const { page, context, problems } = await openPage(browser, server.url);
   await enterKey(page, 'cle-secrete-42');
-  await page.selectOption('#exemples', await page.locator('#exemples option', { hasText: 'Un isolant qui ne brûle pas' }).getAttribute('value'));
+  await pickExample(page, 'Un isolant qui ne brûle pas');
   await page.uncheck('#voir-mots-plus');
   await page.uncheck('#voir-sens');
   await page.click('#onglet-mesurer');

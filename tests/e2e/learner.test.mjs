@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { openPage, suite, openAt, enterKey } from './harness.mjs';
+import { openPage, suite, openAt, enterKey, pickExample } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -62,8 +62,7 @@ async function capture(page, name) {
 const VIEWS = [
   ['premier-chargement', async () => {}],
   ['question-explications', async (page) => {
-    const value = await page.locator('#exemples option', { hasText: 'Un isolant qui ne brûle pas' }).getAttribute('value');
-    await page.selectOption('#exemples', value);
+    await pickExample(page, 'Un isolant qui ne brûle pas');
     await page.locator('#colonne-mots-plus details.pourquoi').first().evaluate((d) => { d.open = true; });
   }],
   ['reponse', async (page) => {
@@ -139,8 +138,7 @@ test('the keyboard: the question in two Tabs, the tabs with the arrow keys', asy
 
 test('on a phone: explanation numbers on one line, chart text of 12 px at least, ties said', async () => {
   const { page, context, problems } = await openAt(browser, server.url, 390, 844);
-  const value = await page.locator('#exemples option', { hasText: 'Un isolant qui ne brûle pas' }).getAttribute('value');
-  await page.selectOption('#exemples', value);
+  await pickExample(page, 'Un isolant qui ne brûle pas');
   // AR-0063 ties with three other fiches under mots+: the rank is a range, said « ex æquo ».
   const expected = page.locator('#colonne-mots-plus li.resultat[data-id="AR-0063"]');
   assert.match(await expected.locator('.rang').textContent(), /^\d–\d$/);

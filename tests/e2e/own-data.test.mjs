@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, suite, settings, enterKey } from './harness.mjs';
+import { openPage, suite, settings, enterKey, pickExample } from './harness.mjs';
 import { fakeEmbed } from './mock-mistral.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -69,7 +69,7 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
   assert.equal(await page.textContent('#resume'), '24 fiches, 10 questions : vos données (mes-fiches.jsonl, mes-questions.csv).');
   assert.equal(await page.isVisible('#revenir'), true);
-  await page.selectOption('#exemples', await page.locator('#exemples option', { hasText: 'Vis à bois 5 x 50 mm' }).getAttribute('value'));
+  await pickExample(page, 'Vis à bois 5 x 50 mm');
   assert.equal(await page.getAttribute('.colonne[data-methode="mots"] li.resultat >> nth=0', 'data-id'), 'P-002');
   // The hostile fiche is shown verbatim, as text.
   await page.fill('#question', 'vis inox');

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { openPage, serveDist, suite, openAt } from './harness.mjs';
+import { openPage, serveDist, suite, openAt, pickExample } from './harness.mjs';
 
 let browser;
 let server;
@@ -35,7 +35,7 @@ test('a typed question shows the top fiches of mots and mots+ with highlighted w
   const marked = await first.locator('mark').allTextContents();
   assert.ok(marked.map((m) => m.toLowerCase()).includes('isolant'), marked.join('|'));
   // The expected fiche is not in the top 5 of mots: the column says where it is.
-  await page.selectOption('#exemples', await page.locator('#exemples option', { hasText: 'Un isolant qui ne brûle pas' }).getAttribute('value'));
+  await pickExample(page, 'Un isolant qui ne brûle pas');
   assert.match(await page.textContent('.colonne[data-methode="mots"] .hors'),
     /La fiche attendue AR-0063 (n'est qu'au rang \d+|n'est pas dans les 10 premières)\./);
   assert.deepEqual(server.outside, [], 'every request stays under the sub-path');
@@ -45,8 +45,7 @@ test('a typed question shows the top fiches of mots and mots+ with highlighted w
 
 test('an example question marks its expected fiche, and « Pourquoi ce score ? » adds up', async () => {
   const { page, context, problems } = await openPage(browser, server.url);
-  const option = page.locator('#exemples option', { hasText: 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m' });
-  await page.selectOption('#exemples', await option.getAttribute('value'));
+  await pickExample(page, 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m');
   assert.equal(await page.inputValue('#question'), 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m');
   assert.match(await page.textContent('#attendue'), /Fiche attendue : AR-0040/);
   const top = page.locator('.colonne[data-methode="mots"] li.resultat').first();
@@ -67,8 +66,7 @@ test('an example question marks its expected fiche, and « Pourquoi ce score ? �
 
 test('a question without an answer says so, and a question of stop words finds nothing', async () => {
   const { page, context, problems } = await openPage(browser, server.url);
-  const option = page.locator('#exemples option', { hasText: 'Louez-vous des échafaudages ?' });
-  await page.selectOption('#exemples', await option.getAttribute('value'));
+  await pickExample(page, 'Louez-vous des échafaudages ?');
   assert.match(await page.textContent('#attendue'), /pas dans le catalogue/);
   assert.match(await page.textContent('.colonne[data-methode="mots"]'), /score nul/);
   await page.fill('#question', 'le la les ?');
