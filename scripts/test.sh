@@ -3,6 +3,22 @@
 # the seed's reference output through the terminal, the release build and the end-to-end ring.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Ring 3's mock API listens on 127.0.0.1:8788 (a compile-time constant of the test build, out of
+# reach of URLs): if something else holds the port, say so now, not after the builds.
+if ! python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind(("127.0.0.1", 8788))
+except OSError:
+    sys.exit(1)
+'; then
+  holder=$(ss -ltnpH "sport = :8788" 2>/dev/null | grep -o 'users:(.*)' | head -1 || true)
+  echo "test.sh: port 8788 on 127.0.0.1 is taken${holder:+ by $holder}; the end-to-end tests' mock API needs it: stop that process and run again." >&2
+  exit 1
+fi
 bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 step() { printf '\n==> %s\n' "$*"; }
