@@ -196,5 +196,13 @@ pub fn download(name: &str, bytes: &[u8]) {
         .build()
         .unchecked_into();
     a.click();
-    web_sys::Url::revoke_object_url(&url).ok();
+    // The browser reads the blob after this function returns: revoking the URL at once races
+    // with the download (on a busy machine the file came out wrong). It is revoked a minute later.
+    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
+        web_sys::Url::revoke_object_url(&url).ok();
+    });
+    if let Some(w) = web_sys::window() {
+        w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000)
+            .ok();
+    }
 }

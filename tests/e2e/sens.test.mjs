@@ -84,7 +84,7 @@ test('vectors computed in the page: estimate, progress, cost, cached, downloadab
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#telecharger')]);
   assert.equal(download.suggestedFilename(), 'vecteurs.safetensors');
   const bytes = await readFile(await download.path());
-  assert.ok(bytes.equals(vectors), 'the page writes the same bytes as the terminal, from the same API');
+  assert.ok(bytes.equals(vectors), `the page writes the same bytes as the terminal, from the same API (${bytes.length} bytes, terminal ${vectors.length})`);
   // Searching with sens and hybride embeds the question once.
   await pick(page, 'Joint époxy');
   await page.waitForSelector('#colonne-sens li.resultat');
