@@ -58,9 +58,13 @@ const CORS = {
 export async function startMock(port) {
   const state = { faults: [], log: [], hung: [] };
   const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => { body += c; });
+    // Decode the body once, whole: a multi-byte character (« î », « ² ») split across two TCP
+    // chunks turned into U+FFFD when each chunk was decoded alone, and a fiche then embedded
+    // differently depending on how the request happened to be cut.
+    const chunks = [];
+    req.on('data', (c) => { chunks.push(c); });
     req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
       const url = new URL(req.url, 'http://127.0.0.1');
       if (url.pathname === '/__faults' && req.method === 'POST') {
         state.faults.push(...JSON.parse(body));
