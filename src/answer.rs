@@ -115,6 +115,9 @@ pub struct AnswerOutcome {
     pub expected: Option<String>,
     pub answer: String,
     pub check: AnswerCheck,
+    /// The model stopped at a length limit (`finish_reason` `length` or `model_length`): the
+    /// answer is incomplete, so a missing citation says nothing about the fiches.
+    pub cut: bool,
 }
 
 impl AnswerOutcome {
@@ -150,8 +153,10 @@ pub struct AnswerEvaluation {
     pub cite_expected: usize,
     /// Answers citing at least one fiche that was not sent.
     pub with_invented: usize,
-    /// Answers (not refusals) without any citation.
+    /// Answers (not refusals, not cut) without any citation.
     pub uncited: usize,
+    /// Answers cut by a length limit.
+    pub cut: usize,
 }
 
 pub fn evaluate(outcomes: &[AnswerOutcome]) -> AnswerEvaluation {
@@ -174,7 +179,11 @@ pub fn evaluate(outcomes: &[AnswerOutcome]) -> AnswerEvaluation {
             .iter()
             .filter(|o| !o.check.invented.is_empty())
             .count(),
-        uncited: outcomes.iter().filter(|o| o.check.uncited).count(),
+        uncited: outcomes
+            .iter()
+            .filter(|o| o.check.uncited && !o.cut)
+            .count(),
+        cut: outcomes.iter().filter(|o| o.cut).count(),
     }
 }
 
@@ -252,6 +261,7 @@ mod tests {
             expected: expected.map(str::to_owned),
             answer: answer.into(),
             check: check(answer, &["AR-1", "AR-2"]),
+            cut: false,
         };
         let e = evaluate(&[
             o(QuestionKind::Absente, None, "pas dans le catalogue"),
@@ -267,5 +277,12 @@ mod tests {
         assert_eq!((e.answerable, e.absent), (3, 2));
         assert_eq!((e.correct_refusals, e.false_refusals), (1, 1));
         assert_eq!((e.cite_expected, e.with_invented, e.uncited), (1, 1, 0));
+        // A cut answer without a citation is counted as cut, not as uncited.
+        let cut = AnswerOutcome {
+            cut: true,
+            ..o(QuestionKind::Courante, Some("AR-2"), "Prenez la")
+        };
+        let e = evaluate(&[cut, o(QuestionKind::Courante, Some("AR-2"), "Prenez la")]);
+        assert_eq!((e.uncited, e.cut), (1, 1));
     }
 }

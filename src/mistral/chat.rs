@@ -7,16 +7,17 @@ use super::ApiError;
 
 pub const CHAT_PATH: &str = "/v1/chat/completions";
 pub const DEFAULT_MODEL: &str = "mistral-small-latest";
-/// Models the page offers (the learner's key decides which they may use).
-pub const MODELS: [&str; 3] = [
-    "mistral-small-latest",
-    "mistral-medium-latest",
-    "mistral-large-latest",
-];
 
-/// Indicative prices of mistral-small-latest, US dollars per million tokens (input, output), to
-/// check on Mistral's pricing page: the page labels costs computed with them as estimates.
-pub const SMALL_USD_PER_MILLION: (f64, f64) = (0.10, 0.30);
+/// The models the page offers, from the price table (the learner's key decides which they may
+/// use): an offered model always has a price.
+pub fn models() -> impl Iterator<Item = &'static str> {
+    super::prices::CHAT.iter().map(|p| p.model)
+}
+
+/// Whether the page offers `model`.
+pub fn is_offered(model: &str) -> bool {
+    models().any(|m| m == model)
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
@@ -48,18 +49,36 @@ pub struct Chat {
     pub content: String,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Why the model stopped: `stop`, `length`, `model_length`, `error`, `tool_calls` (absent
+    /// from answers cached before it was read).
+    #[serde(default)]
+    pub finish_reason: Option<String>,
 }
 
-/// Parses a chat completion. `choices[0].message.content` may be a string or a list of chunks
-/// (`{"type":"text","text":…}`, `{"type":"reference",…}`…): the text chunks are joined, the others
-/// ignored.
+impl Chat {
+    /// The answer was cut by a length limit (`length`: the output limit; `model_length`: the
+    /// model's context): its end, and maybe its citations, are missing.
+    pub fn is_cut(&self) -> bool {
+        matches!(self.finish_reason.as_deref(), Some("length" | "model_length"))
+    }
+}
+
+/// Parses a chat completion. `choices[0].message.content` may be a string, a list of chunks
+/// (`{"type":"text","text":…}`, `{"type":"reference",…}`, `{"type":"thinking",…}` before the text
+/// with reasoning models…) or `null` (nothing generated, e.g. cut at once): the text chunks are
+/// joined, the others ignored.
 pub fn parse_chat(body: &str) -> Result<Chat, ApiError> {
     let malformed = |detail: String| ApiError::Malformed { detail };
     let v: serde_json::Value = serde_json::from_str(body).map_err(|e| {
         let start: String = body.chars().take(40).collect();
         malformed(format!("{e}; the body starts with {start:?}"))
     })?;
-    let content = &v["choices"][0]["message"]["content"];
+    let choice = &v["choices"][0];
+    if choice.is_null() {
+        return Err(malformed("no choices[0]".into()));
+    }
+    let finish_reason = choice["finish_reason"].as_str().map(str::to_owned);
+    let content = &choice["message"]["content"];
     let text = match content {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Array(chunks) => chunks
@@ -68,7 +87,7 @@ pub fn parse_chat(body: &str) -> Result<Chat, ApiError> {
             .filter_map(|c| c["text"].as_str())
             .collect::<Vec<_>>()
             .join(""),
-        serde_json::Value::Null => return Err(malformed("no choices[0].message.content".into())),
+        serde_json::Value::Null => String::new(),
         other => return Err(malformed(format!("content is {other}"))),
     };
     let tokens = |k: &str| v["usage"][k].as_u64().unwrap_or(0);
@@ -76,13 +95,8 @@ pub fn parse_chat(body: &str) -> Result<Chat, ApiError> {
         content: text,
         prompt_tokens: tokens("prompt_tokens"),
         completion_tokens: tokens("completion_tokens"),
+        finish_reason,
     })
-}
-
-/// Estimated cost in US dollars of a call to mistral-small-latest.
-pub fn cost_usd(prompt_tokens: u64, completion_tokens: u64) -> f64 {
-    let (i, o) = SMALL_USD_PER_MILLION;
-    (prompt_tokens as f64 * i + completion_tokens as f64 * o) / 1_000_000.0
 }
 
 /// An upper bound of a prompt's tokens (its bytes), for estimates before calling.
@@ -102,7 +116,8 @@ mod tests {
             Chat {
                 content: "Oui [AR-0001].".into(),
                 prompt_tokens: 50,
-                completion_tokens: 7
+                completion_tokens: 7,
+                finish_reason: None,
             }
         );
         let c = r#"{"choices":[{"message":{"content":[{"type":"text","text":"Oui "},{"type":"reference","reference_ids":[0]},{"type":"text","text":"[AR-0001]."}]}}],"usage":{}}"#;
@@ -115,5 +130,22 @@ mod tests {
             parse_chat(r#"{"choices":[]}"#),
             Err(ApiError::Malformed { .. })
         ));
+    }
+
+    #[test]
+    fn reads_the_finish_reason_a_thinking_chunk_and_a_null_content() {
+        // A reasoning model's reply: a `thinking` chunk (itself a list of chunks) before the text.
+        let thinking = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Je cherche."}]},{"type":"text","text":"Oui [AR-0001]."}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":4}}"#;
+        let c = parse_chat(thinking).unwrap();
+        assert_eq!(c.content, "Oui [AR-0001].");
+        assert!(!c.is_cut());
+        let cut = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Oui, la fiche"},"finish_reason":"length"}],"usage":{"prompt_tokens":9,"completion_tokens":4}}"#;
+        assert!(parse_chat(cut).unwrap().is_cut());
+        let null = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"model_length"}],"usage":{"prompt_tokens":9,"completion_tokens":0}}"#;
+        let c = parse_chat(null).unwrap();
+        assert_eq!((c.content.as_str(), c.is_cut()), ("", true));
+        // Answers cached before the finish reason was read still load.
+        let old: Chat = serde_json::from_str(r#"{"content":"x","prompt_tokens":1,"completion_tokens":1}"#).unwrap();
+        assert_eq!(old.finish_reason, None);
     }
 }

@@ -6,6 +6,8 @@
 pub mod cache;
 /// Chat completions: request, response in string or chunks, models and their cost.
 pub mod chat;
+/// What a call costs, per model: the one price table.
+pub mod prices;
 
 use std::fmt;
 
@@ -16,8 +18,6 @@ pub const API_ORIGIN: &str = "https://api.mistral.ai";
 pub const EMBEDDINGS_PATH: &str = "/v1/embeddings";
 pub const MODEL: &str = "mistral-embed";
 pub const DIM: usize = 1024;
-/// US dollars per million input tokens for mistral-embed.
-pub const USD_PER_MILLION_TOKENS: f64 = 0.10;
 /// Inputs per request: reports differ (128 or 512); 128 is safe.
 pub const MAX_INPUTS_PER_BATCH: usize = 128;
 /// Estimated tokens per request, well under the API's 16,384 ("Too many tokens in batch").
@@ -316,9 +316,9 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().max(1)
 }
 
-/// Cost in US dollars of `tokens` input tokens.
+/// Cost in US dollars of `tokens` input tokens to mistral-embed (from [`prices`]).
 pub fn cost_usd(tokens: u64) -> f64 {
-    tokens as f64 * USD_PER_MILLION_TOKENS / 1_000_000.0
+    tokens as f64 * prices::EMBED.input / 1_000_000.0
 }
 
 /// Splits texts into consecutive batches of at most [`MAX_INPUTS_PER_BATCH`] texts and

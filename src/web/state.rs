@@ -82,9 +82,39 @@ pub struct Costs {
     pub fiches: u64,
     pub questions: u64,
     pub calls: u64,
-    /// Chat tokens sent and received (answers), priced with the model used.
-    pub chat_in: u64,
-    pub chat_out: u64,
+    /// Chat tokens sent and received (answers), by model: each is priced with its own.
+    pub chat: std::collections::BTreeMap<String, (u64, u64)>,
+}
+
+impl Costs {
+    /// One chat call's tokens with `model`.
+    pub fn chat(model: &str, sent: u64, received: u64) -> Costs {
+        Costs {
+            calls: 1,
+            chat: [(model.to_owned(), (sent, received))].into(),
+            ..Costs::default()
+        }
+    }
+
+    /// Chat tokens sent and received, all models together.
+    pub fn chat_tokens(&self) -> (u64, u64) {
+        self.chat
+            .values()
+            .fold((0, 0), |(a, b), (i, o)| (a + i, b + o))
+    }
+
+    /// The chat calls' cost in dollars, and the models whose price is unknown.
+    pub fn chat_usd(&self) -> (f64, Vec<&str>) {
+        let mut unknown = Vec::new();
+        let mut usd = 0.0;
+        for (model, (i, o)) in &self.chat {
+            match mistral::prices::cost_usd(model, *i, *o) {
+                Some(x) => usd += x,
+                None => unknown.push(model.as_str()),
+            }
+        }
+        (usd, unknown)
+    }
 }
 
 /// Where a long task stands.
@@ -130,6 +160,7 @@ pub struct Answering {
 
 pub struct AnswerResult {
     pub question: String,
+    pub model: String,
     pub sent: Vec<Fiche>,
     pub outcome: Result<(Chat, bool), String>,
 }
@@ -526,7 +557,7 @@ pub struct EvalItem {
 pub fn model_or_default(chosen: &Option<String>) -> String {
     chosen
         .clone()
-        .filter(|m| chat::MODELS.contains(&m.as_str()))
+        .filter(|m| chat::is_offered(m))
         .unwrap_or_else(|| chat::DEFAULT_MODEL.to_owned())
 }
 

@@ -286,12 +286,7 @@ async fn obtain(
         return Ok((chat, true));
     }
     let chat = api::chat(call, key, model, messages).await?;
-    let cost = Costs {
-        chat_in: chat.prompt_tokens,
-        chat_out: chat.completion_tokens,
-        calls: 1,
-        ..Costs::default()
-    };
+    let cost = Costs::chat(model, chat.prompt_tokens, chat.completion_tokens);
     app.dispatch(Msg::Paid(cost));
     if let Ok(text) = serde_json::to_string(&chat) {
         store::put_text(store::ANSWERS, &cache_key, &text).await;
@@ -314,6 +309,7 @@ pub async fn answer(app: Shared, job: Job, model: String, question: String, sent
     };
     let result = AnswerResult {
         question,
+        model,
         sent,
         outcome,
     };
@@ -327,7 +323,7 @@ pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, item
     let mut outcomes = Vec::with_capacity(total);
     for (i, item) in items.iter().enumerate() {
         match obtain(&app, &call, &key, &model, &item.messages).await {
-            Ok((chat, _)) => outcomes.push(outcome(item, chat.content)),
+            Ok((chat, _)) => outcomes.push(outcome(item, chat)),
             Err(e) => {
                 let message = match e {
                     ApiError::Cancelled => "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.".to_owned(),

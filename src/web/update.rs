@@ -7,6 +7,7 @@ use crate::data::vectors::fingerprint;
 use crate::fr::messages;
 use crate::lab::{Keyword, Method};
 use crate::measure::export;
+use crate::mistral::chat::Chat;
 use crate::mistral::{self, ApiKey};
 
 use super::api::Call;
@@ -166,8 +167,11 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             t.fiches += c.fiches;
             t.questions += c.questions;
             t.calls += c.calls;
-            t.chat_in += c.chat_in;
-            t.chat_out += c.chat_out;
+            for (model, (i, o)) in c.chat {
+                let slot = t.chat.entry(model).or_default();
+                slot.0 += i;
+                slot.1 += o;
+            }
         }
         Msg::QuestionEmbedded { question, vector } => {
             if s.calls.search.as_ref().is_some_and(|(q, _)| *q == question) {
@@ -416,9 +420,11 @@ fn measure_dense(s: &mut State) {
 }
 
 fn request_answer(s: &mut State, effects: &mut Vec<Effect>) {
+    let model = model_or_default(&s.answering.model);
     let Some(key) = s.key.clone() else {
         s.answering.result = Some(super::state::AnswerResult {
             question: s.question.clone(),
+            model,
             sent: Vec::new(),
             outcome: Err("Entrez votre clé Mistral pour demander une réponse.".into()),
         });
@@ -436,6 +442,7 @@ fn request_answer(s: &mut State, effects: &mut Vec<Effect>) {
         Err(message) => {
             s.answering.result = Some(super::state::AnswerResult {
                 question,
+                model,
                 sent: Vec::new(),
                 outcome: Err(message),
             });
@@ -447,7 +454,6 @@ fn request_answer(s: &mut State, effects: &mut Vec<Effect>) {
             let job = job(s, key);
             s.calls.answer = Some(job.call.clone());
             s.answering.pending = true;
-            let model = model_or_default(&s.answering.model);
             effects.push(Effect::Answer {
                 job,
                 model,
@@ -509,14 +515,15 @@ fn export_file(s: &State, what: &str) -> Option<(String, String)> {
 }
 
 /// One outcome of « Mesurer les réponses ».
-pub fn outcome(item: &EvalItem, content: String) -> AnswerOutcome {
+pub fn outcome(item: &EvalItem, chat: Chat) -> AnswerOutcome {
     let ids: Vec<&str> = item.ids.iter().map(String::as_str).collect();
     AnswerOutcome {
         kind: item.question.kind,
         question: item.question.text.clone(),
         expected: item.question.expected.clone(),
-        check: answer::check(&content, &ids),
-        answer: content,
+        check: answer::check(&chat.content, &ids),
+        cut: chat.is_cut(),
+        answer: chat.content,
     }
 }
 

@@ -13,7 +13,7 @@ use super::{answer_view, Memo};
 
 /// The `<option>`s of the models the page offers, `selected` marked.
 pub fn model_options(selected: &str) -> Vec<web_sys::Element> {
-    options(chat::MODELS.iter().map(|m| (*m, *m)), Some(selected))
+    options(chat::models().map(|m| (m, m)), Some(selected))
 }
 
 /// The `<option>`s of `methods`, `selected` marked.
@@ -68,8 +68,13 @@ pub fn render(s: &State, memo: &mut Memo) {
             )
         }),
         result.map(|r| match &r.outcome {
-            Ok((chat, cached)) => (chat.content.clone(), *cached),
-            Err(e) => (e.clone(), false),
+            Ok((chat, cached)) => (
+                r.model.clone(),
+                chat.content.clone(),
+                chat.finish_reason.clone(),
+                *cached,
+            ),
+            Err(e) => (r.model.clone(), e.clone(), None, false),
         }),
     );
     if memo.changed("reponse-resultat", result_inputs) {
@@ -84,7 +89,9 @@ pub fn render(s: &State, memo: &mut Memo) {
                     let check = answer::check(&chat.content, &ids);
                     replace_children(
                         &target,
-                        [answer_view::render_answer(chat, &check, &sent, *cached)],
+                        [answer_view::render_answer(
+                            &r.model, chat, &check, &sent, *cached,
+                        )],
                     );
                 }
                 Err(message) => {

@@ -7,7 +7,8 @@ use super::super::dom::{append_text, E};
 use crate::answer::{AnswerCheck, AnswerEvaluation, AnswerOutcome};
 use crate::data::Fiche;
 use crate::fr;
-use crate::mistral::chat::{self, Chat};
+use crate::mistral::chat::Chat;
+use crate::mistral::prices;
 
 /// The answer's text, each `[ID]` a link to the fiche sent (or flagged when it was not sent).
 fn answer_text(text: &str, check: &AnswerCheck) -> Element {
@@ -55,8 +56,23 @@ fn answer_text(text: &str, check: &AnswerCheck) -> Element {
 }
 
 /// The answer, its checks, its cost and the fiches sent.
-pub fn render_answer(chat: &Chat, check: &AnswerCheck, sent: &[&Fiche], cached: bool) -> Element {
+pub fn render_answer(
+    model: &str,
+    chat: &Chat,
+    check: &AnswerCheck,
+    sent: &[&Fiche],
+    cached: bool,
+) -> Element {
     let mut flags: Vec<Element> = Vec::new();
+    if chat.is_cut() {
+        flags.push(
+            E::new("p")
+                .class("drapeau alerte coupee")
+                .attr("role", "alert")
+                .text("Réponse coupée (limite de longueur) : sa fin, et peut-être ses citations, manquent.")
+                .build(),
+        );
+    }
     if check.refused {
         flags.push(
             E::new("p")
@@ -77,7 +93,7 @@ pub fn render_answer(chat: &Chat, check: &AnswerCheck, sent: &[&Fiche], cached: 
                 .build(),
         );
     }
-    if check.uncited {
+    if check.uncited && !chat.is_cut() {
         flags.push(
             E::new("p")
                 .class("drapeau alerte")
@@ -88,14 +104,19 @@ pub fn render_answer(chat: &Chat, check: &AnswerCheck, sent: &[&Fiche], cached: 
     let cost = if cached {
         "Réponse déjà obtenue (cache) : rien de plus à payer.".to_owned()
     } else {
+        let (sent_t, got_t) = (chat.prompt_tokens, chat.completion_tokens);
+        let price = match prices::cost_usd(model, sent_t, got_t) {
+            Some(usd) => format!(
+                "environ {} (tarif de {model} relevé en {})",
+                fr::dollars(usd),
+                prices::CHECKED
+            ),
+            None => format!("prix inconnu pour {model}"),
+        };
         format!(
-            "{} tokens envoyés, {} reçus : environ {} $ (tarif indicatif de mistral-small).",
-            fr::int(chat.prompt_tokens),
-            fr::int(chat.completion_tokens),
-            fr::decimal(
-                chat::cost_usd(chat.prompt_tokens, chat.completion_tokens),
-                6
-            )
+            "{} tokens envoyés, {} reçus : {price}.",
+            fr::int(sent_t),
+            fr::int(got_t),
         )
     };
     let sources = sent.iter().map(|f| {
@@ -156,9 +177,16 @@ pub fn render_evaluation(
             e.uncited.to_string(),
             "sans-citation",
         ),
+        row(
+            "Réponses coupées (limite de longueur)",
+            e.cut.to_string(),
+            "coupees",
+        ),
     ]);
     let rows = outcomes.iter().map(|o| {
-        let verdict = if o.check.refused {
+        let verdict = if o.cut && o.check.citations.is_empty() {
+            "réponse coupée (limite de longueur)".to_owned()
+        } else if o.check.refused {
             "refus".to_owned()
         } else if !o.check.invented.is_empty() {
             format!("inventée : {}", o.check.invented.join(", "))

@@ -8,7 +8,7 @@ use crate::answer;
 use crate::data::Fiche;
 use crate::fr;
 use crate::measure::compare;
-use crate::mistral::chat;
+use crate::mistral::{chat, prices};
 
 use super::super::dom::{by_id, clear, replace_children, set_text, E};
 use super::super::ids;
@@ -81,7 +81,7 @@ pub fn render(s: &State, memo: &mut Memo) {
     } else if let Some(message) = &e.message {
         set_text(&by_id(ids::EVAL_ETAT), message);
     } else if status_changed {
-        set_text(&by_id(ids::EVAL_ETAT), &estimate(s, method));
+        set_text(&by_id(ids::EVAL_ETAT), &estimate(s, method, &model));
     }
     let shown = e
         .outcomes
@@ -122,8 +122,8 @@ pub fn render(s: &State, memo: &mut Memo) {
     }
 }
 
-/// What a run would send, at most, and what it would cost at the model's indicative price.
-fn estimate(s: &State, method: crate::lab::Method) -> String {
+/// What a run would send, at most, and what that costs at the model's price (answers extra).
+fn estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
     let tokens: usize = s
         .data
         .questions
@@ -134,10 +134,17 @@ fn estimate(s: &State, method: crate::lab::Method) -> String {
             Some(chat::estimate_tokens(&answer::prompt(&q.text, &refs)))
         })
         .sum();
+    let price = match prices::cost_usd(model, tokens as u64, 0) {
+        Some(usd) => format!(
+            "≈ {} au tarif de {model} relevé en {}, réponses en plus",
+            fr::dollars(usd),
+            prices::CHECKED
+        ),
+        None => format!("prix inconnu pour {model}"),
+    };
     format!(
-        "{} questions, au plus {} tokens envoyés (≈ {} $ au tarif indicatif de mistral-small, réponses en plus) ; les réponses déjà obtenues ne coûtent rien.",
+        "{} questions, au plus {} tokens envoyés ({price}) ; les réponses déjà obtenues ne coûtent rien.",
         s.data.questions.len(),
         fr::int(tokens as u64),
-        fr::decimal(chat::cost_usd(tokens as u64, 0), 4)
     )
 }

@@ -2,7 +2,7 @@
 
 use crate::fr::{self, dollars};
 use crate::link::View;
-use crate::mistral::{self, chat};
+use crate::mistral::{self, prices};
 
 use super::super::api;
 use super::super::dom::{by_id, input, set_hidden, set_text};
@@ -29,20 +29,27 @@ pub fn render(s: &State) {
     // The cost line appears once there is something to pay with, or something paid.
     set_hidden(&by_id(ids::COUTS), s.key.is_none() && c.calls == 0);
     let embed = |t: u64| mistral::cost_usd(t);
-    let chat_usd = chat::cost_usd(c.chat_in, c.chat_out);
+    let (chat_in, chat_out) = c.chat_tokens();
+    let (chat_usd, unknown) = c.chat_usd();
+    let unknown = if unknown.is_empty() {
+        String::new()
+    } else {
+        format!(", prix inconnu pour {}", unknown.join(", "))
+    };
     set_text(
         &by_id(ids::COUTS),
         &format!(
-            "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {}, réponses {} + {} tokens (≈ {}) ; total ≈ {}.",
+            "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {}, réponses {} + {} tokens (≈ {}{unknown}) ; total ≈ {} (tarifs relevés en {}).",
             fr::int(c.fiches),
             dollars(embed(c.fiches)),
             fr::int(c.questions),
             dollars(embed(c.questions)),
             fr::count(c.calls, "appel", "appels"),
-            fr::int(c.chat_in),
-            fr::int(c.chat_out),
+            fr::int(chat_in),
+            fr::int(chat_out),
             dollars(chat_usd),
-            dollars(embed(c.fiches + c.questions) + chat_usd)
+            dollars(embed(c.fiches + c.questions) + chat_usd),
+            prices::CHECKED
         ),
     );
     for (tab, panel, view) in [
