@@ -327,3 +327,110 @@ fn mesurer_hybride_with_the_fake_embedder_gives_the_golden_report() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn question_vectors_ship_in_the_same_file_and_a_file_without_them_still_reads() {
+    let fiches = fiches();
+    let questions = parse_questions(QUESTIONS).unwrap();
+    let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
+    let e = FakeEmbedder::new(1024);
+    let plain = fake_set(&fiches);
+    let with = plain
+        .clone()
+        .with_questions(&texts, e.embed(&texts))
+        .unwrap();
+    let bytes = with.to_safetensors();
+    // 40 more rows of 1024 f16 values, and the texts in the header.
+    assert!(bytes.len() > plain.to_safetensors().len() + 40 * 2048);
+    let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    assert_eq!(st.tensor("questions").unwrap().shape(), [40, 1024]);
+    let back = VectorSet::from_safetensors(&bytes).unwrap();
+    back.check_fiches(&fiches).unwrap();
+    assert_eq!(back.questions.len(), 40);
+    for ((q, v), (q2, v2)) in with.questions.iter().zip(&back.questions) {
+        assert_eq!(q, q2);
+        let worst = v
+            .iter()
+            .zip(v2)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
+        assert!(worst < 1e-3, "{q}: f16 error {worst}");
+    }
+    // A file made before the question tensor existed reads as before, with no questions.
+    let old = VectorSet::from_safetensors(&plain.to_safetensors()).unwrap();
+    assert!(old.questions.is_empty());
+    // A count that does not match the texts is refused, naming the key.
+    let needle = b"\"questions_count\":\"40\"";
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap();
+    let mut lying = bytes.clone();
+    // Same length: the header's size prefix still holds.
+    lying[at + needle.len() - 2] = b'1';
+    match VectorSet::from_safetensors(&lying) {
+        Err(VectorsError::BadMetadata { key, .. }) => assert_eq!(key, "questions_count"),
+        other => panic!("{other:?}"),
+    }
+    // Question vectors of the wrong dimension are refused when built.
+    assert!(matches!(
+        plain.with_questions(&["q"], vec![vec![1.0; 3]]),
+        Err(VectorsError::Dim {
+            expected: 1024,
+            found: 3
+        })
+    ));
+}
+
+#[test]
+fn vecteurs_writes_the_questions_and_verifier_without_a_key_exits_2() {
+    let vecteurs = env!("CARGO_BIN_EXE_vecteurs");
+    let dir = std::env::temp_dir().join(format!("vecteurs-q-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("v.safetensors");
+    let out = run(
+        vecteurs,
+        &["--embedder", "fake", "--out", file.to_str().unwrap()],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        said.contains("200 fiche vectors and 40 question vectors"),
+        "{said}"
+    );
+    // The fake embedder is free: no dollar figure at all.
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!said.contains('$') && !err.contains('$'), "{said}{err}");
+    let set = VectorSet::from_safetensors(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(set.questions.len(), 40);
+    let out = run(
+        vecteurs,
+        &[
+            "--embedder",
+            "fake",
+            "--questions",
+            "none",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let set = VectorSet::from_safetensors(&std::fs::read(&file).unwrap()).unwrap();
+    assert!(set.questions.is_empty());
+    let out = Command::new(vecteurs)
+        .arg("--verifier")
+        .env_remove("MISTRAL_API_KEY")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("MISTRAL_API_KEY is not set"), "{err}");
+    std::fs::remove_dir_all(dir).ok();
+}

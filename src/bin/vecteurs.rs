@@ -1,27 +1,49 @@
-//! `vecteurs`: computes the fiche vectors file once, for committing to `data/` (or for a deploy
-//! workflow holding the key as a secret), so that learners pay only for their own questions.
+//! `vecteurs`: computes the vectors file once, for committing to `data/` (or for a deploy workflow
+//! holding the key as a secret), so that learners pay only for the questions they type: the
+//! fiches' vectors, and the exercise's questions' vectors in the same file (a second tensor).
 //!
 //! ```text
-//! vecteurs [--embedder mistral|fake] [--fiches PATH] [--out PATH]
+//! vecteurs [--embedder mistral|fake] [--fiches PATH] [--questions PATH|none] [--out PATH]
+//! vecteurs --verifier
 //! ```
 
 use std::process::ExitCode;
 
 use rag_fiches::cli::TerminalEmbedder;
-use rag_fiches::data::parse_fiches;
 use rag_fiches::data::vectors::VectorSet;
+use rag_fiches::data::{parse_fiches, parse_questions};
 use rag_fiches::mistral;
 
-const USAGE: &str = "usage: vecteurs [--embedder mistral|fake] [--fiches PATH] [--out PATH]
+const USAGE: &str =
+    "usage: vecteurs [--embedder mistral|fake] [--fiches PATH] [--questions PATH|none] [--out PATH]
+       vecteurs --verifier
 
-  --embedder NAME  mistral (default; reads MISTRAL_API_KEY) or fake (seed 001's, free, for tests)
-  --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
-  --out PATH       where to write the safetensors file (default: data/vecteurs.safetensors)";
+  --embedder NAME   mistral (default; reads MISTRAL_API_KEY) or fake (seed 001's, free, for tests)
+  --fiches PATH     fiches in JSON lines (default: data/fiches.jsonl)
+  --questions PATH  questions whose vectors ship in the same file, so that the page measures
+                    sens and hybride with no key (default: data/questions.csv; none: fiches only)
+  --out PATH        where to write the safetensors file (default: data/vecteurs.safetensors)
+  --verifier        checks MISTRAL_API_KEY with one tiny call (about 2 tokens): prints the status,
+                    the headers a browser would get (CORS, Retry-After, rate limits) and the
+                    models the key reaches; exit 0 if the key is accepted, 1 if not";
 
-fn run() -> Result<(), String> {
-    let (mut embedder, mut fiches, mut out) = (
+fn verify() -> Result<ExitCode, String> {
+    let report = rag_fiches::cli::verify_key()?;
+    for line in &report.lines {
+        println!("{line}");
+    }
+    Ok(if report.accepted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn run() -> Result<ExitCode, String> {
+    let (mut embedder, mut fiches, mut questions, mut out) = (
         "mistral".to_owned(),
         "data/fiches.jsonl".to_owned(),
+        "data/questions.csv".to_owned(),
         "data/vecteurs.safetensors".to_owned(),
     );
     let mut args = std::env::args().skip(1);
@@ -29,7 +51,9 @@ fn run() -> Result<(), String> {
         let slot = match arg.as_str() {
             "--embedder" => &mut embedder,
             "--fiches" => &mut fiches,
+            "--questions" => &mut questions,
             "--out" => &mut out,
+            "--verifier" => return verify(),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument \"{other}\"")),
         };
@@ -38,19 +62,50 @@ fn run() -> Result<(), String> {
     let text =
         std::fs::read_to_string(&fiches).map_err(|e| format!("cannot read {fiches}: {e}"))?;
     let fiches_list = parse_fiches(&text).map_err(|e| format!("{fiches}: {e}"))?;
+    let question_texts: Vec<String> = if questions == "none" {
+        Vec::new()
+    } else {
+        let text = std::fs::read_to_string(&questions)
+            .map_err(|e| format!("cannot read {questions}: {e}"))?;
+        let list = parse_questions(&text).map_err(|e| format!("{questions}: {e}"))?;
+        list.into_iter().map(|q| q.text).collect()
+    };
     let embedder = TerminalEmbedder::parse(&embedder)?;
     let texts: Vec<&str> = fiches_list.iter().map(|f| f.texte.as_str()).collect();
-    let estimate: usize = texts.iter().map(|t| mistral::estimate_tokens(t)).sum();
-    eprintln!(
-        "{} fiches, at most {estimate} tokens (${:.4} at most), model {}",
-        texts.len(),
-        mistral::cost_usd(estimate as u64),
-        embedder.model()
-    );
+    let q_refs: Vec<&str> = question_texts.iter().map(String::as_str).collect();
+    let estimate: usize = texts
+        .iter()
+        .chain(&q_refs)
+        .map(|t| mistral::estimate_tokens(t))
+        .sum();
+    match embedder.is_free() {
+        true => eprintln!(
+            "{} fiches, {} questions, model {} (computed here: nothing is sent, nothing is paid)",
+            texts.len(),
+            q_refs.len(),
+            embedder.model()
+        ),
+        false => eprintln!(
+            "{} fiches, {} questions, at most {estimate} tokens (${:.4} at most), model {}",
+            texts.len(),
+            q_refs.len(),
+            mistral::cost_usd(estimate as u64),
+            embedder.model()
+        ),
+    }
     let rows = embedder.embed(&texts, |done, total| {
         eprintln!("  {done}/{total} fiches embedded")
     })?;
-    let set = VectorSet::new(embedder.model(), &fiches_list, rows).map_err(|e| e.to_string())?;
+    let mut set =
+        VectorSet::new(embedder.model(), &fiches_list, rows).map_err(|e| e.to_string())?;
+    if !q_refs.is_empty() {
+        let rows = embedder.embed(&q_refs, |done, total| {
+            eprintln!("  {done}/{total} questions embedded")
+        })?;
+        set = set
+            .with_questions(&q_refs, rows)
+            .map_err(|e| e.to_string())?;
+    }
     let bytes = set.to_safetensors();
     std::fs::write(&out, &bytes).map_err(|e| format!("cannot write {out}: {e}"))?;
     // The page looks for the vectors file through the manifest beside it: name it there.
@@ -64,20 +119,32 @@ fn run() -> Result<(), String> {
         let text = serde_json::json!({ "vecteurs": name }).to_string() + "\n";
         std::fs::write(&manifest, text)
             .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
-        eprintln!("{} now names {name}", manifest.display());
+        eprintln!("{} updated: it now names {name}", manifest.display());
     }
-    let tokens = embedder.tokens();
+    let paid = match embedder.is_free() {
+        true => String::new(),
+        false => {
+            let tokens = embedder.tokens();
+            format!(
+                " ; {tokens} tokens counted by the API (${:.6})",
+                mistral::cost_usd(tokens)
+            )
+        }
+    };
     println!(
-        "{out}: {} vectors of {} dims, {} bytes, {} ; {tokens} tokens counted by the API (${:.6})",
+        "{out}: {} fiche vectors and {} question vectors of {} dims, {} bytes, {}{paid}",
         set.len(),
+        set.questions.len(),
         set.dim,
         bytes.len(),
         set.fingerprint,
-        mistral::cost_usd(tokens)
     );
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
-    rag_fiches::cli::finish("vecteurs", USAGE, run())
+    match run() {
+        Ok(code) => code,
+        Err(e) => rag_fiches::cli::finish("vecteurs", USAGE, Err(e)),
+    }
 }

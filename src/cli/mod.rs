@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::mistral;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::mistral::{ApiError, ApiKey, Attempt, Next};
+use crate::mistral::{ApiError, ApiKey, Attempt, CallKind, Next};
 use crate::search::embed::{Embedder, FakeEmbedder};
 
 /// Where requests go: Mistral's API, unless `RAG_FICHES_API_BASE` names another origin (the tests'
@@ -30,7 +30,9 @@ pub struct MistralClient {
 impl MistralClient {
     pub fn new(key: ApiKey) -> MistralClient {
         let agent = ureq::AgentBuilder::new()
-            .timeout(Duration::from_millis(mistral::TIMEOUT_MS as u64))
+            .timeout(Duration::from_millis(
+                CallKind::Embeddings.timeout_ms() as u64
+            ))
             .build();
         MistralClient {
             key,
@@ -75,7 +77,8 @@ impl MistralClient {
                         resp.into_string().unwrap_or_default(),
                     )
                 }
-                Err(ureq::Error::Transport(t)) => (None, None, t.to_string()),
+                // Only the kind of failure: ureq's text can quote a request header, the key.
+                Err(ureq::Error::Transport(t)) => (None, None, transport_kind(&t)),
             };
             let outcome = match outcome_status {
                 Some(status) => Attempt::Status {
@@ -83,14 +86,21 @@ impl MistralClient {
                     retry_after: retry_after.as_deref(),
                     body: &text,
                 },
-                None if text.contains("timed out") => Attempt::Timeout,
+                None if text == TIMED_OUT => Attempt::Timeout,
                 None => Attempt::Network(&text),
             };
-            match mistral::next_step(attempt, &outcome) {
-                Next::Retry { wait_ms } => {
+            match mistral::next_step(CallKind::Embeddings, attempt, &outcome) {
+                Next::Retry { wait_ms, .. } => {
+                    let answered = match outcome_status {
+                        Some(status) => format!("HTTP {status}"),
+                        None => text.clone(),
+                    };
+                    let header = match &retry_after {
+                        Some(v) => format!(" (Retry-After: {v})"),
+                        None => String::new(),
+                    };
                     eprintln!(
-                        "  the API answered {:?}; trying again in {wait_ms} ms",
-                        outcome_status
+                        "  the API answered {answered}{header}; trying again in {wait_ms} ms"
                     );
                     std::thread::sleep(Duration::from_millis(wait_ms as u64));
                     attempt += 1;
@@ -100,12 +110,23 @@ impl MistralClient {
         }
     }
 
-    /// Embeds `texts` in batches within the API's limits; vectors in input order.
+    /// Embeds `texts` in batches within the API's limits (a text over the per-input limit is cut
+    /// to its first [`mistral::MAX_INPUT_BYTES`] bytes, and said); vectors in input order.
     pub fn embed_all(
         &self,
         texts: &[&str],
         progress: impl Fn(usize, usize),
     ) -> Result<Vec<Vec<f32>>, ApiError> {
+        let inputs: Vec<(&str, bool)> = texts.iter().map(|t| mistral::input_for(t)).collect();
+        let cut = inputs.iter().filter(|(_, c)| *c).count();
+        if cut > 0 {
+            eprintln!(
+                "  {cut} text(s) over the API's 8,192-token input limit: only their first {} bytes are embedded",
+                mistral::MAX_INPUT_BYTES
+            );
+        }
+        let texts: Vec<&str> = inputs.iter().map(|(t, _)| *t).collect();
+        let texts = texts.as_slice();
         let mut out = Vec::with_capacity(texts.len());
         for range in mistral::batches(texts) {
             let e = self.call(&texts[range])?;
@@ -114,6 +135,167 @@ impl MistralClient {
             progress(out.len(), texts.len());
         }
         Ok(out)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+const TIMED_OUT: &str = "timed out";
+
+/// What kind of transport failure, without its text (which may quote the `Authorization` header).
+#[cfg(not(target_arch = "wasm32"))]
+fn transport_kind(t: &ureq::Transport) -> String {
+    use ureq::ErrorKind as K;
+    let io_timeout = std::error::Error::source(t)
+        .and_then(|e| e.downcast_ref::<std::io::Error>())
+        .is_some_and(|e| {
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+            )
+        });
+    match t.kind() {
+        _ if io_timeout => TIMED_OUT.to_owned(),
+        K::Dns => "DNS lookup failed".to_owned(),
+        K::ConnectionFailed => "connection failed".to_owned(),
+        K::TooManyRedirects => "too many redirects".to_owned(),
+        K::BadHeader => "a header could not be sent (check the key's characters)".to_owned(),
+        K::InvalidUrl | K::UnknownScheme => "invalid API address".to_owned(),
+        K::Io => "connection lost".to_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// What `vecteurs --verifier` saw: the embeddings call's status and headers, and the models the
+/// key reaches.
+pub struct Verification {
+    pub lines: Vec<String>,
+    pub accepted: bool,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl MistralClient {
+    /// One tiny embeddings call (the text « ok », about 2 tokens) sent as the page sends it — with
+    /// an `Origin` header, so that the CORS headers a browser would get are printed — then
+    /// `GET /v1/models`. Nothing is retried: the first answer is the one reported.
+    pub fn verify(&self) -> Verification {
+        let mut lines = Vec::new();
+        let url = format!("{}{}", self.base, mistral::EMBEDDINGS_PATH);
+        let result = self
+            .agent
+            .post(&url)
+            .set("Authorization", &self.key.bearer())
+            .set("Content-Type", "application/json")
+            .set("Origin", "https://example.github.io")
+            .send_string(&mistral::embedding_request(&["ok"]));
+        let (accepted, resp) = match result {
+            Ok(r) => (true, Some(r)),
+            Err(ureq::Error::Status(_, r)) => (false, Some(r)),
+            Err(ureq::Error::Transport(t)) => {
+                lines.push(format!("POST {url}: no answer ({})", transport_kind(&t)));
+                (false, None)
+            }
+        };
+        if let Some(r) = resp {
+            lines.push(format!(
+                "POST {url}: HTTP {} {}",
+                r.status(),
+                r.status_text()
+            ));
+            lines.push("headers received:".to_owned());
+            let mut names = r.headers_names();
+            names.sort();
+            for name in names {
+                let interesting = name.starts_with("access-control-")
+                    || name.starts_with("x-ratelimit")
+                    || matches!(name.as_str(), "retry-after" | "content-type");
+                if interesting {
+                    lines.push(format!("  {name}: {}", r.header(&name).unwrap_or_default()));
+                }
+            }
+            let exposed = r
+                .header("access-control-expose-headers")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            lines.push(format!(
+                "a browser page can read Retry-After: {}",
+                if exposed.contains("retry-after") {
+                    "yes"
+                } else {
+                    "no (not in access-control-expose-headers)"
+                }
+            ));
+            lines.push(format!(
+                "a browser page can read this answer (access-control-allow-origin): {}",
+                if r.header("access-control-allow-origin").is_some() {
+                    "yes"
+                } else {
+                    "no: the page sees only « no answer »"
+                }
+            ));
+            let body = r.into_string().unwrap_or_default();
+            if accepted {
+                let tokens = mistral::parse_embeddings(&body, 1)
+                    .map(|e| e.prompt_tokens.to_string())
+                    .unwrap_or_else(|e| format!("? ({e})"));
+                lines.push(format!("key accepted; tokens counted: {tokens}"));
+            } else {
+                lines.push(format!("refused: {}", mistral::error_message(&body)));
+            }
+        }
+        let models = format!("{}/v1/models", self.base);
+        match self
+            .agent
+            .get(&models)
+            .set("Authorization", &self.key.bearer())
+            .call()
+        {
+            Ok(r) => {
+                let body = r.into_string().unwrap_or_default();
+                let ids: Vec<String> = serde_json::from_str::<serde_json::Value>(&body)
+                    .ok()
+                    .and_then(|v| {
+                        v["data"].as_array().map(|a| {
+                            a.iter()
+                                .filter_map(|m| m["id"].as_str().map(str::to_owned))
+                                .collect()
+                        })
+                    })
+                    .unwrap_or_default();
+                lines.push(format!("GET {models}: {} models", ids.len()));
+                for id in ids {
+                    let price = match mistral::prices::price(&id) {
+                        Some(p) => format!(
+                            "  (${} in, ${} out per million tokens, checked {})",
+                            p.input,
+                            p.output,
+                            mistral::prices::CHECKED
+                        ),
+                        None => String::new(),
+                    };
+                    lines.push(format!("  {id}{price}"));
+                }
+            }
+            Err(ureq::Error::Status(status, r)) => lines.push(format!(
+                "GET {models}: HTTP {status}: {}",
+                mistral::error_message(&r.into_string().unwrap_or_default())
+            )),
+            Err(ureq::Error::Transport(t)) => {
+                lines.push(format!("GET {models}: no answer ({})", transport_kind(&t)))
+            }
+        }
+        Verification { lines, accepted }
+    }
+}
+
+/// `vecteurs --verifier`: the key from `MISTRAL_API_KEY`, checked by the API.
+pub fn verify_key() -> Result<Verification, String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Ok(MistralClient::from_env()?.verify())
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        Err("--verifier needs the native terminal".to_owned())
     }
 }
 
@@ -165,6 +347,11 @@ impl TerminalEmbedder {
             #[cfg(not(target_arch = "wasm32"))]
             TerminalEmbedder::Mistral(m) => m.embed_all(texts, progress).map_err(|e| e.to_string()),
         }
+    }
+
+    /// Whether it runs here, for free (nothing sent, nothing paid).
+    pub fn is_free(&self) -> bool {
+        matches!(self, TerminalEmbedder::Fake(_))
     }
 
     /// Tokens counted by the API so far (0 for the fake embedder).

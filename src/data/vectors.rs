@@ -8,6 +8,13 @@
 //! - `ids`: the fiche ids in row order, as a JSON array;
 //! - `fingerprint`: `sha256:` + hex of [`fingerprint`] over the fiches' `texte` fields in order.
 //!
+//! Optionally, a second tensor `questions` of shape `[questions_count, dim]`, same dtype, holds
+//! the vectors of a question set (the exercise's 40), so that a learner can measure `sens` and
+//! the fusions without a key. Its metadata: `questions` (the question texts in row order, as a
+//! JSON array) and `questions_count`. The texts are the identifiers: a question's vector depends
+//! only on its text and the model, so it is used for exactly that text, whatever the catalogue,
+//! and needs no fingerprint. A file without this tensor reads as before.
+//!
 //! In Python: `safetensors.numpy.load_file("vecteurs.safetensors")["vectors"]` gives the array and
 //! `safetensors.safe_open(path, "np").metadata()` the metadata (see the README).
 //!
@@ -27,6 +34,7 @@ use crate::data::Fiche;
 pub const FORMAT: &str = "rag-fiches/vectors";
 pub const VERSION: &str = "1";
 pub const TENSOR: &str = "vectors";
+pub const QUESTIONS_TENSOR: &str = "questions";
 /// Larger files are refused before they are read: 256 MiB is 130,000 fiches of 1024 f16 values.
 pub const MAX_FILE_BYTES: usize = 256 << 20;
 /// A stored vector's norm may differ from 1 by this much (f16 rounding moves it by ~1e-4).
@@ -154,6 +162,64 @@ impl fmt::Display for VectorsError {
 
 impl std::error::Error for VectorsError {}
 
+/// A tensor's values in f32 (F16 or F32; safetensors has checked that the bytes match the shape
+/// and dtype).
+fn values(view: &safetensors::tensor::TensorView) -> Vec<f32> {
+    match view.dtype() {
+        Dtype::F16 => view
+            .data()
+            .chunks_exact(2)
+            .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        _ => view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+    }
+}
+
+/// The `questions` tensor, checked against its metadata.
+fn read_questions(
+    tensors: &SafeTensors,
+    texts: &str,
+    count: Option<&String>,
+    dim: usize,
+) -> Result<Vec<(String, Vec<f32>)>, VectorsError> {
+    let bad = |key: &'static str, found: String| VectorsError::BadMetadata { key, found };
+    let texts: Vec<String> = serde_json::from_str(texts)
+        .map_err(|_| bad("questions", texts.chars().take(80).collect()))?;
+    let count = count.ok_or(VectorsError::MissingMetadata {
+        key: "questions_count",
+    })?;
+    if count.parse::<usize>().ok() != Some(texts.len()) {
+        return Err(bad(
+            "questions_count",
+            format!("{count} for {} questions", texts.len()),
+        ));
+    }
+    let view = tensors
+        .tensor(QUESTIONS_TENSOR)
+        .map_err(|_| VectorsError::WrongTensor {
+            reason: format!("no tensor named \"{QUESTIONS_TENSOR}\""),
+        })?;
+    if !matches!(view.dtype(), Dtype::F16 | Dtype::F32) || view.shape() != [texts.len(), dim] {
+        return Err(VectorsError::WrongTensor {
+            reason: format!(
+                "questions: {:?} {:?}, expected F16 or F32 [{}, {dim}]",
+                view.dtype(),
+                view.shape(),
+                texts.len()
+            ),
+        });
+    }
+    let data = values(&view);
+    Ok(texts
+        .into_iter()
+        .zip(data.chunks_exact(dim).map(<[f32]>::to_vec))
+        .collect())
+}
+
 /// Vectors of a catalogue, one row per fiche, in f32 for searching.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorSet {
@@ -163,6 +229,8 @@ pub struct VectorSet {
     pub fingerprint: String,
     /// `count × dim` values, row-major.
     pub data: Vec<f32>,
+    /// Question vectors shipped with the fiches' (same model and dimension): text, vector.
+    pub questions: Vec<(String, Vec<f32>)>,
 }
 
 fn normalise(v: &mut [f32]) {
@@ -206,9 +274,39 @@ impl VectorSet {
             ids: fiches.iter().map(|f| f.id.clone()).collect(),
             fingerprint: fingerprint(fiches),
             data,
+            questions: Vec::new(),
         };
         set.check_values()?;
         Ok(set)
+    }
+
+    /// Adds the vectors of `questions` (texts, one vector each, normalised here).
+    pub fn with_questions(
+        mut self,
+        questions: &[&str],
+        rows: Vec<Vec<f32>>,
+    ) -> Result<VectorSet, VectorsError> {
+        if rows.len() != questions.len() {
+            return Err(VectorsError::Count {
+                expected: questions.len(),
+                found: rows.len(),
+            });
+        }
+        for (row, (q, mut v)) in questions.iter().zip(rows).enumerate() {
+            if v.len() != self.dim {
+                return Err(VectorsError::Dim {
+                    expected: self.dim,
+                    found: v.len(),
+                });
+            }
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(VectorsError::NotFinite { row });
+            }
+            normalise(&mut v);
+            self.questions.push(((*q).to_owned(), v));
+        }
+        self.check_values()?;
+        Ok(self)
     }
 
     pub fn len(&self) -> usize {
@@ -224,8 +322,10 @@ impl VectorSet {
     }
 
     fn check_values(&self) -> Result<(), VectorsError> {
-        for row in 0..self.len() {
-            let v = self.row(row);
+        let fiches = (0..self.len()).map(|row| self.row(row));
+        let questions = self.questions.iter().map(|(_, v)| v.as_slice());
+        // Question rows are numbered after the fiche rows.
+        for (row, v) in fiches.chain(questions).enumerate() {
             if v.iter().any(|x| !x.is_finite()) {
                 return Err(VectorsError::NotFinite { row });
             }
@@ -247,9 +347,15 @@ impl VectorSet {
         for &x in &self.data {
             data.extend_from_slice(&f16::from_f32(x).to_le_bytes());
         }
+        let fiche_bytes = data.len();
+        for (_, v) in &self.questions {
+            for &x in v {
+                data.extend_from_slice(&f16::from_f32(x).to_le_bytes());
+            }
+        }
         let ids = serde_json::to_string(&self.ids).unwrap_or_default();
         // serde_json's Map is ordered by key: the header is deterministic.
-        let header = serde_json::json!({
+        let mut header = serde_json::json!({
             "__metadata__": {
                 "format": FORMAT,
                 "version": VERSION,
@@ -262,9 +368,21 @@ impl VectorSet {
             TENSOR: {
                 "dtype": "F16",
                 "shape": [self.len(), self.dim],
-                "data_offsets": [0, data.len()],
+                "data_offsets": [0, fiche_bytes],
             },
         });
+        if !self.questions.is_empty() {
+            let texts: Vec<&str> = self.questions.iter().map(|(q, _)| q.as_str()).collect();
+            let meta = &mut header["__metadata__"];
+            meta["questions"] =
+                serde_json::Value::String(serde_json::to_string(&texts).unwrap_or_default());
+            meta["questions_count"] = serde_json::Value::String(texts.len().to_string());
+            header[QUESTIONS_TENSOR] = serde_json::json!({
+                "dtype": "F16",
+                "shape": [texts.len(), self.dim],
+                "data_offsets": [fiche_bytes, data.len()],
+            });
+        }
         let mut header = header.to_string().into_bytes();
         while header.len() % 8 != 0 {
             header.push(b' ');
@@ -337,18 +455,10 @@ impl VectorSet {
                 reason: format!("shape {:?}, metadata says [{count}, {dim}]", view.shape()),
             });
         }
-        // safetensors has checked that the bytes match the shape and dtype.
-        let data: Vec<f32> = match view.dtype() {
-            Dtype::F16 => view
-                .data()
-                .chunks_exact(2)
-                .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
-                .collect(),
-            _ => view
-                .data()
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
+        let data = values(&view);
+        let questions = match meta.get("questions") {
+            None => Vec::new(),
+            Some(texts) => read_questions(&tensors, texts, meta.get("questions_count"), dim)?,
         };
         let set = VectorSet {
             model: get("model")?.clone(),
@@ -356,6 +466,7 @@ impl VectorSet {
             ids,
             fingerprint: get("fingerprint")?.clone(),
             data,
+            questions,
         };
         set.check_values()?;
         Ok(set)

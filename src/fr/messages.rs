@@ -7,7 +7,7 @@ use crate::data::npy::NpyError;
 use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
 use crate::data::{DataError, JsonProblem, QuestionKind};
 use crate::lab::SearchError;
-use crate::mistral::ApiError;
+use crate::mistral::{ApiError, WaitReason};
 use crate::search::dense::DenseError;
 
 use super::{decimal, int};
@@ -186,7 +186,7 @@ pub fn search(e: &SearchError) -> String {
 pub fn api(e: &ApiError) -> String {
     match e {
         ApiError::KeyRefused { status } => format!(
-            "La clé a été refusée (HTTP {status}) : vérifiez-la, ou créez-en une autre sur console.mistral.ai."
+            "Clé refusée (HTTP {status}) : vérifiez-la sur console.mistral.ai, ou créez-en une autre."
         ),
         ApiError::RateLimited => {
             "Trop de requêtes (HTTP 429), même après avoir attendu : réessayez dans une minute.".into()
@@ -201,12 +201,32 @@ pub fn api(e: &ApiError) -> String {
         ApiError::Network { .. } => {
             "Pas de réponse de l'API (hors ligne, ou requête bloquée par le navigateur) : vérifiez la connexion.".into()
         }
-        ApiError::Timeout => "L'API n'a pas répondu à temps, après plusieurs essais.".into(),
+        ApiError::Timeout {
+            seconds,
+            resent: true,
+        } => format!("L'API n'a pas répondu en {seconds} s, après plusieurs essais : réessayez plus tard."),
+        ApiError::Timeout {
+            seconds,
+            resent: false,
+        } => format!(
+            "Pas de réponse en {seconds} s. La demande n'a pas été renvoyée (elle a pu être facturée) : relancez-la si vous le souhaitez."
+        ),
         ApiError::Malformed { .. } => {
             "La réponse de l'API n'est pas celle attendue (ni le JSON documenté, ni une erreur de l'API) : réessayez plus tard.".into()
         }
         ApiError::Cancelled => "Annulé.".into(),
     }
+}
+
+/// A call waiting before its next attempt, with the seconds left.
+pub fn wait(reason: WaitReason, seconds: u32) -> String {
+    let why = match reason {
+        WaitReason::RateLimited => "Trop de requêtes (HTTP 429)".to_owned(),
+        WaitReason::Server(status) => format!("Le service de Mistral répond HTTP {status}"),
+        WaitReason::Network => "Pas de réponse de l'API".to_owned(),
+        WaitReason::Timeout => "L'API n'a pas répondu à temps".to_owned(),
+    };
+    format!("{why} : nouvel essai dans {seconds} s.")
 }
 
 /// Why the learner's files were not read.
@@ -430,7 +450,14 @@ mod tests {
             ApiError::Network {
                 detail: "TypeError: Failed to fetch".into(),
             },
-            ApiError::Timeout,
+            ApiError::Timeout {
+                seconds: 15,
+                resent: true,
+            },
+            ApiError::Timeout {
+                seconds: 180,
+                resent: false,
+            },
             ApiError::Malformed {
                 detail: "expected value at line 1".into(),
             },

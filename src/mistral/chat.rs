@@ -59,7 +59,10 @@ impl Chat {
     /// The answer was cut by a length limit (`length`: the output limit; `model_length`: the
     /// model's context): its end, and maybe its citations, are missing.
     pub fn is_cut(&self) -> bool {
-        matches!(self.finish_reason.as_deref(), Some("length" | "model_length"))
+        matches!(
+            self.finish_reason.as_deref(),
+            Some("length" | "model_length")
+        )
     }
 }
 
@@ -145,7 +148,9 @@ mod tests {
         let c = parse_chat(null).unwrap();
         assert_eq!((c.content.as_str(), c.is_cut()), ("", true));
         // Answers cached before the finish reason was read still load.
-        let old: Chat = serde_json::from_str(r#"{"content":"x","prompt_tokens":1,"completion_tokens":1}"#).unwrap();
+        let old: Chat =
+            serde_json::from_str(r#"{"content":"x","prompt_tokens":1,"completion_tokens":1}"#)
+                .unwrap();
         assert_eq!(old.finish_reason, None);
     }
 }

@@ -18,14 +18,41 @@ pub const API_ORIGIN: &str = "https://api.mistral.ai";
 pub const EMBEDDINGS_PATH: &str = "/v1/embeddings";
 pub const MODEL: &str = "mistral-embed";
 pub const DIM: usize = 1024;
-/// Inputs per request: reports differ (128 or 512); 128 is safe.
+/// Inputs per request: the API refuses more than 512 (400); 128 keeps each request small.
 pub const MAX_INPUTS_PER_BATCH: usize = 128;
-/// Estimated tokens per request, well under the API's 16,384 ("Too many tokens in batch").
+/// Estimated tokens per request, well under the API's 16,384 (400 "Too many tokens overall,
+/// split into more batches.", code 3210).
 pub const MAX_TOKENS_PER_BATCH: usize = 12_000;
+/// Bytes of one input sent at most: the API refuses (400) an input over 8,192 tokens, and a token
+/// is at least one byte, so 8,000 bytes are always under it. A longer text is cut to its first
+/// 8,000 bytes (at a character boundary) before it is sent, and the page says how many were cut.
+pub const MAX_INPUT_BYTES: usize = 8_000;
 /// Attempts for one request, the first included.
 pub const MAX_ATTEMPTS: u32 = 4;
-/// A request that has not answered after this long is abandoned (and retried).
-pub const TIMEOUT_MS: u32 = 20_000;
+
+/// The kind of call, which decides how long to wait for it and whether to send it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// Embeddings: small and fast (a question is a few tokens, a batch of 128 fiches about a
+    /// second); a call unanswered after [`EMBED_TIMEOUT_MS`] is abandoned and sent again.
+    Embeddings,
+    /// A chat answer: a recorded `mistral-large-latest` answer took 28.8 s and the official client
+    /// waits 300 s. Waited for [`CHAT_TIMEOUT_MS`], and never sent again after a timeout (the first
+    /// may still be running, and billed): the learner decides.
+    Chat,
+}
+
+pub const EMBED_TIMEOUT_MS: u32 = 15_000;
+pub const CHAT_TIMEOUT_MS: u32 = 180_000;
+
+impl CallKind {
+    pub fn timeout_ms(self) -> u32 {
+        match self {
+            CallKind::Embeddings => EMBED_TIMEOUT_MS,
+            CallKind::Chat => CHAT_TIMEOUT_MS,
+        }
+    }
+}
 
 /// An API key. Its `Debug` and `Display` print `***`, so it cannot leak through a log line, an
 /// error message or a panic.
@@ -119,8 +146,9 @@ pub enum ApiError {
     Rejected { status: u16, message: String },
     /// No answer (offline, CORS refusal, DNS) after every retry.
     Network { detail: String },
-    /// No answer within the timeout, after every retry.
-    Timeout,
+    /// No answer within `seconds`; `resent`: after every retry (embeddings), else once (a chat
+    /// is never sent again automatically).
+    Timeout { seconds: u32, resent: bool },
     /// A 200 whose body is not the expected JSON (an HTML page from a proxy, a truncated body).
     Malformed { detail: String },
     /// Cancelled by a newer request or by the learner.
@@ -150,7 +178,15 @@ impl fmt::Display for ApiError {
             ApiError::Network { detail } => {
                 write!(f, "no answer from the API ({detail}): check the connection")
             }
-            ApiError::Timeout => write!(f, "the API did not answer in time, after several tries"),
+            ApiError::Timeout { seconds, resent } => write!(
+                f,
+                "the API did not answer within {seconds} s{}",
+                if *resent {
+                    ", after several tries"
+                } else {
+                    " (not sent again)"
+                }
+            ),
             ApiError::Malformed { detail } => {
                 write!(f, "the API's answer is not the expected JSON ({detail})")
             }
@@ -199,19 +235,82 @@ pub fn parse_embeddings(body: &str, expected: usize) -> Result<Embeddings, ApiEr
     })
 }
 
-/// The `message` of an error body (`{"object":"error","message":…}`, or `{"detail":…}`), else
-/// the body's start: error bodies vary, so this reads them defensively.
+/// The readable part of an error body. The shapes seen from the real API (quoted in public bug
+/// reports and the official clients' tests):
+/// - `{"detail":"Unauthorized"}`, `{"message":"Unauthorized","request_id":"…"}`;
+/// - `{"object":"error","message":"Rate limit exceeded","type":"rate_limited","code":"1300"}`;
+/// - 422: `{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","x"],
+///   "msg":"Extra inputs are not permitted",…}]},"type":"invalid_request_error",…}`, or the same
+///   list directly under `detail`;
+/// - an HTML page from a gateway (502, 504): its start.
+///
+/// A 422's first `msg` is given with its field (`loc` without `body`).
 pub fn error_message(body: &str) -> String {
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+    fn validation(v: &serde_json::Value) -> Option<String> {
+        let first = v.as_array()?.first()?;
+        let msg = first.get("msg")?.as_str()?;
+        let field: Vec<String> = first
+            .get("loc")
+            .and_then(|l| l.as_array())
+            .map(|l| {
+                l.iter()
+                    .filter(|p| p.as_str() != Some("body"))
+                    .map(|p| match p.as_str() {
+                        Some(s) => s.to_owned(),
+                        None => p.to_string(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(if field.is_empty() {
+            msg.to_owned()
+        } else {
+            format!("{msg} ({})", field.join("."))
+        })
+    }
+    fn read(v: &serde_json::Value, depth: u8) -> Option<String> {
         for key in ["message", "detail"] {
             match v.get(key) {
-                Some(serde_json::Value::String(s)) => return s.clone(),
-                Some(other) if !other.is_null() => return other.to_string(),
+                Some(serde_json::Value::String(s)) => return Some(s.clone()),
+                Some(serde_json::Value::Array(_)) => return v.get(key).and_then(validation),
+                Some(inner @ serde_json::Value::Object(_)) if depth < 2 => {
+                    if let Some(m) = read(inner, depth + 1) {
+                        return Some(m);
+                    }
+                }
                 _ => {}
             }
         }
+        None
     }
-    body.chars().take(120).collect()
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+        if let Some(m) = read(&v, 0) {
+            return m.chars().take(300).collect();
+        }
+    }
+    let text = body.trim();
+    if text.starts_with('<') {
+        // An HTML error page: its title says more than its first tag.
+        if let (Some(a), Some(b)) = (text.find("<title>"), text.find("</title>")) {
+            if a + 7 <= b {
+                return text[a + 7..b].trim().chars().take(120).collect();
+            }
+        }
+    }
+    text.chars().take(120).collect()
+}
+
+/// Why a call waits before its next attempt (the page shows it with a countdown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaitReason {
+    /// 429: a per-second or per-minute limit.
+    RateLimited,
+    /// 500, 502, 503 or 504.
+    Server(u16),
+    /// No answer at all (offline, or a response the browser could not read).
+    Network,
+    /// An embeddings call that timed out.
+    Timeout,
 }
 
 /// What to do after an attempt.
@@ -220,6 +319,7 @@ pub enum Next {
     /// Wait this many milliseconds, then try again.
     Retry {
         wait_ms: u32,
+        reason: WaitReason,
     },
     Fail(ApiError),
 }
@@ -229,6 +329,8 @@ pub enum Next {
 pub enum Attempt<'a> {
     Status {
         status: u16,
+        /// `None` when absent, or unreadable: the page cannot read it, since the API does not
+        /// list it in `access-control-expose-headers`.
         retry_after: Option<&'a str>,
         body: &'a str,
     },
@@ -236,22 +338,45 @@ pub enum Attempt<'a> {
     Timeout,
 }
 
-/// Seconds from a `Retry-After` header (delta-seconds form; HTTP dates are not trusted), capped
-/// at one minute.
+/// The longest wait before one attempt: a per-minute limit is over within a minute.
+pub const MAX_WAIT_MS: u32 = 60_000;
+
+/// Milliseconds from a `Retry-After` header (delta-seconds form; HTTP dates are not trusted),
+/// capped at [`MAX_WAIT_MS`].
 pub fn retry_after_ms(value: Option<&str>) -> Option<u32> {
     let secs: f64 = value?.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| (secs.min(60.0) * 1000.0) as u32)
+    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).min(MAX_WAIT_MS as f64) as u32)
 }
 
-/// Backoff before attempt `attempt + 1` (attempts count from 1): 1 s, 2 s, 4 s…, at most 8 s.
+/// Backoff before attempt `attempt + 1` after a server error or no answer (attempts count from
+/// 1): 1 s, 2 s, 4 s, at most 8 s.
 pub fn backoff_ms(attempt: u32) -> u32 {
     1000u32.saturating_mul(1 << attempt.saturating_sub(1).min(3))
 }
 
-/// The retry policy: retry only where waiting can help (429, 5xx, no answer), at most
-/// [`MAX_ATTEMPTS`] attempts, honouring `Retry-After`; never for a refused key or a bad request.
-pub fn next_step(attempt: u32, outcome: &Attempt) -> Next {
+/// Backoff after a 429 whose `Retry-After` is absent or unreadable: 10 s, 30 s, then 60 s, so
+/// that a per-minute token limit (40 answers in « Mesurer les réponses ») has passed by the last
+/// attempt.
+pub fn rate_limit_backoff_ms(attempt: u32) -> u32 {
+    match attempt {
+        0 | 1 => 10_000,
+        2 => 30_000,
+        _ => MAX_WAIT_MS,
+    }
+}
+
+/// The retry policy, as the official clients apply it: retry 429, 500, 502, 503 and 504, and no
+/// answer at all, at most [`MAX_ATTEMPTS`] attempts, honouring `Retry-After` when it can be read;
+/// never a refused key or a bad request; never a chat that timed out (see [`CallKind::Chat`]).
+pub fn next_step(kind: CallKind, attempt: u32, outcome: &Attempt) -> Next {
     let last = attempt >= MAX_ATTEMPTS;
+    let retry = |wait_ms: u32, reason: WaitReason, fail: ApiError| {
+        if last {
+            Next::Fail(fail)
+        } else {
+            Next::Retry { wait_ms, reason }
+        }
+    };
     match *outcome {
         Attempt::Status {
             status: status @ (401 | 403),
@@ -261,53 +386,58 @@ pub fn next_step(attempt: u32, outcome: &Attempt) -> Next {
             status: 429,
             retry_after,
             ..
-        } => {
-            if last {
-                Next::Fail(ApiError::RateLimited)
-            } else {
-                Next::Retry {
-                    wait_ms: retry_after_ms(retry_after).unwrap_or_else(|| backoff_ms(attempt)),
-                }
-            }
-        }
+        } => retry(
+            retry_after_ms(retry_after).unwrap_or_else(|| rate_limit_backoff_ms(attempt)),
+            WaitReason::RateLimited,
+            ApiError::RateLimited,
+        ),
         Attempt::Status {
-            status,
+            status: status @ (500 | 502 | 503 | 504),
             retry_after,
             ..
-        } if (500..600).contains(&status) => {
-            if last {
-                Next::Fail(ApiError::Server { status })
-            } else {
-                Next::Retry {
-                    wait_ms: retry_after_ms(retry_after).unwrap_or_else(|| backoff_ms(attempt)),
-                }
-            }
-        }
+        } => retry(
+            retry_after_ms(retry_after).unwrap_or_else(|| backoff_ms(attempt)),
+            WaitReason::Server(status),
+            ApiError::Server { status },
+        ),
         Attempt::Status { status, body, .. } => Next::Fail(ApiError::Rejected {
             status,
             message: error_message(body),
         }),
-        Attempt::Network(detail) => {
-            if last {
-                Next::Fail(ApiError::Network {
-                    detail: detail.to_owned(),
-                })
-            } else {
-                Next::Retry {
-                    wait_ms: backoff_ms(attempt),
-                }
-            }
-        }
-        Attempt::Timeout => {
-            if last {
-                Next::Fail(ApiError::Timeout)
-            } else {
-                Next::Retry {
-                    wait_ms: backoff_ms(attempt),
-                }
-            }
-        }
+        Attempt::Network(detail) => retry(
+            backoff_ms(attempt),
+            WaitReason::Network,
+            ApiError::Network {
+                detail: detail.to_owned(),
+            },
+        ),
+        Attempt::Timeout => match kind {
+            CallKind::Chat => Next::Fail(ApiError::Timeout {
+                seconds: kind.timeout_ms() / 1000,
+                resent: false,
+            }),
+            CallKind::Embeddings => retry(
+                backoff_ms(attempt),
+                WaitReason::Timeout,
+                ApiError::Timeout {
+                    seconds: kind.timeout_ms() / 1000,
+                    resent: true,
+                },
+            ),
+        },
     }
+}
+
+/// `text` cut to at most [`MAX_INPUT_BYTES`] bytes at a character boundary, and whether it was cut.
+pub fn input_for(text: &str) -> (&str, bool) {
+    if text.len() <= MAX_INPUT_BYTES {
+        return (text, false);
+    }
+    let mut end = MAX_INPUT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
 }
 
 /// An upper bound of a text's tokens: its UTF-8 byte count (a token is at least one byte; the
@@ -408,61 +538,154 @@ mod tests {
     }
 
     #[test]
-    fn reads_error_messages_defensively() {
-        assert_eq!(
-            error_message(r#"{"object":"error","message":"Too many tokens in batch","type":"x"}"#),
-            "Too many tokens in batch"
-        );
-        assert_eq!(
-            error_message(r#"{"detail":[{"loc":["body"]}]}"#),
-            r#"[{"loc":["body"]}]"#
-        );
-        assert_eq!(error_message("Bad Gateway"), "Bad Gateway");
+    fn reads_every_real_error_body() {
+        // Bodies quoted from the real API (see error_message's documentation).
+        for (body, expected) in [
+            (r#"{"detail":"Unauthorized"}"#, "Unauthorized"),
+            (
+                r#"{"message":"Unauthorized","request_id":"a1b2"}"#,
+                "Unauthorized",
+            ),
+            (
+                r#"{"message":"Requests rate limit exceeded"}"#,
+                "Requests rate limit exceeded",
+            ),
+            (
+                r#"{"object":"error","message":"Rate limit exceeded","type":"rate_limited","param":null,"code":"1300"}"#,
+                "Rate limit exceeded",
+            ),
+            (
+                r#"{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","dimensions"],"msg":"Extra inputs are not permitted","input":3}]},"type":"invalid_request_error","param":null,"code":null}"#,
+                "Extra inputs are not permitted (dimensions)",
+            ),
+            (
+                r#"{"detail":[{"loc":["body","input",0],"msg":"Input should be a valid string"}]}"#,
+                "Input should be a valid string (input.0)",
+            ),
+            (
+                r#"{"object":"error","message":"Too many tokens overall, split into more batches.","type":"invalid_request_message_error","param":null,"code":"3210"}"#,
+                "Too many tokens overall, split into more batches.",
+            ),
+            (
+                "<html><head><title>502 Bad Gateway</title></head><body>cloudflare</body></html>",
+                "502 Bad Gateway",
+            ),
+            ("Bad Gateway", "Bad Gateway"),
+        ] {
+            assert_eq!(error_message(body), expected, "{body}");
+        }
     }
 
     #[test]
     fn never_retries_a_refused_key_or_a_bad_request() {
-        let refused = status(401, None, "");
+        let e = CallKind::Embeddings;
+        let refused = status(401, None, r#"{"detail":"Unauthorized"}"#);
         assert_eq!(
-            next_step(1, &refused),
+            next_step(e, 1, &refused),
             Next::Fail(ApiError::KeyRefused { status: 401 })
         );
         let forbidden = status(403, Some("1"), "");
         assert_eq!(
-            next_step(1, &forbidden),
+            next_step(e, 1, &forbidden),
             Next::Fail(ApiError::KeyRefused { status: 403 })
         );
         let bad = status(422, None, r#"{"message":"input"}"#);
         assert_eq!(
-            next_step(1, &bad),
+            next_step(e, 1, &bad),
             Next::Fail(ApiError::Rejected {
                 status: 422,
                 message: "input".into()
             })
         );
+        // Only 500, 502, 503 and 504 are worth waiting for, as in the official clients.
+        assert!(matches!(
+            next_step(e, 1, &status(501, None, "")),
+            Next::Fail(ApiError::Rejected { status: 501, .. })
+        ));
     }
 
     #[test]
-    fn honours_retry_after_then_gives_up_after_the_last_attempt() {
+    fn honours_retry_after_else_waits_for_a_minute_limit_then_gives_up() {
+        let e = CallKind::Embeddings;
         let limited = status(429, Some("3"), "");
-        assert_eq!(next_step(1, &limited), Next::Retry { wait_ms: 3000 });
+        let rate = WaitReason::RateLimited;
         assert_eq!(
-            next_step(MAX_ATTEMPTS, &limited),
+            next_step(e, 1, &limited),
+            Next::Retry {
+                wait_ms: 3000,
+                reason: rate
+            }
+        );
+        assert_eq!(
+            next_step(e, MAX_ATTEMPTS, &limited),
             Next::Fail(ApiError::RateLimited)
         );
+        // Without a readable Retry-After (always so in a browser): 10 s, 30 s, 60 s.
         let no_header = status(429, None, "");
-        assert_eq!(next_step(2, &no_header), Next::Retry { wait_ms: 2000 });
+        let waits: Vec<Next> = (1..MAX_ATTEMPTS)
+            .map(|n| next_step(e, n, &no_header))
+            .collect();
+        let expected: Vec<Next> = [10_000, 30_000, 60_000]
+            .map(|wait_ms| Next::Retry {
+                wait_ms,
+                reason: rate,
+            })
+            .into();
+        assert_eq!(waits, expected);
         let huge = status(503, Some("86400"), "");
-        assert_eq!(next_step(1, &huge), Next::Retry { wait_ms: 60_000 });
         assert_eq!(
-            next_step(MAX_ATTEMPTS, &Attempt::Timeout),
-            Next::Fail(ApiError::Timeout)
+            next_step(e, 1, &huge),
+            Next::Retry {
+                wait_ms: 60_000,
+                reason: WaitReason::Server(503)
+            }
         );
         assert_eq!(
-            next_step(1, &Attempt::Network("offline")),
-            Next::Retry { wait_ms: 1000 }
+            next_step(e, 1, &Attempt::Network("offline")),
+            Next::Retry {
+                wait_ms: 1000,
+                reason: WaitReason::Network
+            }
         );
         assert_eq!(backoff_ms(10), 8000);
+    }
+
+    #[test]
+    fn a_timed_out_embedding_is_sent_again_a_timed_out_chat_never() {
+        assert_eq!(
+            next_step(CallKind::Embeddings, 1, &Attempt::Timeout),
+            Next::Retry {
+                wait_ms: 1000,
+                reason: WaitReason::Timeout
+            }
+        );
+        assert_eq!(
+            next_step(CallKind::Embeddings, MAX_ATTEMPTS, &Attempt::Timeout),
+            Next::Fail(ApiError::Timeout {
+                seconds: 15,
+                resent: true
+            })
+        );
+        assert_eq!(
+            next_step(CallKind::Chat, 1, &Attempt::Timeout),
+            Next::Fail(ApiError::Timeout {
+                seconds: 180,
+                resent: false
+            })
+        );
+        assert!(CallKind::Chat.timeout_ms() >= 120_000);
+    }
+
+    #[test]
+    fn a_text_over_the_input_limit_is_cut_at_a_character_boundary() {
+        assert_eq!(input_for("court"), ("court", false));
+        let long = "é".repeat(5000); // 10,000 bytes
+        let (cut, was_cut) = input_for(&long);
+        assert!(was_cut);
+        assert_eq!(cut.len(), MAX_INPUT_BYTES);
+        assert!(cut.chars().all(|c| c == 'é'));
+        let odd = format!("a{}", "é".repeat(5000));
+        assert_eq!(input_for(&odd).0.len(), MAX_INPUT_BYTES - 1);
     }
 
     #[test]

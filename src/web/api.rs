@@ -1,5 +1,6 @@
-//! The page's calls to Mistral: `fetch` with the learner's key, the core's retry policy, a timeout,
-//! and cancellation (a newer question cancels the older request).
+//! The page's calls to Mistral: `fetch` with the learner's key, the core's retry policy, a timeout
+//! per kind of call, waits shown with a countdown (and cut short or cancelled by the learner), and
+//! cancellation (a newer question cancels the older request).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -9,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use crate::mistral::chat::{self, Chat, Message};
-use crate::mistral::{self, ApiError, ApiKey, Attempt, Embeddings, Next};
+use crate::mistral::{self, ApiError, ApiKey, Attempt, CallKind, Embeddings, Next, WaitReason};
 
 /// Where requests go. A build-time setting only (the end-to-end tests build a copy of the page
 /// pointed at their local mock): nothing in a URL, a link or storage can change it.
@@ -23,11 +24,24 @@ pub fn is_test_build() -> bool {
     API_BASE != mistral::API_ORIGIN
 }
 
+/// A wait before the next attempt: the seconds left and why.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Wait {
+    pub seconds: u32,
+    pub reason: WaitReason,
+}
+
+type WaitHook = Rc<dyn Fn(&Call, Option<Wait>)>;
+
 /// A cancellable call in flight.
 #[derive(Clone, Default)]
 pub struct Call {
     cancelled: Rc<Cell<bool>>,
+    /// « Réessayer maintenant »: the wait in progress ends at once.
+    skip: Rc<Cell<bool>>,
     controller: Rc<RefCell<Option<AbortController>>>,
+    /// Told of every second of a wait, and of its end (`None`).
+    on_wait: Rc<RefCell<Option<WaitHook>>>,
 }
 
 impl Call {
@@ -46,6 +60,52 @@ impl Call {
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.get()
     }
+
+    /// Ends the current wait now: the next attempt starts at once.
+    pub fn skip_wait(&self) {
+        self.skip.set(true);
+    }
+
+    /// Whether `other` is this same call (clones share their state).
+    pub fn same(&self, other: &Call) -> bool {
+        Rc::ptr_eq(&self.cancelled, &other.cancelled)
+    }
+
+    /// Who hears of this call's waits (the page, to show the countdown).
+    pub fn on_wait(&self, hook: impl Fn(&Call, Option<Wait>) + 'static) {
+        *self.on_wait.borrow_mut() = Some(Rc::new(hook));
+    }
+
+    fn tell(&self, wait: Option<Wait>) {
+        let hook = self.on_wait.borrow().clone();
+        if let Some(h) = hook {
+            h(self, wait);
+        }
+    }
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Waits `ms` before the next attempt, telling the call's hook the seconds left each second;
+/// ends early on « Réessayer maintenant » or a cancel.
+async fn wait(call: &Call, ms: u32, reason: WaitReason) {
+    call.skip.set(false);
+    let end = now_ms() + ms as f64;
+    loop {
+        let left = end - now_ms();
+        if left <= 0.0 || call.skip.get() || call.is_cancelled() {
+            break;
+        }
+        let seconds = (left / 1000.0).ceil() as u32;
+        call.tell(Some(Wait { seconds, reason }));
+        // Wake at the next whole second left, or sooner to notice a skip.
+        let step = left - (seconds.saturating_sub(1) as f64) * 1000.0;
+        sleep(step.clamp(1.0, 250.0) as u32).await;
+    }
+    call.skip.set(false);
+    call.tell(None);
 }
 
 /// Waits `ms` milliseconds.
@@ -62,6 +122,7 @@ pub async fn sleep(ms: u32) {
 /// One attempt: `Ok(body)` for a 200, else what happened.
 async fn attempt(
     call: &Call,
+    kind: CallKind,
     key: &ApiKey,
     path: &str,
     body: &str,
@@ -81,7 +142,7 @@ async fn attempt(
         web_sys::window().and_then(|w| {
             w.set_timeout_with_callback_and_timeout_and_arguments_0(
                 cb.unchecked_ref(),
-                mistral::TIMEOUT_MS as i32,
+                kind.timeout_ms() as i32,
             )
             .ok()
         })
@@ -102,9 +163,14 @@ async fn attempt(
     }
     let resp = match result {
         Ok(resp) => resp,
-        Err(e) => return Err((None, None, e.to_string(), timed_out.get())),
+        // The transport's text is not kept: it may quote a request header (the key).
+        Err(_) => {
+            let what = "TypeError: Failed to fetch".to_owned();
+            return Err((None, None, what, timed_out.get()));
+        }
     };
     let status = resp.status();
+    // Null in a browser against the real API, which does not expose it (see mistral::Attempt).
     let retry_after = resp.headers().get("retry-after");
     let text = resp.text().await.unwrap_or_default();
     if status == 200 {
@@ -116,13 +182,19 @@ async fn attempt(
 
 /// POSTs `body` to `path` until a 200 (its body is returned), retrying where waiting can help.
 /// The key goes only to [`API_BASE`], in the `Authorization` header.
-async fn post(call: &Call, key: &ApiKey, path: &str, body: &str) -> Result<String, ApiError> {
+async fn post(
+    call: &Call,
+    kind: CallKind,
+    key: &ApiKey,
+    path: &str,
+    body: &str,
+) -> Result<String, ApiError> {
     let mut n = 1;
     loop {
         if call.is_cancelled() {
             return Err(ApiError::Cancelled);
         }
-        let failure = match attempt(call, key, path, body).await {
+        let failure = match attempt(call, kind, key, path, body).await {
             Ok(text) => return Ok(text),
             Err(f) => f,
         };
@@ -139,9 +211,9 @@ async fn post(call: &Call, key: &ApiKey, path: &str, body: &str) -> Result<Strin
             None if timed_out => Attempt::Timeout,
             None => Attempt::Network(&text),
         };
-        match mistral::next_step(n, &outcome) {
-            Next::Retry { wait_ms } => {
-                sleep(wait_ms).await;
+        match mistral::next_step(kind, n, &outcome) {
+            Next::Retry { wait_ms, reason } => {
+                wait(call, wait_ms, reason).await;
                 n += 1;
             }
             Next::Fail(e) => return Err(e),
@@ -153,6 +225,7 @@ async fn post(call: &Call, key: &ApiKey, path: &str, body: &str) -> Result<Strin
 pub async fn embed(call: &Call, key: &ApiKey, texts: &[&str]) -> Result<Embeddings, ApiError> {
     let text = post(
         call,
+        CallKind::Embeddings,
         key,
         mistral::EMBEDDINGS_PATH,
         &mistral::embedding_request(texts),
@@ -170,6 +243,7 @@ pub async fn chat(
 ) -> Result<Chat, ApiError> {
     let text = post(
         call,
+        CallKind::Chat,
         key,
         chat::CHAT_PATH,
         &chat::chat_request(model, messages),

@@ -71,6 +71,7 @@ impl App {
     fn run(self: &Rc<Self>, effect: Effect) {
         let app = self.clone();
         match effect {
+            Effect::CheckKey { job } => spawn(tasks::check_key(app, job)),
             Effect::EmbedQuestion {
                 job,
                 question,

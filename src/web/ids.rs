@@ -10,8 +10,15 @@ pub const COMMENCER_FERMER: &str = "commencer-fermer";
 pub const TEST_BUILD: &str = "test-build";
 pub const COUTS: &str = "couts";
 pub const ERREUR: &str = "erreur";
+// A call waiting before its next attempt.
+pub const ATTENTE: &str = "attente";
+pub const ATTENTE_TEXTE: &str = "attente-texte";
+pub const REESSAYER: &str = "reessayer";
+pub const ATTENTE_ANNULER: &str = "attente-annuler";
 // The settings, and the key.
 pub const REGLAGES: &str = "reglages";
+pub const VERIFIER_CLE: &str = "verifier-cle";
+pub const VERIFICATION: &str = "verification";
 pub const CLE: &str = "cle";
 pub const RETENIR: &str = "retenir";
 pub const OUBLIER: &str = "oublier";
@@ -68,7 +75,13 @@ pub const EVAL_ETAT: &str = "eval-etat";
 pub const EVAL_RESULTAT: &str = "eval-resultat";
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 49] = [
+pub const IN_PAGE: [&str; 55] = [
+    ATTENTE,
+    ATTENTE_TEXTE,
+    REESSAYER,
+    ATTENTE_ANNULER,
+    VERIFIER_CLE,
+    VERIFICATION,
     RESUME,
     TEST_BUILD,
     COUTS,

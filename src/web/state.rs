@@ -18,7 +18,7 @@ use crate::measure::Measurement;
 use crate::mistral::chat::{self, Chat, Message};
 use crate::mistral::{self, ApiKey};
 
-use super::api::Call;
+use super::api::{Call, Wait};
 
 /// A catalogue and everything computed from it. Replaced whole when the learner loads files.
 pub struct Dataset {
@@ -34,6 +34,8 @@ pub struct Dataset {
     pub vectors_origin: String,
     /// The safetensors bytes of vectors computed in this browser, for « Télécharger ».
     pub computed: Option<Vec<u8>>,
+    /// Question vectors shipped with the fiche vectors (0: none).
+    pub questions_shipped: usize,
 }
 
 impl Dataset {
@@ -57,6 +59,7 @@ impl Dataset {
             measurements,
             vectors_origin: String::new(),
             computed: None,
+            questions_shipped: 0,
         }
     }
 
@@ -174,6 +177,8 @@ pub struct Calls {
     pub dense: Option<Call>,
     pub answer: Option<Call>,
     pub eval: Option<Call>,
+    /// « Vérifier ma clé ».
+    pub check: Option<Call>,
 }
 
 impl Calls {
@@ -184,6 +189,7 @@ impl Calls {
             self.dense.take(),
             self.answer.take(),
             self.eval.take(),
+            self.check.take(),
         ];
         for c in calls.into_iter().flatten() {
             c.cancel();
@@ -229,6 +235,10 @@ pub struct State {
     pub share: Option<(String, Option<bool>)>,
     /// « Par où commencer » dismissed (remembered on this device).
     pub guide_hidden: bool,
+    /// « Vérifier ma clé »: in flight (`None` inside), or its verdict.
+    pub key_check: Option<Option<Result<String, String>>>,
+    /// A call waiting before its next attempt (429, 5xx, no answer): shown with a countdown.
+    pub waiting: Option<(Wait, Call)>,
 }
 
 impl State {
@@ -266,6 +276,8 @@ impl State {
             data_errors: Vec::new(),
             share: None,
             guide_hidden: false,
+            waiting: None,
+            key_check: None,
         }
     }
 
@@ -409,6 +421,7 @@ pub enum Msg {
     KeyTyped(String),
     RememberToggled(bool),
     KeyForgotten,
+    KeyCheckRequested,
     ComputeRequested,
     ComputeCancelled,
     DownloadRequested,
@@ -434,8 +447,16 @@ pub enum Msg {
     FilesChosen(Vec<web_sys::File>),
     FilesRefused(Vec<String>),
     BackToExercise,
+    /// « Réessayer maintenant » during a wait.
+    RetryNow,
+    /// « Annuler » during a wait: that call stops.
+    WaitCancelled,
     // What tasks report.
+    /// A call waits before its next attempt (`None`: the wait is over).
+    Waiting(Call, Option<Wait>),
     Paid(Costs),
+    /// The verdict of « Vérifier ma clé »: what was accepted, or why not.
+    KeyChecked(Result<String, String>),
     QuestionEmbedded {
         question: String,
         vector: Vec<f32>,
@@ -503,6 +524,9 @@ pub struct Job {
 
 /// What a change starts; the controller runs it (see `app`).
 pub enum Effect {
+    CheckKey {
+        job: Job,
+    },
     EmbedQuestion {
         job: Job,
         question: String,

@@ -21,6 +21,42 @@ use super::update::{embedding_cost, outcome, vectors_cache_key};
 /// Typing pauses this long before a question is embedded (each embedding costs).
 const DEBOUNCE_MS: u32 = 400;
 
+/// Lets the page show `call`'s waits (429, 5xx, no answer) with a countdown. The hook holds the
+/// page weakly: a finished call does not keep it alive.
+fn watch(app: &Shared, call: &Call) {
+    let app = std::rc::Rc::downgrade(app);
+    call.on_wait(move |call, wait| {
+        if let Some(app) = app.upgrade() {
+            app.dispatch(Msg::Waiting(call.clone(), wait));
+        }
+    });
+}
+
+/// « Vérifier ma clé »: one embedding of a two-letter text (about 2 tokens, $0.0000002), so
+/// that the answer is the API's verdict on this key, with the precise reason when refused.
+pub async fn check_key(app: Shared, job: Job) {
+    let Job { key, call, .. } = job;
+    watch(&app, &call);
+    let verdict = match api::embed(&call, &key, &["ok"]).await {
+        Ok(e) => {
+            app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+            Ok(format!(
+                "Clé acceptée : {} a répondu ({} token{}).",
+                mistral::MODEL,
+                e.prompt_tokens,
+                if e.prompt_tokens > 1 { "s" } else { "" }
+            ))
+        }
+        Err(ApiError::Cancelled) => return,
+        Err(e @ ApiError::Network { .. }) => Err(format!(
+            "{} Une clé refusée peut aussi se montrer ainsi, si l'API répond sans les en-têtes CORS qui laissent le navigateur lire son refus : « vecteurs --verifier » le dit dans un terminal.",
+            messages::api(&e)
+        )),
+        Err(e) => Err(messages::api(&e)),
+    };
+    app.dispatch(Msg::KeyChecked(verdict));
+}
+
 pub async fn fetch_text(path: &str) -> Result<String, String> {
     let resp = gloo_net::http::Request::get(path)
         .send()
@@ -127,6 +163,7 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
 /// Embeds the question in the box, after a pause in typing; the cache first.
 pub async fn embed_question(app: Shared, job: Job, question: String, generation: u64) {
     let Job { key, call, .. } = job;
+    watch(&app, &call);
     api::sleep(DEBOUNCE_MS).await;
     let current = app
         .peek(|s| s.question_generation == generation)
@@ -158,35 +195,80 @@ pub async fn embed_question(app: Shared, job: Job, question: String, generation:
 /// Embeds `fiches` (a snapshot taken when the learner clicked) by batches. The vectors are built,
 /// fingerprinted and cached from that snapshot, so they are exactly those of the texts sent; and
 /// they are stored and attached only if the catalogue is still the same.
+///
+/// Each text's vector is also cached on its own as soon as it is paid for, so that a run stopped
+/// by a failed batch resumes where it stopped without paying twice. A text over the API's
+/// per-input limit is cut to its first [`mistral::MAX_INPUT_BYTES`] bytes (and counted).
 pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     let Job { epoch, key, call } = job;
-    let texts: Vec<&str> = fiches.iter().map(|f| f.texte.as_str()).collect();
-    let total = texts.len();
-    let mut rows: Vec<Vec<f32>> = Vec::with_capacity(total);
+    watch(&app, &call);
+    let inputs: Vec<(&str, bool)> = fiches
+        .iter()
+        .map(|f| mistral::input_for(&f.texte))
+        .collect();
+    let cut = inputs.iter().filter(|(_, c)| *c).count();
+    let total = inputs.len();
+    let mut rows: Vec<Option<Vec<f32>>> = Vec::with_capacity(total);
+    for (text, _) in &inputs {
+        let k = cache::question_vector(mistral::MODEL, text);
+        rows.push(store::get_vector(store::QUESTION_VECTORS, &k).await);
+    }
+    let known = rows.iter().filter(|r| r.is_some()).count();
+    app.dispatch(Msg::ComputeProgress {
+        epoch,
+        done: known,
+        total,
+    });
+    let missing: Vec<usize> = (0..total).filter(|&i| rows[i].is_none()).collect();
+    let texts: Vec<&str> = missing.iter().map(|&i| inputs[i].0).collect();
+    let mut done = known;
     for range in mistral::batches(&texts) {
-        let Some(batch) = texts.get(range) else { break };
+        let (Some(batch), Some(which)) = (texts.get(range.clone()), missing.get(range)) else {
+            break;
+        };
         match api::embed(&call, &key, batch).await {
             Ok(e) => {
-                rows.extend(e.vectors);
                 app.dispatch(Msg::Paid(embedding_cost(e.prompt_tokens, 0)));
-                app.dispatch(Msg::ComputeProgress {
-                    epoch,
-                    done: rows.len(),
-                    total,
-                });
+                for ((&i, text), v) in which.iter().zip(batch).zip(e.vectors) {
+                    let k = cache::question_vector(mistral::MODEL, text);
+                    store::put_vector(store::QUESTION_VECTORS, &k, &v).await;
+                    if let Some(slot) = rows.get_mut(i) {
+                        *slot = Some(v);
+                    }
+                }
+                done += which.len();
+                app.dispatch(Msg::ComputeProgress { epoch, done, total });
             }
             Err(e) => {
-                let message = format!("Calcul interrompu : {}", messages::api(&e));
+                let first = which
+                    .first()
+                    .and_then(|&i| fiches.get(i))
+                    .map(|f| f.id.as_str());
+                let last = which
+                    .last()
+                    .and_then(|&i| fiches.get(i))
+                    .map(|f| f.id.as_str());
+                let message = format!(
+                    "Calcul interrompu sur le lot de {} fiches {} à {} : {} Les {} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas.",
+                    which.len(),
+                    first.unwrap_or("?"),
+                    last.unwrap_or("?"),
+                    messages::api(&e),
+                    done
+                );
                 app.dispatch(Msg::ComputeEnded { epoch, message });
                 return;
             }
         }
         if call.is_cancelled() || !app.is_current(epoch) {
-            let message = "Calcul interrompu : Annulé.".to_owned();
+            let message = format!(
+                "Calcul interrompu : Annulé. Les {done} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas."
+            );
             app.dispatch(Msg::ComputeEnded { epoch, message });
             return;
         }
     }
+    let rows: Vec<Vec<f32>> = rows.into_iter().flatten().collect();
     let built = VectorSet::new(mistral::MODEL, &fiches, rows).map(|set| {
         let bytes = set.to_safetensors();
         (set, bytes)
@@ -210,15 +292,26 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         origin,
         bytes: Some(bytes),
     });
-    let message =
-        "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page."
-            .to_owned();
+    let cut_note = match cut {
+        0 => String::new(),
+        n => format!(
+            " {} trop longue{} pour l'API (plus de 8 192 tokens) : seuls {} {} premiers octets ont été plongés.",
+            crate::fr::count(n as u64, "fiche", "fiches"),
+            if n > 1 { "s" } else { "" },
+            if n > 1 { "leurs" } else { "ses" },
+            crate::fr::int(mistral::MAX_INPUT_BYTES as u64)
+        ),
+    };
+    let message = format!(
+        "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page.{cut_note}"
+    );
     app.dispatch(Msg::ComputeEnded { epoch, message });
 }
 
 /// Embeds the questions not yet known (the cache first), then asks for the dense measurements.
 pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
     let Job { epoch, key, call } = job;
+    watch(&app, &call);
     let mut missing: Vec<String> = Vec::new();
     let mut found = Vec::new();
     for q in questions {
@@ -301,6 +394,7 @@ async fn obtain(
 /// « Rédiger la réponse » for `question` from the fiches `sent`.
 pub async fn answer(app: Shared, job: Job, model: String, question: String, sent: Vec<Fiche>) {
     let Job { epoch, key, call } = job;
+    watch(&app, &call);
     let refs: Vec<&Fiche> = sent.iter().collect();
     let messages = answer::prompt(&question, &refs);
     let outcome = match obtain(&app, &call, &key, &model, &messages).await {
@@ -319,6 +413,7 @@ pub async fn answer(app: Shared, job: Job, model: String, question: String, sent
 /// « Mesurer les réponses »: each question in turn, prepared when the run started.
 pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, items: Vec<EvalItem>) {
     let Job { epoch, key, call } = job;
+    watch(&app, &call);
     let total = items.len();
     let mut outcomes = Vec::with_capacity(total);
     for (i, item) in items.iter().enumerate() {

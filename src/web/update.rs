@@ -102,6 +102,10 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 effects.push(Effect::RememberKey(Some(raw.trim().to_owned())));
             }
             s.search_error = None;
+            s.key_check = None;
+            if let Some(c) = s.calls.check.take() {
+                c.cancel();
+            }
         }
         Msg::RememberToggled(on) => {
             s.remembered = on && s.key.is_some();
@@ -109,6 +113,19 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             effects.push(Effect::RememberKey(kept));
         }
         Msg::KeyForgotten => forget_key(s, &mut effects),
+        Msg::KeyCheckRequested => {
+            if let (Some(key), None) = (s.key.clone(), &s.calls.check) {
+                let job = job(s, key);
+                s.calls.check = Some(job.call.clone());
+                s.key_check = Some(None);
+                effects.push(Effect::CheckKey { job });
+            }
+        }
+        Msg::KeyChecked(verdict) => {
+            if s.calls.check.take().is_some() {
+                s.key_check = Some(Some(verdict));
+            }
+        }
         Msg::ComputeRequested => {
             if let (Some(key), false) = (s.key.clone(), s.compute.is_running()) {
                 let job = job(s, key);
@@ -145,22 +162,67 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::VectorsLoaded {
             epoch,
-            set,
+            mut set,
             origin,
             bytes,
-        } if epoch == s.data.epoch => match s.data.lab.set_vectors(*set) {
-            Ok(()) => {
-                s.data.vectors_origin = origin;
-                if bytes.is_some() {
-                    s.data.computed = bytes;
+        } if epoch == s.data.epoch => {
+            // Question vectors shipped in the same file: valid for exactly their texts.
+            let shipped = std::mem::take(&mut set.questions);
+            match s.data.lab.set_vectors(*set) {
+                Ok(()) => {
+                    s.data.vectors_origin = origin;
+                    if bytes.is_some() {
+                        s.data.computed = bytes;
+                    }
+                    s.data.questions_shipped = shipped.len();
+                    s.qvectors.extend(shipped);
+                    // Every question has its vector: measuring is free, so it is done at once.
+                    if s.data
+                        .questions
+                        .iter()
+                        .all(|q| s.qvectors.contains_key(&q.text))
+                        && !s.data.has_dense_measurements()
+                    {
+                        measure_dense(s);
+                    }
+                }
+                Err(e) => {
+                    s.data.vectors_origin = format!("Vecteurs refusés : {}", messages::vectors(&e))
                 }
             }
-            Err(e) => {
-                s.data.vectors_origin = format!("Vecteurs refusés : {}", messages::vectors(&e))
-            }
-        },
+        }
         Msg::VectorsRefused { epoch, origin } if epoch == s.data.epoch => {
             s.data.vectors_origin = origin;
+        }
+        Msg::Waiting(call, wait) => match wait {
+            Some(w) => s.waiting = Some((w, call)),
+            None => {
+                if s.waiting.as_ref().is_some_and(|(_, c)| c.same(&call)) {
+                    s.waiting = None;
+                }
+            }
+        },
+        Msg::RetryNow => {
+            if let Some((_, call)) = &s.waiting {
+                call.skip_wait();
+            }
+        }
+        Msg::WaitCancelled => {
+            if let Some((_, call)) = s.waiting.take() {
+                call.cancel();
+                // The answer and the question's embedding report nothing when cancelled: their
+                // state is settled here. The long tasks report their own end.
+                if s.calls.answer.as_ref().is_some_and(|c| c.same(&call)) {
+                    s.calls.answer = None;
+                    s.answering.pending = false;
+                }
+                if let Some((q, c)) = &s.calls.search {
+                    if c.same(&call) {
+                        s.search_error = Some((q.clone(), "Annulé.".to_owned()));
+                        s.calls.search = None;
+                    }
+                }
+            }
         }
         Msg::Paid(c) => {
             let t = &mut s.costs;
@@ -186,14 +248,18 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.search_error = Some((question, message));
         }
         Msg::DenseMeasureRequested => {
-            if let (Some(key), false) = (s.key.clone(), s.dense.is_running()) {
-                let questions: Vec<String> = s
-                    .data
-                    .questions
-                    .iter()
-                    .map(|q| q.text.clone())
-                    .filter(|q| !s.qvectors.contains_key(q))
-                    .collect();
+            let questions: Vec<String> = s
+                .data
+                .questions
+                .iter()
+                .map(|q| q.text.clone())
+                .filter(|q| !s.qvectors.contains_key(q))
+                .collect();
+            if questions.is_empty() && s.data.lab.vectors().is_some() {
+                // Every question's vector is known (shipped, or embedded before): no call.
+                s.dense_message = None;
+                measure_dense(s);
+            } else if let (Some(key), false) = (s.key.clone(), s.dense.is_running()) {
                 let job = job(s, key);
                 s.calls.dense = Some(job.call.clone());
                 s.dense = Phase::Running {
@@ -351,6 +417,8 @@ fn forget_key(s: &mut State, effects: &mut Vec<Effect>) {
     s.key = None;
     s.remembered = false;
     s.calls.cancel_all();
+    s.waiting = None;
+    s.key_check = None;
     s.compute = Phase::Idle;
     s.dense = Phase::Idle;
     s.answering.pending = false;
@@ -365,6 +433,8 @@ fn forget_key(s: &mut State, effects: &mut Vec<Effect>) {
 /// Replaces the catalogue: a new epoch, every call cancelled, every result of the old one gone.
 fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
     s.calls.cancel_all();
+    s.waiting = None;
+    s.key_check = None;
     data.epoch = s.data.epoch.max(data.epoch) + 1;
     let stopped = s.evaluation.phase.is_running() || s.compute.is_running() || s.dense.is_running();
     s.data = data;

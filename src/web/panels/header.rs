@@ -25,6 +25,17 @@ pub fn render(s: &State) {
         set_hidden(&banner, false);
     }
     set_hidden(&by_id(ids::COMMENCER), s.guide_hidden);
+    let waiting = by_id(ids::ATTENTE);
+    match &s.waiting {
+        Some((w, _)) => {
+            set_text(
+                &by_id(ids::ATTENTE_TEXTE),
+                &crate::fr::messages::wait(w.reason, w.seconds),
+            );
+            set_hidden(&waiting, false);
+        }
+        None => set_hidden(&waiting, true),
+    }
     let c = &s.costs;
     // The cost line appears once there is something to pay with, or something paid.
     set_hidden(&by_id(ids::COUTS), s.key.is_none() && c.calls == 0);

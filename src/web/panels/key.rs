@@ -1,6 +1,6 @@
 //! The key panel: the field, « retenir », « oublier », and what is kept where.
 
-use super::super::dom::{by_id, input, set_text};
+use super::super::dom::{by_id, input, set_disabled, set_text};
 use super::super::ids;
 use super::super::state::State;
 
@@ -20,9 +20,24 @@ pub fn render(s: &State) {
         remember.set_checked(s.remembered);
     }
     let text = match (s.key.is_some(), s.remembered) {
+        (false, _) if s.data.questions_shipped > 0 => "Aucune clé : sens et hybride sont mesurés sur les questions de l'exercice avec les vecteurs fournis ; une question que vous tapez demande votre clé.",
         (false, _) => "Aucune clé : les méthodes sens et hybride attendent la vôtre.",
         (true, false) => "Clé en mémoire, pour cet onglet seulement.",
         (true, true) => "Clé retenue sur cet appareil (« oublier » l'efface).",
     };
     set_text(&by_id(ids::CLE_ETAT), text);
+    let checking = matches!(s.key_check, Some(None));
+    set_disabled(&by_id(ids::VERIFIER_CLE), s.key.is_none() || checking);
+    let verdict = by_id(ids::VERIFICATION);
+    let (said, refused) = match &s.key_check {
+        None => ("", false),
+        Some(None) => ("Vérification…", false),
+        Some(Some(Ok(m))) => (m.as_str(), false),
+        Some(Some(Err(m))) => (m.as_str(), true),
+    };
+    set_text(&verdict, said);
+    verdict
+        .class_list()
+        .toggle_with_force("refus", refused)
+        .ok();
 }

@@ -243,7 +243,18 @@ fn method_section(m: &Measurement, method: Method) -> Element {
 /// The dense methods' part: nothing once measured; else what it takes and costs, and the button.
 fn dense_part(s: &State, missing: usize) -> Vec<Element> {
     if s.data.has_dense_measurements() {
-        return Vec::new();
+        if s.data.questions_shipped == 0 {
+            return Vec::new();
+        }
+        let text = format!(
+            "Vecteurs des questions fournis avec la page ({}) : aucune clé nécessaire pour mesurer sens et hybride. Une question que vous tapez, elle, demande votre clé.",
+            s.data.questions_shipped
+        );
+        return vec![E::new("p")
+            .attr("id", ids::MESURE_SENS_ETAT)
+            .class("fournis")
+            .text(&text)
+            .build()];
     }
     let tokens = embed_estimate(
         s.data
@@ -265,6 +276,9 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
         format!("Plongement des questions… {done} sur {total}")
     } else if s.data.lab.vectors().is_none() {
         "sens et hybride : il faut d'abord les vecteurs des fiches (panneau « Vecteurs des fiches »).".to_owned()
+    } else if missing == 0 {
+        "Toutes les questions ont déjà leur vecteur : mesurer sens et hybride ne coûte rien."
+            .to_owned()
     } else if s.key.is_none() {
         format!(
             "sens et hybride : entrez votre clé Mistral ; plonger les {missing} questions coûte {}.",
@@ -280,7 +294,7 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
         .attr("id", ids::MESURE_SENS_ETAT)
         .text(&text)
         .build()];
-    if s.data.lab.vectors().is_some() && s.key.is_some() {
+    if s.data.lab.vectors().is_some() && (s.key.is_some() || missing == 0) {
         out.push(
             E::new("button")
                 .attr("id", ids::MESURER_SENS)
