@@ -73,12 +73,23 @@ test('« Mesurer les réponses »: estimate and confirmation, a 429 recovered, f
   assert.match(await page.textContent('#eval-etat'), /40 questions, au plus [\d\u202f]+ tokens envoyés/);
   await page.click('#eval-lancer');
   assert.equal((await chats()).length, 0, 'nothing is sent before confirmation');
-  // The 6th call is refused once with 429 and Retry-After: 1, then retried.
+  // The 6th call is refused once with 429 and Retry-After: 1, which a page cannot read (the real
+  // API does not expose it): the page waits its own 10 s, with a countdown, then goes on.
   await mock.faults([{}, {}, {}, {}, {}, { status: 429, retryAfter: '1' }]);
+  const started = Date.now();
   await page.click('#eval-confirmer');
-  await page.waitForSelector('#eval-resultat table.evaluation', { timeout: 30000 });
+  await page.waitForSelector('#attente:not([hidden])', { timeout: 10000 });
+  const first = await page.textContent('#attente-texte');
+  assert.match(first, /^Trop de requêtes \(HTTP 429\) : nouvel essai dans (10|9) s\.$/);
+  await page.waitForFunction((t) => document.querySelector('#attente-texte').textContent !== t, first);
+  assert.match(await page.textContent('#attente-texte'), /nouvel essai dans [1-9] s/, 'the countdown moves');
+  await page.waitForSelector('#eval-resultat table.evaluation', { timeout: 40000 });
+  assert.ok(Date.now() - started >= 9000, 'the page waited its own backoff, not the unreadable 1 s');
+  assert.equal(await page.isHidden('#attente'), true);
   const log = await chats();
+  assert.equal(log.length, 41, '40 answers and the one refused');
   assert.equal(log.filter((r) => r.answer).length, 40, 'every question answered once');
+  assert.equal(new Set(log.filter((r) => r.answer).map((r) => r.answer.question)).size, 40, 'no answer paid twice');
   // The page's figures, recomputed from what the mock answered.
   const rows = (await readFile(new URL('../../data/questions.csv', import.meta.url), 'utf8')).trim().split('\r\n').slice(1)
     .map((l) => l.split(';'));

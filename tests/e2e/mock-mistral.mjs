@@ -1,18 +1,40 @@
-// A local stand-in for Mistral's API, for tests without a key. It answers POST /v1/embeddings
-// with seed 001's fake embedder (MD5-hashed bag of words, 1024 dims, norm 1) under the model name
-// mistral-embed, and POST /v1/chat/completions deterministically (it cites the first fiche sent
-// that shares a word of five letters or more with the question, else answers « pas dans le
-// catalogue »; a question containing "invente" gets an invented citation, one containing
-// "morceaux" an answer as a list of chunks), applies CORS as the real API does (only the Authorization and
-// Content-Type request headers are allowed, so any other header fails the preflight), and fails on
-// demand: POST /__faults with a JSON list of faults, each used by one API request in order ({} for
-// none):
-//   {"status": 401|403|429|500|502|503, "retryAfter": "1"}  an error with a JSON error body
-//   {"html": true}        a 200 whose body is an HTML page
+// A local stand-in for Mistral's API, for tests without a key, built from Mistral's own
+// documentation and recorded responses, not from what our client expects:
+// - request shapes: the OpenAPI spec (mistralai/platform-docs-public, openapi.yaml):
+//   EmbeddingRequest and ChatCompletionRequest are `additionalProperties: false` (an unknown
+//   field gets a 422 `extra_forbidden`), with the fields listed in EMBEDDING_FIELDS / CHAT_FIELDS;
+// - limits: at most 512 inputs, 8,192 tokens per input, 16,384 tokens per request (400,
+//   "Too many tokens overall, split into more batches.", code 3210);
+// - CORS: a real response carries `access-control-allow-origin: *` and NO
+//   `access-control-expose-headers`, so a page cannot read `Retry-After` (fault `expose` adds it);
+// - error bodies, as recorded in public bug reports and the official clients' tests: 401
+//   {"detail":"Unauthorized"} (or {"message":"Unauthorized","request_id":…}), 429
+//   {"object":"error","message":"Rate limit exceeded","type":"rate_limited","code":"1300"} (or
+//   {"message":"Requests rate limit exceeded"}), 422 {"object":"error","message":{"detail":[…]},
+//   "type":"invalid_request_error",…}; a gateway's 502/504 is an HTML page without CORS headers;
+// - chat replies: `content` a string, a list of chunks (a `thinking` chunk before the text with
+//   reasoning models) or null; `finish_reason` stop, length or model_length.
+// Tokens are counted as ceil(UTF-8 bytes / 4), a typical ratio for French text.
+//
+// It answers POST /v1/embeddings with seed 001's fake embedder (MD5-hashed bag of words, 1024
+// dims, norm 1) under the model name mistral-embed, GET /v1/models with a short list, and POST
+// /v1/chat/completions deterministically (it cites the first fiche sent that shares a word of five
+// letters or more with the question, else answers « pas dans le catalogue »; a question containing
+// "invente" gets an invented citation, one containing "morceaux" an answer as a list of chunks).
+// It fails on demand: POST /__faults with a JSON list of faults, each used by one API request in
+// order ({} for none):
+//   {"status": 401|403|429|500|502|503|504, "retryAfter": "2", "body": {…}}  an error (the
+//                         real body of that status unless `body` is given)
+//   {"html": true}        with a status: an HTML gateway page without CORS headers; alone: a 200
+//                         whose body is an HTML page (a captive portal)
+//   {"nocors": true}      answers (with `status` if given) without CORS headers: unreadable
+//   {"expose": true}      adds `access-control-expose-headers: retry-after` (the real API does not)
 //   {"malformed": true}   a 200 with truncated JSON
 //   {"hang": true}        never answers (until the client gives up)
 //   {"delayMs": 1500}     answers normally, late
-//   {"nocors": true}      answers without CORS headers: the browser blocks the response
+//   {"finish": "length"}  a chat answer cut after a few words, finish_reason "length"
+//   {"nullContent": true} a chat answer with content null, finish_reason "model_length"
+//   {"thinking": true}    a chat answer whose content starts with a thinking chunk
 // GET /__log lists the requests seen; POST /__reset clears faults and log.
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
@@ -50,10 +72,55 @@ export function fakeEmbed(text, dim = DIM) {
 
 const CORS = {
   'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers': 'authorization, content-type',
-  'access-control-expose-headers': 'retry-after',
 };
+
+export const EMBEDDING_FIELDS = ['model', 'input', 'output_dimension', 'output_dtype', 'encoding_format', 'metadata'];
+export const CHAT_FIELDS = ['model', 'messages', 'temperature', 'top_p', 'max_tokens', 'stream', 'stop',
+  'random_seed', 'metadata', 'response_format', 'tools', 'tool_choice', 'presence_penalty',
+  'frequency_penalty', 'n', 'prediction', 'parallel_tool_calls', 'prompt_mode', 'safe_prompt',
+  'guardrails', 'prompt_cache_key', 'reasoning_effort'];
+export const LIMITS = { inputs: 512, tokensPerInput: 8192, tokensPerRequest: 16384 };
+
+/** The mock's token count: ceil(UTF-8 bytes / 4). */
+export const tokens = (text) => Math.ceil(Buffer.byteLength(text) / 4);
+
+/** The real body of an error status. */
+function errorBody(status) {
+  switch (status) {
+    case 401: return { detail: 'Unauthorized' };
+    case 403: return { message: 'Forbidden', request_id: 'mock-403' };
+    case 429: return { object: 'error', message: 'Rate limit exceeded', type: 'rate_limited', param: null, code: '1300' };
+    default: return { object: 'error', message: 'Service unavailable', type: 'internal_server_error', param: null, code: null };
+  }
+}
+
+const gatewayPage = (status) => `<html><head><title>${status} ${status === 504 ? 'Gateway Time-out' : 'Bad Gateway'}</title></head><body><center><h1>${status}</h1></center><hr><center>cloudflare</center></body></html>`;
+
+/** A 400 with the real body shape: {"object":"error","message":…,"type":…,"param":null,"code":…}. */
+const invalid = (message, code) => ({ object: 'error', message, type: 'invalid_request_message_error', param: null, code });
+
+/** A 422 for each field the schema does not allow (additionalProperties: false). */
+function extraForbidden(request, allowed) {
+  const extra = Object.keys(request).filter((k) => !allowed.includes(k));
+  if (extra.length === 0) return null;
+  return {
+    object: 'error',
+    message: { detail: extra.map((k) => ({ type: 'extra_forbidden', loc: ['body', k], msg: 'Extra inputs are not permitted', input: request[k] })) },
+    type: 'invalid_request_error', param: null, code: null,
+  };
+}
+
+/** Why an embeddings request breaks the documented limits, if it does. */
+function overLimits(inputs) {
+  if (inputs.length > LIMITS.inputs) return invalid(`Too many inputs: ${inputs.length} > ${LIMITS.inputs}`, '3220');
+  const i = inputs.findIndex((t) => tokens(t) > LIMITS.tokensPerInput);
+  if (i >= 0) return invalid(`Input ${i} is too long: ${tokens(inputs[i])} tokens > ${LIMITS.tokensPerInput}`, '3210');
+  const total = inputs.reduce((n, t) => n + tokens(t), 0);
+  if (total > LIMITS.tokensPerRequest) return invalid('Too many tokens overall, split into more batches.', '3210');
+  return null;
+}
 
 export async function startMock(port) {
   const state = { faults: [], log: [], hung: [] };
@@ -92,10 +159,11 @@ export async function startMock(port) {
         res.writeHead(204, CORS).end();
         return;
       }
-      const known = ['/v1/embeddings', '/v1/chat/completions'];
-      if (!known.includes(url.pathname) || req.method !== 'POST') {
-        res.writeHead(404, { ...CORS, 'content-type': 'application/json' })
-          .end(JSON.stringify({ object: 'error', message: 'Not found', type: 'invalid_request', code: null }));
+      const json = (status, data, headers = CORS) =>
+        res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(data));
+      const routes = { '/v1/embeddings': 'POST', '/v1/chat/completions': 'POST', '/v1/models': 'GET' };
+      if (routes[url.pathname] !== req.method) {
+        json(404, { detail: 'Not Found' });
         return;
       }
       const auth = req.headers.authorization ?? '';
@@ -106,12 +174,21 @@ export async function startMock(port) {
       }
       if (fault.delayMs) await new Promise((ok) => setTimeout(ok, fault.delayMs));
       if (!auth.startsWith('Bearer ') || auth === 'Bearer refusee') fault.status ??= 401;
+      const cors = fault.nocors ? {} : fault.expose ? { ...CORS, 'access-control-expose-headers': 'retry-after' } : CORS;
       if (fault.status) {
-        const headers = { ...CORS, 'content-type': 'application/json' };
+        const headers = { ...cors };
         if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
-        const message = fault.status === 401 ? 'Unauthorized' : `Mock failure ${fault.status}`;
-        res.writeHead(fault.status, headers)
-          .end(JSON.stringify({ object: 'error', message, type: 'mock_error', code: String(fault.status) }));
+        if (fault.html) {
+          // A gateway's page: HTML, and no CORS headers (it never reached the API).
+          res.writeHead(fault.status, { 'content-type': 'text/html', ...(fault.retryAfter ? { 'retry-after': fault.retryAfter } : {}) })
+            .end(gatewayPage(fault.status));
+          return;
+        }
+        json(fault.status, fault.body ?? errorBody(fault.status), headers);
+        return;
+      }
+      if (url.pathname === '/v1/models') {
+        json(200, { object: 'list', data: ['mistral-embed', 'mistral-small-latest', 'mistral-large-latest'].map((id) => ({ id, object: 'model', owned_by: 'mistralai' })) }, cors);
         return;
       }
       if (fault.nocors) {
@@ -130,32 +207,56 @@ export async function startMock(port) {
       try {
         request = JSON.parse(body);
       } catch {
-        res.writeHead(400, { ...CORS, 'content-type': 'application/json' })
-          .end(JSON.stringify({ object: 'error', message: 'Invalid JSON', type: 'invalid_request', code: null }));
+        json(400, invalid('Invalid JSON body', null));
         return;
       }
-      if (url.pathname === '/v1/chat/completions') {
+      const chat = url.pathname === '/v1/chat/completions';
+      const extra = extraForbidden(request, chat ? CHAT_FIELDS : EMBEDDING_FIELDS);
+      if (extra) {
+        json(422, extra);
+        return;
+      }
+      if (chat) {
         const a = mockAnswer(request.messages ?? []);
         state.log[state.log.length - 1].answer = a;
-        const content = /morceaux/i.test(a.question)
-          ? [{ type: 'text', text: a.text.slice(0, 10) }, { type: 'reference', reference_ids: [0] }, { type: 'text', text: a.text.slice(10) }]
-          : a.text;
-        const promptTokens = Math.ceil(Buffer.byteLength(body) / 4);
-        const completionTokens = Math.ceil(Buffer.byteLength(a.text) / 4);
-        res.writeHead(200, { ...CORS, 'content-type': 'application/json' }).end(JSON.stringify({
-          id: 'mock', object: 'chat.completion', model: request.model,
-          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        let text = a.text;
+        let finish = 'stop';
+        if (fault.finish) {
+          text = text.split(' ').slice(0, 3).join(' ');
+          finish = fault.finish;
+        }
+        let content = /morceaux/i.test(a.question)
+          ? [{ type: 'text', text: text.slice(0, 10) }, { type: 'reference', reference_ids: [0] }, { type: 'text', text: text.slice(10) }]
+          : text;
+        if (fault.thinking) {
+          content = [{ type: 'thinking', thinking: [{ type: 'text', text: 'Je lis les fiches envoyées.' }] }, { type: 'text', text }];
+        }
+        if (fault.nullContent) {
+          content = null;
+          finish = 'model_length';
+          text = '';
+        }
+        const promptTokens = tokens(body);
+        const completionTokens = tokens(text);
+        json(200, {
+          id: 'mock', object: 'chat.completion', model: request.model, created: 0,
+          choices: [{ index: 0, message: { role: 'assistant', content, tool_calls: null }, finish_reason: finish }],
           usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
-        }));
+        }, cors);
         return;
       }
-      const inputs = request.input ?? [];
-      const tokens = inputs.reduce((n, t) => n + Math.ceil(Buffer.byteLength(t) / 4), 0);
-      res.writeHead(200, { ...CORS, 'content-type': 'application/json' }).end(JSON.stringify({
+      const inputs = Array.isArray(request.input) ? request.input : [request.input ?? ''];
+      const limit = overLimits(inputs);
+      if (limit) {
+        json(400, limit, cors);
+        return;
+      }
+      const total = inputs.reduce((n, t) => n + tokens(t), 0);
+      json(200, {
         id: 'mock', object: 'list', model: 'mistral-embed',
         data: inputs.map((t, index) => ({ object: 'embedding', embedding: fakeEmbed(t), index })),
-        usage: { prompt_tokens: tokens, total_tokens: tokens, completion_tokens: 0 },
-      }));
+        usage: { prompt_tokens: total, total_tokens: total, completion_tokens: 0 },
+      }, cors);
     });
   });
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));

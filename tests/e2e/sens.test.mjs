@@ -26,7 +26,7 @@ before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-'));
   const out = join(dir, 'vecteurs.safetensors');
   await promisify(execFile)(new URL('target/release/vecteurs', ROOT).pathname,
-    ['--embedder', 'mistral', '--out', out],
+    ['--embedder', 'mistral', '--questions', 'none', '--out', out],
     { cwd: ROOT.pathname, env: { ...process.env, MISTRAL_API_KEY: KEY, RAG_FICHES_API_BASE: mock.origin } });
   vectors = await readFile(out);
   shipped = await serveDist({
@@ -153,13 +153,19 @@ test('faults: refused key, 429 recovered, 5xx, HTML and truncated bodies, each i
   await enterKey(page, 'refusee');
   await page.fill('#question', 'colle pour carrelage');
   await page.waitForSelector('#colonne-sens .erreur-api');
-  assert.match(await page.textContent('#colonne-sens .erreur-api'), /La clé a été refusée \(HTTP 401\)/);
+  assert.match(await page.textContent('#colonne-sens .erreur-api'), /Clé refusée \(HTTP 401\) : vérifiez-la sur console\.mistral\.ai/);
   assert.equal((await mock.log()).filter((r) => r.method === 'POST').length, 1, '401 is not retried');
 
   await enterKey(page);
+  // A 429 whose Retry-After (1 s) the page cannot read (the API does not expose it): the page
+  // waits its own 10 s, says so with a countdown, and « Réessayer maintenant » cuts it short.
   await mock.faults([{ status: 429, retryAfter: '1' }]);
   await page.fill('#question', 'colle pour faïence');
-  await page.waitForSelector('#colonne-sens li.resultat', { timeout: 10000 });
+  await page.waitForSelector('#attente:not([hidden])');
+  assert.match(await page.textContent('#attente-texte'), /^Trop de requêtes \(HTTP 429\) : nouvel essai dans (10|9) s\.$/);
+  await page.click('#reessayer');
+  await page.waitForSelector('#colonne-sens li.resultat', { timeout: 5000 });
+  assert.equal(await page.isHidden('#attente'), true);
 
   // Four 5xx in a row (500, 502, 503 then 500): retried with backoff, then a clear message.
   await mock.faults([{ status: 500 }, { status: 502 }, { status: 503 }, { status: 500 }]);
@@ -235,8 +241,18 @@ test('more faults: 403, 429 forever without Retry-After, a CORS refusal, offline
     assert.match(await page.textContent('#colonne-sens .erreur-api'), message);
     if (attempts !== undefined && faults.every((f) => f.status)) assert.equal(await calls() - before, attempts);
   };
-  await failWith([{ status: 403 }], 'tuile canal', /La clé a été refusée \(HTTP 403\)/, 1);
+  await failWith([{ status: 403 }], 'tuile canal', /Clé refusée \(HTTP 403\)/, 1);
+  // Four 429s: the waits (10, 30, 60 s) are each cut short by « Réessayer maintenant ».
+  const skipping = (async () => {
+    for (let i = 0; i < 3; i += 1) {
+      await page.waitForSelector('#attente:not([hidden])', { timeout: 20000 });
+      const before = (await mock.log()).length;
+      await page.click('#reessayer');
+      while ((await mock.log()).length === before) await new Promise((ok) => setTimeout(ok, 50));
+    }
+  })();
   await failWith(Array(4).fill({ status: 429 }), 'ardoise naturelle', /Trop de requêtes \(HTTP 429\), même après avoir attendu/, 4);
+  await skipping;
   await failWith(Array(4).fill({ nocors: true }), 'gravier concassé', /Pas de réponse de l'API/);
   await context.setOffline(true);
   await page.fill('#question', 'sable de rivière');
