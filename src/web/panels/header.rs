@@ -50,10 +50,10 @@ pub fn render(s: &State) {
     set_text(
         &by_id(ids::COUTS),
         &format!(
-            "Coût de la session : vecteurs des fiches {} tokens ({}), questions {} tokens ({}) en {}, réponses {} + {} tokens (≈ {}{unknown}) ; total ≈ {} (tarifs relevés en {}).",
-            fr::int(c.fiches),
+            "Coût de la session : vecteurs des fiches {} ({}), questions {} ({}) en {}, réponses {} + {} tokens (≈ {}{unknown}) ; total ≈ {} (tarifs relevés en {}).",
+            fr::count(c.fiches, "token", "tokens"),
             dollars(embed(c.fiches)),
-            fr::int(c.questions),
+            fr::count(c.questions, "token", "tokens"),
             dollars(embed(c.questions)),
             fr::count(c.calls, "appel", "appels"),
             fr::int(chat_in),
