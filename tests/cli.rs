@@ -159,3 +159,151 @@ fn trec_files_read_back_give_the_measured_mrr() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A temporary directory for one test, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+/// Runs mesurer, expects exit 2, returns stderr.
+fn refused(args: &[&str]) -> String {
+    let out = mesurer(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn each_data_error_names_file_line_and_field_without_the_usage() {
+    let dir = Scratch::new("mesurer-messages");
+    let fiche = |famille: &str, nom: &str, texte: &str| {
+        format!(r#"{{"id":"A-1","famille":{famille},"nom":{nom},"texte":{texte}}}"#)
+    };
+    let good = fiche(r#""Colles""#, r#""Colle""#, r#""Colle carrelage""#);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        // Bad UTF-8 on line 2: the line, not "stream did not contain valid UTF-8".
+        (
+            format!("{good}\n{}\n", fiche(r#""a""#, r#""b""#, "\"ab\u{1}\""))
+                .replace('\u{1}', "\u{0}")
+                .into_bytes()
+                .into_iter()
+                .map(|b| if b == 0 { 0xff } else { b })
+                .collect(),
+            "line 2: not UTF-8 text",
+        ),
+        (
+            fiche(r#""a""#, r#""b""#, "5").into_bytes(),
+            "line 1: field \"texte\" must be a string, found a number",
+        ),
+        (
+            fiche(r#""a""#, r#"["b"]"#, r#""t""#).into_bytes(),
+            "line 1: field \"nom\" must be a string, found a list",
+        ),
+        (
+            fiche(r#""  ""#, r#""b""#, r#""t""#).into_bytes(),
+            "line 1: field \"famille\" is empty",
+        ),
+        (
+            fiche(r#""a""#, r#""""#, r#""t""#).into_bytes(),
+            "line 1: field \"nom\" is empty",
+        ),
+    ];
+    for (i, (bytes, expected)) in cases.iter().enumerate() {
+        let path = dir.file(&format!("f{i}.jsonl"), bytes);
+        let err = refused(&["--fiches", &path]);
+        assert!(
+            err.contains(&path) && err.contains(expected),
+            "{expected}: {err}"
+        );
+        // One line and a hint, never the 19-line usage, for an error that is not about usage.
+        assert!(!err.contains("usage:"), "{err}");
+        assert_eq!(err.lines().count(), 2, "{err}");
+    }
+    // A usage error does print the usage.
+    assert!(refused(&["--bogus"]).contains("usage: mesurer"));
+}
+
+#[test]
+fn devices_fifos_and_directories_are_refused_not_read() {
+    for path in ["/dev/zero", "/dev/urandom", "/tmp"] {
+        let err = refused(&["--fiches", path]);
+        assert!(err.contains("give a file"), "{path}: {err}");
+    }
+}
+
+#[test]
+fn all_says_which_methods_it_skipped_and_why() {
+    let out = mesurer(&["--all", "--vectors", "nowhere.safetensors"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.ends_with(
+            "\nNon mesurées : sens, hybride, hybride+ : pas de fichier de vecteurs (nowhere.safetensors) ; voir vecteurs.\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn fusion_scores_are_rounded_like_the_others() {
+    let dir = Scratch::new("mesurer-fusion");
+    let vectors = dir.0.join("v.safetensors");
+    let made = Command::new(env!("CARGO_BIN_EXE_vecteurs"))
+        .args(["--embedder", "fake", "--out", vectors.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let out = mesurer(&[
+        "hybride",
+        "--question",
+        "colle carrelage",
+        "--embedder",
+        "fake",
+        "--vectors",
+        vectors.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(" 1. AR-0021   0.03279  "), "{text}");
+}
+
+#[test]
+fn catalogue_refuses_zero_and_huge_counts_and_a_non_utf8_argument_without_panicking() {
+    let catalogue = env!("CARGO_BIN_EXE_catalogue");
+    for n in ["0", "99999999999999999999999", "-3"] {
+        let out = Command::new(catalogue)
+            .args(["--fiches", n, "--out", "/tmp/never"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{n}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("--fiches takes a number from 1 to 1000000"),
+            "{err}"
+        );
+    }
+    use std::os::unix::ffi::OsStrExt;
+    let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
+        .arg(std::ffi::OsStr::from_bytes(b"--fiches\xff"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not UTF-8 text"));
+}

@@ -7,20 +7,38 @@
 
 use std::process::ExitCode;
 
-fn run() -> Result<(), String> {
+use rag_fiches::cli::Fail;
+
+const USAGE: &str = "usage: catalogue --fiches N [--questions M] [--seed S] --out DIR
+  N from 1 to 1,000,000 fiches, M from 1 to 100,000 questions";
+
+fn run() -> Result<(), Fail> {
     let (mut n, mut m, mut seed, mut out) = (1000usize, 40usize, 1u64, None::<String>);
-    let mut args = std::env::args().skip(1);
+    let mut args = rag_fiches::cli::args()?.into_iter();
+    let count = |v: String, name: &str, max: usize| -> Result<usize, Fail> {
+        match v.parse::<usize>() {
+            Ok(x) if (1..=max).contains(&x) => Ok(x),
+            _ => Err(Fail::Usage(format!(
+                "{name} takes a number from 1 to {max}, not \"{v}\""
+            ))),
+        }
+    };
     while let Some(a) = args.next() {
-        let mut value = || args.next().ok_or(format!("{a} needs a value"));
+        let mut value = || args.next().ok_or(Fail::Usage(format!("{a} needs a value")));
         match a.as_str() {
-            "--fiches" => n = value()?.parse().map_err(|_| "--fiches takes a number")?,
-            "--questions" => m = value()?.parse().map_err(|_| "--questions takes a number")?,
-            "--seed" => seed = value()?.parse().map_err(|_| "--seed takes a number")?,
+            "--fiches" => n = count(value()?, "--fiches", 1_000_000)?,
+            "--questions" => m = count(value()?, "--questions", 100_000)?,
+            "--seed" => {
+                seed = value()?
+                    .parse()
+                    .map_err(|_| Fail::Usage("--seed takes a number".into()))?
+            }
             "--out" => out = Some(value()?),
-            other => return Err(format!("unknown argument \"{other}\"")),
+            "-h" | "--help" => return Err(Fail::Help),
+            other => return Err(Fail::Usage(format!("unknown argument \"{other}\""))),
         }
     }
-    let out = out.ok_or("--out DIR is required")?;
+    let out = out.ok_or(Fail::Usage("--out DIR is required".into()))?;
     let bundled = rag_fiches::data::parse_fiches(include_str!("../../data/fiches.jsonl"))
         .map_err(|e| e.to_string())?;
     let (fiches, questions) = rag_fiches::data::synth::catalogue(&bundled, n, m, seed);
@@ -41,12 +59,5 @@ fn run() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("catalogue: {e}");
-            eprintln!("usage: catalogue --fiches N [--questions M] [--seed S] --out DIR");
-            ExitCode::from(2)
-        }
-    }
+    rag_fiches::cli::finish("catalogue", USAGE, run())
 }

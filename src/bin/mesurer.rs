@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use rag_fiches::cli::TerminalEmbedder;
+use rag_fiches::cli::{Fail, TerminalEmbedder};
 use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche, QuestionKind};
 use rag_fiches::lab::{Lab, Method, QuestionVectors};
@@ -54,7 +54,7 @@ struct Args {
     trec: Option<String>,
 }
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
     let mut out = Args {
         method: Method::MOTS,
         fiches: "data/fiches.jsonl".into(),
@@ -69,7 +69,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        let mut value = |name: &str| {
+            args.next()
+                .ok_or(Fail::Usage(format!("{name} needs a value")))
+        };
         match arg.as_str() {
             "--fiches" => out.fiches = value("--fiches")?,
             "--questions" => out.questions = value("--questions")?,
@@ -80,24 +83,24 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--vectors" => out.vectors = value("--vectors")?,
             "--all" => out.all = true,
             "--trec" => out.trec = Some(value("--trec")?),
-            "-h" | "--help" => return Err(String::new()),
+            "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
-                out.method = Method::parse(m).ok_or(format!(
+                out.method = Method::parse(m).ok_or(Fail::Usage(format!(
                     "unknown method \"{m}\": expected mots, mots+, sens, hybride or hybride+"
-                ))?;
+                )))?;
                 method_seen = true;
             }
-            other => return Err(format!("unknown argument \"{other}\"")),
+            other => return Err(Fail::Usage(format!("unknown argument \"{other}\""))),
         }
     }
     if out.explain && out.question.is_none() {
-        return Err("--explain goes with --question".into());
+        return Err(Fail::Usage("--explain goes with --question".into()));
     }
     Ok(out)
 }
 
 fn read(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+    rag_fiches::cli::read_text(path)
 }
 
 fn load_fiches(path: &str) -> Result<Vec<Fiche>, String> {
@@ -135,7 +138,7 @@ fn question_vectors(
     if !dense {
         return Ok(QuestionVectors::new());
     }
-    let bytes = std::fs::read(&args.vectors).map_err(|e| {
+    let bytes = rag_fiches::cli::read_bytes(&args.vectors).map_err(|e| {
         format!(
             "cannot read {}: {e} (make it with: cargo run --release --bin vecteurs)",
             args.vectors
@@ -159,8 +162,8 @@ fn question_vectors(
     Ok(texts.iter().map(|t| t.to_string()).zip(vectors).collect())
 }
 
-fn run() -> Result<(), String> {
-    let args = parse_args(std::env::args().skip(1))?;
+fn run() -> Result<(), Fail> {
+    let args = parse_args(rag_fiches::cli::args()?.into_iter())?;
     let mut lab = Lab::new(load_fiches(&args.fiches)?);
     if let Some(question) = &args.question {
         let qv = question_vectors(
@@ -188,7 +191,11 @@ fn run() -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         for (i, r) in hits.iter().enumerate() {
             let fiche = &lab.fiches()[r.doc];
-            let score = show_score(r.score, args.method.score_decimals());
+            // Fusion points have no fixed scale: five decimals tell ranks apart.
+            let score = match args.method.score_decimals() {
+                Some(d) => show_score(r.score, Some(d)),
+                None => format!("{:.5}", r.score),
+            };
             println!("{:>2}. {}  {score:>8}  {}", i + 1, fiche.id, fiche.nom);
             if !args.explain {
                 continue;
@@ -218,14 +225,29 @@ fn run() -> Result<(), String> {
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
     let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
     // --all: every keyword method, and the dense ones when a vectors file is there.
+    let dense = std::path::Path::new(&args.vectors).exists();
     let methods: Vec<Method> = if args.all {
-        let dense = std::path::Path::new(&args.vectors).exists();
         Method::ALL
             .into_iter()
             .filter(|m| dense || !m.is_dense())
             .collect()
     } else {
         vec![args.method]
+    };
+    // What --all could not measure, said in the report itself.
+    let skipped = if args.all && !dense {
+        let names: Vec<&str> = Method::ALL
+            .iter()
+            .filter(|m| m.is_dense())
+            .map(|m| m.name())
+            .collect();
+        format!(
+            "\nNon mesurées : {} : pas de fichier de vecteurs ({}) ; voir vecteurs.\n",
+            names.join(", "),
+            args.vectors
+        )
+    } else {
+        String::new()
     };
     let qv = question_vectors(
         &args,
@@ -249,7 +271,7 @@ fn run() -> Result<(), String> {
         };
         println!("{text}");
     } else if args.all {
-        print!("{}", comparison(&measurements));
+        print!("{}{skipped}", comparison(&measurements));
     } else {
         print!("{}", measurements[0].seed_report());
     }

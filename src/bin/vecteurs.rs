@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use rag_fiches::cli::TerminalEmbedder;
+use rag_fiches::cli::{read_text, Fail, TerminalEmbedder};
 use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{parse_fiches, parse_questions};
 use rag_fiches::mistral;
@@ -27,7 +27,7 @@ const USAGE: &str =
                     the headers a browser would get (CORS, Retry-After, rate limits) and the
                     models the key reaches; exit 0 if the key is accepted, 1 if not";
 
-fn verify() -> Result<ExitCode, String> {
+fn verify() -> Result<ExitCode, Fail> {
     let report = rag_fiches::cli::verify_key()?;
     for line in &report.lines {
         println!("{line}");
@@ -39,14 +39,14 @@ fn verify() -> Result<ExitCode, String> {
     })
 }
 
-fn run() -> Result<ExitCode, String> {
+fn run() -> Result<ExitCode, Fail> {
     let (mut embedder, mut fiches, mut questions, mut out) = (
         "mistral".to_owned(),
         "data/fiches.jsonl".to_owned(),
         "data/questions.csv".to_owned(),
         "data/vecteurs.safetensors".to_owned(),
     );
-    let mut args = std::env::args().skip(1);
+    let mut args = rag_fiches::cli::args()?.into_iter();
     while let Some(arg) = args.next() {
         let slot = match arg.as_str() {
             "--embedder" => &mut embedder,
@@ -54,19 +54,19 @@ fn run() -> Result<ExitCode, String> {
             "--questions" => &mut questions,
             "--out" => &mut out,
             "--verifier" => return verify(),
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown argument \"{other}\"")),
+            "-h" | "--help" => return Err(Fail::Help),
+            other => return Err(Fail::Usage(format!("unknown argument \"{other}\""))),
         };
-        *slot = args.next().ok_or(format!("{arg} needs a value"))?;
+        *slot = args
+            .next()
+            .ok_or(Fail::Usage(format!("{arg} needs a value")))?;
     }
-    let text =
-        std::fs::read_to_string(&fiches).map_err(|e| format!("cannot read {fiches}: {e}"))?;
+    let text = read_text(&fiches)?;
     let fiches_list = parse_fiches(&text).map_err(|e| format!("{fiches}: {e}"))?;
     let question_texts: Vec<String> = if questions == "none" {
         Vec::new()
     } else {
-        let text = std::fs::read_to_string(&questions)
-            .map_err(|e| format!("cannot read {questions}: {e}"))?;
+        let text = read_text(&questions)?;
         let list = parse_questions(&text).map_err(|e| format!("{questions}: {e}"))?;
         list.into_iter().map(|q| q.text).collect()
     };

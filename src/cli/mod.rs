@@ -364,19 +364,112 @@ impl TerminalEmbedder {
     }
 }
 
-/// The terminal fronts' exit: success; `--help` (an empty error) prints the usage; any other error
-/// is printed with the usage and exits with status 2, never a panic.
-pub fn finish(name: &str, usage: &str, result: Result<(), String>) -> std::process::ExitCode {
+/// Why a terminal program stops. Only a usage error (an unknown flag, a missing value) prints the
+/// usage; any other failure is one line, with a hint where one helps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fail {
+    /// `--help`: the usage, exit 0.
+    Help,
+    /// The command line is wrong: the message, then the usage, exit 2.
+    Usage(String),
+    /// The command line is right but the work failed (a file, the API): the message, exit 2.
+    Run(String),
+}
+
+impl From<String> for Fail {
+    fn from(message: String) -> Fail {
+        Fail::Run(message)
+    }
+}
+
+impl From<&str> for Fail {
+    fn from(message: &str) -> Fail {
+        Fail::Run(message.to_owned())
+    }
+}
+
+/// The terminal fronts' exit: success; `--help` prints the usage; a usage error prints the
+/// message and the usage; any other error prints the message and a one-line hint; both exit with
+/// status 2, never a panic.
+pub fn finish(name: &str, usage: &str, result: Result<(), Fail>) -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) if e.is_empty() => {
+        Err(Fail::Help) => {
             println!("{usage}");
             std::process::ExitCode::SUCCESS
         }
-        Err(e) => {
+        Err(Fail::Usage(e)) => {
             eprintln!("{name}: {e}");
             eprintln!("{usage}");
             std::process::ExitCode::from(2)
         }
+        Err(Fail::Run(e)) => {
+            eprintln!("{name}: {e}");
+            eprintln!("({name} --help lists the options)");
+            std::process::ExitCode::from(2)
+        }
     }
+}
+
+/// The program's arguments; one that is not UTF-8 is a usage error, not a panic.
+pub fn args() -> Result<Vec<String>, Fail> {
+    std::env::args_os()
+        .skip(1)
+        .map(|a| {
+            a.into_string().map_err(|a| {
+                Fail::Usage(format!(
+                    "the argument {} is not UTF-8 text",
+                    a.to_string_lossy()
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Files the terminal reads are refused beyond this size: the page's own limit for a fiches file
+/// is 20 MB, and a vectors file of 130,000 fiches is 256 MiB.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// The bytes of a file the terminal was given: a regular file (a FIFO would block, a device such
+/// as /dev/zero never ends) of at most [`MAX_FILE_BYTES`].
+pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, a socket or a device)"
+        };
+        return Err(format!("cannot read {path}: it is {what}; give a file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "cannot read {path}: {} bytes, over the limit of {MAX_FILE_BYTES} bytes",
+            meta.len()
+        ));
+    }
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "cannot read {path}: over the limit of {MAX_FILE_BYTES} bytes"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The text of a file the terminal was given (see [`read_bytes`]), or the line of its first byte
+/// that is not UTF-8.
+pub fn read_text(path: &str) -> Result<String, String> {
+    String::from_utf8(read_bytes(path)?).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        format!(
+            "{path}, line {line}: not UTF-8 text (byte {} of the file); save it as UTF-8",
+            at + 1
+        )
+    })
 }

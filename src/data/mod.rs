@@ -83,11 +83,18 @@ pub enum DataError {
         column: Option<usize>,
         problem: JsonProblem,
     },
-    /// A required field is absent, or not a string.
+    /// A required field is absent.
     MissingField {
         file: &'static str,
         line: usize,
         field: &'static str,
+    },
+    /// A field that must be a string holds another JSON type.
+    WrongType {
+        file: &'static str,
+        line: usize,
+        field: &'static str,
+        found: JsonType,
     },
     /// A field that must say something is empty (an id, a texte, a question).
     EmptyField {
@@ -113,7 +120,29 @@ pub enum DataError {
     UnknownExpected { line: usize, id: String },
 }
 
-/// What is wrong with a line of `fiches.jsonl` that is not a JSON object.
+/// The JSON type found where a string was expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonType {
+    Number,
+    Bool,
+    Null,
+    List,
+    Object,
+}
+
+impl fmt::Display for JsonType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            JsonType::Number => "a number",
+            JsonType::Bool => "true or false",
+            JsonType::Null => "null",
+            JsonType::List => "a list",
+            JsonType::Object => "an object",
+        })
+    }
+}
+
+/// Why a fiches line is not a JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonProblem {
     /// Not JSON: a missing quote, comma or brace, a stray character.
@@ -144,6 +173,15 @@ impl fmt::Display for DataError {
             DataError::MissingField { file, line, field } => {
                 write!(f, "{file}, line {line}: missing field \"{field}\" (a text is expected)")
             }
+            DataError::WrongType {
+                file,
+                line,
+                field,
+                found,
+            } => write!(
+                f,
+                "{file}, line {line}: field \"{field}\" must be a string, found {found}"
+            ),
             DataError::EmptyField { file, line, field } => {
                 write!(f, "{file}, line {line}: field \"{field}\" is empty")
             }
@@ -210,15 +248,36 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
             column: None,
             problem: JsonProblem::NotObject,
         })?;
+        // Each field: present, a string, and not blank (the README promises all four).
         let field = |name: &'static str| -> Result<String, DataError> {
-            obj.get(name)
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
-                .ok_or(DataError::MissingField {
-                    file: FILE,
-                    line,
-                    field: name,
-                })
+            let found = match obj.get(name) {
+                None => {
+                    return Err(DataError::MissingField {
+                        file: FILE,
+                        line,
+                        field: name,
+                    })
+                }
+                Some(serde_json::Value::String(s)) if s.trim().is_empty() => {
+                    return Err(DataError::EmptyField {
+                        file: FILE,
+                        line,
+                        field: name,
+                    })
+                }
+                Some(serde_json::Value::String(s)) => return Ok(s.clone()),
+                Some(serde_json::Value::Number(_)) => JsonType::Number,
+                Some(serde_json::Value::Bool(_)) => JsonType::Bool,
+                Some(serde_json::Value::Null) => JsonType::Null,
+                Some(serde_json::Value::Array(_)) => JsonType::List,
+                Some(serde_json::Value::Object(_)) => JsonType::Object,
+            };
+            Err(DataError::WrongType {
+                file: FILE,
+                line,
+                field: name,
+                found,
+            })
         };
         let fiche = Fiche {
             id: field("id")?,
@@ -226,20 +285,6 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
             nom: field("nom")?,
             texte: field("texte")?,
         };
-        if fiche.id.trim().is_empty() {
-            return Err(DataError::EmptyField {
-                file: FILE,
-                line,
-                field: "id",
-            });
-        }
-        if fiche.texte.trim().is_empty() {
-            return Err(DataError::EmptyField {
-                file: FILE,
-                line,
-                field: "texte",
-            });
-        }
         if let Some(&first_line) = seen.get(&fiche.id) {
             return Err(DataError::DuplicateId {
                 id: fiche.id,

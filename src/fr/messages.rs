@@ -5,7 +5,7 @@
 use crate::data::intake::IntakeError;
 use crate::data::npy::NpyError;
 use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
-use crate::data::{DataError, JsonProblem, QuestionKind};
+use crate::data::{DataError, JsonProblem, JsonType, QuestionKind};
 use crate::lab::SearchError;
 use crate::mistral::{ApiError, WaitReason};
 use crate::search::dense::DenseError;
@@ -44,6 +44,24 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
         }
         DataError::MissingField { file, line, field } => {
             format!("{}, ligne {line} : le champ « {field} » manque (un texte est attendu).", name(file))
+        }
+        DataError::WrongType {
+            file,
+            line,
+            field,
+            found,
+        } => {
+            let found = match found {
+                JsonType::Number => "un nombre",
+                JsonType::Bool => "true ou false",
+                JsonType::Null => "null",
+                JsonType::List => "une liste",
+                JsonType::Object => "un objet",
+            };
+            format!(
+                "{}, ligne {line} : le champ « {field} » doit être un texte entre guillemets, pas {found}.",
+                name(file)
+            )
         }
         DataError::EmptyField { file, line, field } => {
             format!("{}, ligne {line} : le champ « {field} » est vide.", name(file))
@@ -403,6 +421,12 @@ mod tests {
                 file: "fiches.jsonl",
                 line: 3,
                 field: "texte",
+            },
+            DataError::WrongType {
+                file: "fiches.jsonl",
+                line: 3,
+                field: "texte",
+                found: JsonType::Number,
             },
             DataError::EmptyField {
                 file: "fiches.jsonl",
