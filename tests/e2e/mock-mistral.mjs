@@ -259,7 +259,14 @@ export async function startMock(port) {
       }, cors);
     });
   });
-  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  // A port already taken fails here, with its cause, on every test of the file (not as a pending
+  // promise after the event loop has ended).
+  await new Promise((ok, ko) => {
+    server.once('error', (e) => ko(new Error(e.code === 'EADDRINUSE'
+      ? `the mock API cannot listen on 127.0.0.1:${port}: the port is taken (EADDRINUSE); find the holder with ss -ltnp 'sport = :${port}' and stop it`
+      : `the mock API cannot listen on 127.0.0.1:${port}: ${e.message}`)));
+    server.listen(port, '127.0.0.1', ok);
+  });
   const origin = `http://127.0.0.1:${port}`;
   const post = (path, data) => fetch(origin + path, { method: 'POST', body: data ? JSON.stringify(data) : '' });
   return {
