@@ -157,7 +157,59 @@ fn trec_files_read_back_give_the_measured_mrr() {
             "{file}: {mrr} vs {expected}"
         );
     }
+    // Run again into the same directory: nothing is overwritten without --force.
+    std::fs::write(dir.join("run-mots.txt"), "mine\n").unwrap();
+    let args = [
+        "--all",
+        "--vectors",
+        "nowhere",
+        "--trec",
+        dir.to_str().unwrap(),
+    ];
+    let err = refused(&args);
+    assert!(
+        err.contains("already holds qrels.txt, run-mots.txt, run-mots-plus.txt: nothing written (add --force to overwrite)"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("run-mots.txt")).unwrap(),
+        "mine\n"
+    );
+    let out = mesurer(&[&args[..], &["--force"]].concat());
+    assert!(out.status.success());
+    assert_ne!(
+        std::fs::read_to_string(dir.join("run-mots.txt")).unwrap(),
+        "mine\n"
+    );
     std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn vecteurs_keeps_the_manifest_s_other_fields() {
+    let dir = Scratch::new("vecteurs-manifest");
+    dir.file(
+        "manifeste.json",
+        br#"{"vecteurs": null, "titre": "Comptoir Arcelle", "version": 3}"#,
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_vecteurs"))
+        .args(["--embedder", "fake", "--questions", "none", "--out"])
+        .arg(dir.0.join("v.safetensors"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("manifeste.json updated: it now names v.safetensors"));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.0.join("manifeste.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest,
+        serde_json::json!({"vecteurs": "v.safetensors", "titre": "Comptoir Arcelle", "version": 3})
+    );
 }
 
 /// A temporary directory for one test, removed when dropped.

@@ -23,7 +23,7 @@ use rag_fiches::search::bm25::{Explanation, FORMULA};
 
 const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
                 [--embedder mistral|fake] [--vectors PATH]
-       mesurer --all [--trec DIR] [--json] [--embedder …] [--vectors PATH]
+       mesurer --all [--trec DIR [--force]] [--json] [--embedder …] [--vectors PATH]
        mesurer [METHOD] --question \"…\" [--explain]
 
   METHOD           mots (default): the seed's BM25; mots+: French-aware BM25;
@@ -35,6 +35,7 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
   --all            every method side by side (dense ones when the vectors file exists),
                    with refusal thresholds and fusion against the best single method
   --trec DIR       also write qrels.txt and run-METHOD.txt for trec_eval or ranx
+  --force          with --trec: overwrite files already there (else nothing is written)
   --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
   --questions PATH questions in the seed's CSV format (default: data/questions.csv)
   --json           the whole measurement as JSON: every question's top 10 and rank
@@ -52,6 +53,7 @@ struct Args {
     vectors: String,
     all: bool,
     trec: Option<String>,
+    force: bool,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
@@ -66,6 +68,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         vectors: "data/vecteurs.safetensors".into(),
         all: false,
         trec: None,
+        force: false,
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
@@ -83,6 +86,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             "--vectors" => out.vectors = value("--vectors")?,
             "--all" => out.all = true,
             "--trec" => out.trec = Some(value("--trec")?),
+            "--force" => out.force = true,
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
@@ -261,7 +265,7 @@ fn run() -> Result<(), Fail> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     if let Some(dir) = &args.trec {
-        write_trec(dir, &measurements)?;
+        write_trec(dir, &measurements, args.force)?;
     }
     if args.json {
         let text = if args.all {
@@ -279,18 +283,31 @@ fn run() -> Result<(), Fail> {
 }
 
 /// Writes `qrels.txt` and one `run-METHOD.txt` per method into `dir`.
-fn write_trec(dir: &str, measurements: &[Measurement]) -> Result<(), String> {
+/// Existing files are kept unless `force`: nothing is written if any would be overwritten.
+fn write_trec(dir: &str, measurements: &[Measurement], force: bool) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
-    let write = |name: String, text: String| {
-        let path = std::path::Path::new(dir).join(&name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    };
-    write("qrels.txt".into(), export::qrels(&measurements[0]))?;
+    let mut files = vec![("qrels.txt".to_owned(), export::qrels(&measurements[0]))];
     for m in measurements {
-        write(
+        files.push((
             format!("run-{}.txt", m.method.replace('+', "-plus")),
             export::trec_run(m),
-        )?;
+        ));
+    }
+    let path = |name: &str| std::path::Path::new(dir).join(name);
+    let existing: Vec<&str> = files
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| path(n).exists())
+        .collect();
+    if !force && !existing.is_empty() {
+        return Err(format!(
+            "{dir} already holds {}: nothing written (add --force to overwrite)",
+            existing.join(", ")
+        ));
+    }
+    for (name, text) in files {
+        let p = path(&name);
+        std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
     }
     eprintln!(
         "TREC files written to {dir}: qrels.txt and {} runs",

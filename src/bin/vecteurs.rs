@@ -116,7 +116,22 @@ fn run() -> Result<ExitCode, Fail> {
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or("vecteurs.safetensors");
-        let text = serde_json::json!({ "vecteurs": name }).to_string() + "\n";
+        // Only "vecteurs" changes: the manifest's other fields are kept as they are.
+        let old = read_text(&manifest.to_string_lossy())?;
+        let mut value: serde_json::Value = serde_json::from_str(&old).map_err(|e| {
+            format!(
+                "{} is not JSON ({e}): the vectors are written, the manifest is left as it is",
+                manifest.display()
+            )
+        })?;
+        let Some(fields) = value.as_object_mut() else {
+            return Err(Fail::Run(format!(
+                "{} is not a JSON object: the vectors are written, the manifest is left as it is",
+                manifest.display()
+            )));
+        };
+        fields.insert("vecteurs".into(), serde_json::Value::String(name.into()));
+        let text = value.to_string() + "\n";
         std::fs::write(&manifest, text)
             .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
         eprintln!("{} updated: it now names {name}", manifest.display());

@@ -45,9 +45,13 @@ impl MistralClient {
     /// From `MISTRAL_API_KEY`, with a message saying how to set it.
     pub fn from_env() -> Result<MistralClient, String> {
         let key = std::env::var("MISTRAL_API_KEY").unwrap_or_default();
-        let key = ApiKey::new(&key).ok_or(
-            "MISTRAL_API_KEY is not set: export it, or use --embedder fake for a keyless run",
-        )?;
+        let key = ApiKey::parse(&key).map_err(|e| match e {
+            mistral::KeyError::Empty => {
+                "MISTRAL_API_KEY is not set: export it, or use --embedder fake for a keyless run"
+                    .to_owned()
+            }
+            other => format!("MISTRAL_API_KEY: {other}"),
+        })?;
         Ok(MistralClient::new(key))
     }
 

@@ -102,7 +102,10 @@ pub enum DataError {
         line: usize,
         field: &'static str,
     },
-    /// The same fiche id twice: results could not tell them apart.
+    /// An id with a space, tab or line break: TREC files and citations `[AR-0040]` need it whole.
+    IdWithSpace { line: usize, id: String },
+    /// The same fiche id twice (also when equal only after Unicode NFC normalisation): results
+    /// could not tell them apart.
     DuplicateId {
         id: String,
         first_line: usize,
@@ -185,6 +188,10 @@ impl fmt::Display for DataError {
             DataError::EmptyField { file, line, field } => {
                 write!(f, "{file}, line {line}: field \"{field}\" is empty")
             }
+            DataError::IdWithSpace { line, id } => write!(
+                f,
+                "fiches.jsonl, line {line}: id {id:?} holds a space or line break; ids must be one word (TREC files and citations need them whole)"
+            ),
             DataError::DuplicateId { id, first_line, line } => write!(
                 f,
                 "fiches.jsonl, line {line}: id \"{id}\" already used on line {first_line}; ids must be unique"
@@ -285,14 +292,19 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
             nom: field("nom")?,
             texte: field("texte")?,
         };
-        if let Some(&first_line) = seen.get(&fiche.id) {
+        if fiche.id.chars().any(char::is_whitespace) {
+            return Err(DataError::IdWithSpace { line, id: fiche.id });
+        }
+        let canonical: String =
+            unicode_normalization::UnicodeNormalization::nfc(fiche.id.as_str()).collect();
+        if let Some(&first_line) = seen.get(&canonical) {
             return Err(DataError::DuplicateId {
                 id: fiche.id,
                 first_line,
                 line,
             });
         }
-        seen.insert(fiche.id.clone(), line);
+        seen.insert(canonical, line);
         fiches.push(fiche);
     }
     if fiches.is_empty() {
@@ -430,6 +442,30 @@ mod tests {
                 line: 2
             }
         );
+    }
+
+    #[test]
+    fn ids_equal_after_nfc_are_one_id_and_an_id_with_a_space_is_refused() {
+        let fiche = |id: &str| {
+            format!("{{\"id\":\"{id}\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}}")
+        };
+        // « AR-é » as one code point (NFC), then as e + combining acute (NFD).
+        let text = format!("{}\n{}\n", fiche("AR-\u{e9}"), fiche("AR-e\u{301}"));
+        assert!(matches!(
+            parse_fiches(&text).unwrap_err(),
+            DataError::DuplicateId {
+                first_line: 1,
+                line: 2,
+                ..
+            }
+        ));
+        for id in ["AR 0001", "AR-0001\\n", " AR-0001", "AR\\t1"] {
+            let err = parse_fiches(&fiche(id)).unwrap_err();
+            assert!(
+                matches!(err, DataError::IdWithSpace { line: 1, .. }),
+                "{id}: {err:?}"
+            );
+        }
     }
 
     #[test]

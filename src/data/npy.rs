@@ -151,6 +151,13 @@ pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
             found: format!("({shape})"),
         });
     };
+    // A vector of no values is no vector; and `rows` empty vectors would be allocated from a
+    // 128-byte file (shape (4000000000, 0) asked for 96 GB).
+    if cols == 0 {
+        return Err(NpyError::Shape {
+            found: format!("({shape})"),
+        });
+    }
     let expected = rows
         .checked_mul(cols)
         .and_then(|n| n.checked_mul(width))
@@ -173,9 +180,6 @@ pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
             .map(|b| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) as f32)
             .collect()
     };
-    if cols == 0 {
-        return Ok(vec![Vec::new(); rows]);
-    }
     Ok(values.chunks_exact(cols).map(<[f32]>::to_vec).collect())
 }
 
@@ -267,6 +271,19 @@ mod tests {
             Err(NpyError::Shape { .. })
         ));
         assert_eq!(read_matrix(&edit("<f8", "<f8")).unwrap().len(), 3);
+        // A 128-byte file of shape (4000000000, 0): no data to check, yet it asked for 4e9
+        // empty vectors (capacity overflow, or 96 GB). Refused.
+        let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (4000000000, 0), }";
+        let mut tiny = b"\x93NUMPY\x01\x00".to_vec();
+        let mut h = header.to_owned();
+        while (10 + h.len() + 1) % 64 != 0 {
+            h.push(' ');
+        }
+        h.push('\n');
+        tiny.extend_from_slice(&(h.len() as u16).to_le_bytes());
+        tiny.extend_from_slice(h.as_bytes());
+        assert_eq!(tiny.len(), 128);
+        assert!(matches!(read_matrix(&tiny), Err(NpyError::Shape { .. })));
         for cut in 0..good.len().min(140) {
             let _ = read_matrix(&good[..cut]);
         }

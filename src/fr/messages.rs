@@ -7,7 +7,7 @@ use crate::data::npy::NpyError;
 use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
 use crate::data::{DataError, JsonProblem, JsonType, QuestionKind};
 use crate::lab::SearchError;
-use crate::mistral::{ApiError, WaitReason};
+use crate::mistral::{ApiError, KeyError, WaitReason};
 use crate::search::dense::DenseError;
 
 use super::{decimal, int};
@@ -66,6 +66,10 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
         DataError::EmptyField { file, line, field } => {
             format!("{}, ligne {line} : le champ « {field} » est vide.", name(file))
         }
+        DataError::IdWithSpace { line, id } => format!(
+            "fiches.jsonl, ligne {line} : l'identifiant « {} » contient une espace ou un saut de ligne ; un identifiant est un seul mot (les citations [AR-0040] et les fichiers TREC en ont besoin).",
+            id.escape_debug()
+        ),
         DataError::DuplicateId { id, first_line, line } => format!(
             "{fiches}, ligne {line} : l'identifiant « {id} » est déjà pris ligne {first_line} ; chaque fiche doit avoir le sien."
         ),
@@ -233,6 +237,16 @@ pub fn api(e: &ApiError) -> String {
             "La réponse de l'API n'est pas celle attendue (ni le JSON documenté, ni une erreur de l'API) : réessayez plus tard.".into()
         }
         ApiError::Cancelled => "Annulé.".into(),
+    }
+}
+
+/// Why the key typed was not taken (never quoting it).
+pub fn key(e: &KeyError) -> String {
+    match e {
+        KeyError::Empty => "Aucune clé.".to_owned(),
+        KeyError::BadCharacter { position, code } => format!(
+            "Clé refusée avant tout envoi : son caractère {position} (U+{code:04X}) ne peut pas voyager dans un en-tête HTTP (espace insécable, caractère invisible, accent ?). Copiez-la à nouveau depuis console.mistral.ai."
+        ),
     }
 }
 
@@ -421,6 +435,10 @@ mod tests {
                 file: "fiches.jsonl",
                 line: 3,
                 field: "texte",
+            },
+            DataError::IdWithSpace {
+                line: 4,
+                id: "AR 0001".into(),
             },
             DataError::WrongType {
                 file: "fiches.jsonl",

@@ -32,16 +32,26 @@ pub fn trec_run(m: &Measurement) -> String {
     out
 }
 
+/// One CSV field, as RFC 4180 quotes it (with `;` as the separator): quoted when it holds the
+/// separator, a quote or a line break, quotes doubled. A text that a spreadsheet would read as a
+/// formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's list) gets a
+/// leading `'`, so that opening the export never runs a formula from a question or an id.
 fn csv_field(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_owned()
+    };
     if s.contains([';', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_owned()
+        s
     }
 }
 
 /// One row per question and method: `methode;type;question;fiche_attendue;rang;premiere;score`
-/// (`;`-separated like the seed's questions.csv; rank empty when not in the first ten).
+/// (`;`-separated like the seed's questions.csv; rank empty when not in the first ten). Every text
+/// field goes through [`csv_field`]: quoted per RFC 4180, formulas neutralised.
 pub fn csv(measurements: &[Measurement]) -> String {
     let mut out = String::from("methode;type;question;fiche_attendue;rang;premiere;score\n");
     for m in measurements {
@@ -54,7 +64,7 @@ pub fn csv(measurements: &[Measurement]) -> String {
                 csv_field(&m.method),
                 q.kind.as_str(),
                 csv_field(&q.question),
-                q.expected.as_deref().unwrap_or(""),
+                csv_field(q.expected.as_deref().unwrap_or("")),
                 q.rank.map(|r| r.to_string()).unwrap_or_default(),
                 csv_field(&first),
                 score
@@ -101,4 +111,57 @@ pub fn mrr_from_trec(qrels: &str, run: &str) -> Option<f64> {
         .map(|q| best.get(q).map_or(0.0, |&r| 1.0 / r as f64))
         .sum();
     Some(sum / relevant.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{parse_fiches, parse_questions};
+    use crate::lab::{Keyword, Lab};
+
+    #[test]
+    fn the_csv_survives_hostile_ids_and_questions_and_runs_no_formula() {
+        let fiches = parse_fiches(concat!(
+            r#"{"id":"AR;0006","famille":"f","nom":"Colle","texte":"colle carrelage"}"#,
+            "\n",
+            r#"{"id":"=HYPERLINK(1)","famille":"f","nom":"Joint","texte":"joint silicone"}"#,
+            "\n"
+        ))
+        .unwrap();
+        let questions = parse_questions(concat!(
+            "type;question;fiche_attendue\n",
+            "exacte;\"=1+1 colle\";AR;0006\n",
+        ));
+        // The seed's CSV has no quoting of ids: an id with `;` cannot even be written there. The
+        // export must still hold whatever a catalogue loaded from JSON lines carries.
+        assert!(questions.is_err());
+        let questions = parse_questions(concat!(
+            "type;question;fiche_attendue\n",
+            "exacte;\"=1+1 colle \"\"carrelage\"\"\nsur deux lignes\";\"AR;0006\"\n",
+            "courante;@SUM(A1) joint;=HYPERLINK(1)\n",
+            "absente;+cmd|' /C calc'!A0;\n",
+        ))
+        .unwrap();
+        let lab = Lab::new(fiches);
+        let m = lab.measure_keyword(Keyword::MotsPlus, &questions);
+        let text = csv(&[m]);
+        let mut reader = ::csv::ReaderBuilder::new()
+            .delimiter(b';')
+            .from_reader(text.as_bytes());
+        let rows: Vec<::csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 3, "one row per question, none split: {text}");
+        for r in &rows {
+            assert_eq!(r.len(), 7, "no column shifted: {r:?}");
+            for field in r.iter() {
+                assert!(
+                    !field.starts_with(['=', '+', '-', '@']),
+                    "a formula reaches the spreadsheet: {field:?}"
+                );
+            }
+        }
+        assert_eq!(&rows[0][2], "'=1+1 colle \"carrelage\"\nsur deux lignes");
+        assert_eq!(&rows[0][3], "AR;0006");
+        assert_eq!(&rows[1][3], "'=HYPERLINK(1)");
+        assert_eq!(&rows[2][2], "'+cmd|' /C calc'!A0");
+    }
 }

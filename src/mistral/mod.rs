@@ -59,11 +59,52 @@ impl CallKind {
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
 
+/// Why a key was refused before anything was sent. Never holds the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyError {
+    Empty,
+    /// A character an HTTP header cannot carry (outside visible ASCII: a zero-width space, a
+    /// non-breaking space, an accent, a line break inside the key…), at this position (from 1).
+    BadCharacter {
+        position: usize,
+        code: u32,
+    },
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyError::Empty => write!(f, "the key is empty"),
+            KeyError::BadCharacter { position, code } => write!(
+                f,
+                "the key holds a character an HTTP header cannot carry (U+{code:04X}, character {position}): copy the key again"
+            ),
+        }
+    }
+}
+
 impl ApiKey {
-    /// Trims spaces a copy-paste may add; `None` for an empty key.
+    /// Trims spaces a copy-paste may add; `None` for an empty key or one an HTTP header cannot
+    /// carry (see [`ApiKey::parse`]).
     pub fn new(key: &str) -> Option<ApiKey> {
+        ApiKey::parse(key).ok()
+    }
+
+    /// The key, trimmed, if every character is visible ASCII (`!` to `~`): Mistral's keys are,
+    /// and anything else would make the `Authorization` header fail in the transport (whose error
+    /// text quotes the header, key included) or in the browser's `Headers.set`.
+    pub fn parse(key: &str) -> Result<ApiKey, KeyError> {
         let key = key.trim();
-        (!key.is_empty()).then(|| ApiKey(key.to_owned()))
+        if key.is_empty() {
+            return Err(KeyError::Empty);
+        }
+        if let Some((i, c)) = key.chars().enumerate().find(|(_, c)| !c.is_ascii_graphic()) {
+            return Err(KeyError::BadCharacter {
+                position: i + 1,
+                code: c as u32,
+            });
+        }
+        Ok(ApiKey(key.to_owned()))
     }
 
     /// The `Authorization` header's value.
@@ -493,6 +534,22 @@ mod tests {
         assert_eq!(format!("{key} {key:?}"), "*** ApiKey(***)");
         assert_eq!(key.bearer(), "Bearer sk-secret-123");
         assert!(ApiKey::new("   ").is_none());
+    }
+
+    #[test]
+    fn a_key_an_http_header_cannot_carry_is_refused_and_never_quoted() {
+        for (raw, position, code) in [
+            ("sk-abc\u{200b}def", 7, 0x200b),
+            ("sk-abc\r\ndef", 7, 0x0d),
+            ("sk-clé", 6, 0xe9),
+            ("sk abc", 3, 0x20),
+        ] {
+            let err = ApiKey::parse(raw).unwrap_err();
+            assert_eq!(err, KeyError::BadCharacter { position, code }, "{raw:?}");
+            assert!(!err.to_string().contains("abc"), "{err}");
+        }
+        assert_eq!(ApiKey::parse(" \t"), Err(KeyError::Empty));
+        assert!(ApiKey::parse("  AbC-123_xyz\n").is_ok());
     }
 
     #[test]

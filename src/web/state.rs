@@ -207,6 +207,8 @@ pub struct State {
     pub example: Option<usize>,
     pub shown: Vec<Method>,
     pub key: Option<ApiKey>,
+    /// Why the text in the key field is not a usable key (it is then not used at all).
+    pub key_problem: Option<String>,
     pub remembered: bool,
     /// Question vectors by text (mistral-embed: valid whatever the catalogue).
     pub qvectors: QuestionVectors,
@@ -256,6 +258,7 @@ impl State {
                 Method::Hybride(Keyword::Mots),
             ],
             key: None,
+            key_problem: None,
             remembered: false,
             qvectors: QuestionVectors::new(),
             question_generation: 0,

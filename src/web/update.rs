@@ -95,9 +95,18 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::KeyTyped(raw) => {
-            s.key = ApiKey::new(&raw);
+            let parsed = ApiKey::parse(&raw);
+            s.key_problem = match &parsed {
+                Err(e @ mistral::KeyError::BadCharacter { .. }) => Some(messages::key(e)),
+                _ => None,
+            };
+            s.key = parsed.ok();
             if s.key.is_none() {
+                // An emptied (or unusable) field forgets the key everywhere: memory, storage,
+                // and every call that would still send it.
+                let problem = s.key_problem.take();
                 forget_key(s, &mut effects);
+                s.key_problem = problem;
             } else if s.remembered {
                 effects.push(Effect::RememberKey(Some(raw.trim().to_owned())));
             }
@@ -415,6 +424,7 @@ fn job(s: &State, key: ApiKey) -> Job {
 /// Forgets the key: in memory, in storage, and every call that would still send it.
 fn forget_key(s: &mut State, effects: &mut Vec<Effect>) {
     s.key = None;
+    s.key_problem = None;
     s.remembered = false;
     s.calls.cancel_all();
     s.waiting = None;

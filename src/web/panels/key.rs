@@ -6,8 +6,9 @@ use super::super::state::State;
 
 pub fn render(s: &State) {
     let field = input(ids::CLE);
-    // The field holds what was typed; it is emptied when the key is forgotten.
-    if s.key.is_none() && !field.value().trim().is_empty() {
+    // The field holds what was typed; it is emptied when the key is forgotten (but not while it
+    // holds an unusable key the learner is correcting).
+    if s.key.is_none() && s.key_problem.is_none() && !field.value().trim().is_empty() {
         field.set_value("");
     }
     if let Some(k) = &s.key {
@@ -25,7 +26,10 @@ pub fn render(s: &State) {
         (true, false) => "Clé en mémoire, pour cet onglet seulement.",
         (true, true) => "Clé retenue sur cet appareil (« oublier » l'efface).",
     };
-    set_text(&by_id(ids::CLE_ETAT), text);
+    set_text(
+        &by_id(ids::CLE_ETAT),
+        s.key_problem.as_deref().unwrap_or(text),
+    );
     let checking = matches!(s.key_check, Some(None));
     set_disabled(&by_id(ids::VERIFIER_CLE), s.key.is_none() || checking);
     let verdict = by_id(ids::VERIFICATION);
