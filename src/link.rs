@@ -25,6 +25,16 @@ pub enum QuestionSet {
     VosDonnees,
 }
 
+/// Whether pages of other people or projects can share this page's origin, and so read its
+/// localStorage and IndexedDB: every project page of a GitHub user is served from
+/// `<user>.github.io` (GitLab Pages likewise from `<group>.gitlab.io`).
+pub fn shared_origin(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    ["github.io", "gitlab.io"]
+        .iter()
+        .any(|d| host.ends_with(&format!(".{d}")))
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ViewState {
     pub view: View,
@@ -138,6 +148,21 @@ impl ViewState {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn github_and_gitlab_pages_share_their_origin_a_custom_domain_does_not() {
+        for host in ["alice.github.io", "Alice.GitHub.io.", "team.gitlab.io"] {
+            assert!(shared_origin(host), "{host}");
+        }
+        for host in [
+            "labo.example.org",
+            "127.0.0.1",
+            "github.io.example.com",
+            "notgithub.io",
+        ] {
+            assert!(!shared_origin(host), "{host}");
+        }
+    }
+
     use super::*;
     use crate::lab::Keyword;
 

@@ -359,3 +359,26 @@ fn catalogue_refuses_zero_and_huge_counts_and_a_non_utf8_argument_without_panick
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not UTF-8 text"));
 }
+
+#[test]
+fn a_fifo_is_refused_at_once_and_a_bad_key_is_never_printed() {
+    let dir = Scratch::new("mesurer-fifo");
+    let fifo = dir.0.join("f.jsonl");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // Reading a FIFO with no writer blocks forever: it is refused before it is opened.
+    let err = refused(&["--fiches", fifo.to_str().unwrap()]);
+    assert!(err.contains("not a regular file (a FIFO"), "{err}");
+    // A key with a zero-width space: refused before any request, and never printed.
+    let out = Command::new(env!("CARGO_BIN_EXE_vecteurs"))
+        .args(["--embedder", "mistral", "--out", "/tmp/never.safetensors"])
+        .env("MISTRAL_API_KEY", "sk-secret\u{200b}key")
+        .env("RAG_FICHES_API_BASE", "http://127.0.0.1:9")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("MISTRAL_API_KEY: the key holds a character an HTTP header cannot carry (U+200B, character 10)"), "{err}");
+    assert!(!err.contains("secret"), "{err}");
+}

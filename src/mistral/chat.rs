@@ -53,6 +53,10 @@ pub struct Chat {
     /// from answers cached before it was read).
     #[serde(default)]
     pub finish_reason: Option<String>,
+    /// When this answer was obtained (ISO 8601, set by the page when it stores it), so that a
+    /// cached answer shows its date.
+    #[serde(default)]
+    pub obtained: Option<String>,
 }
 
 impl Chat {
@@ -99,6 +103,7 @@ pub fn parse_chat(body: &str) -> Result<Chat, ApiError> {
         prompt_tokens: tokens("prompt_tokens"),
         completion_tokens: tokens("completion_tokens"),
         finish_reason,
+        obtained: None,
     })
 }
 
@@ -121,6 +126,7 @@ mod tests {
                 prompt_tokens: 50,
                 completion_tokens: 7,
                 finish_reason: None,
+                obtained: None,
             }
         );
         let c = r#"{"choices":[{"message":{"content":[{"type":"text","text":"Oui "},{"type":"reference","reference_ids":[0]},{"type":"text","text":"[AR-0001]."}]}}],"usage":{}}"#;

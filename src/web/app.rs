@@ -180,7 +180,7 @@ pub async fn run() {
     tasks::load_vectors(app.clone(), 0).await;
     if let Some(saved) = store::remembered_key() {
         app.dispatch(Msg::KeyTyped(saved));
-        app.dispatch(Msg::RememberToggled(true));
+        app.dispatch(Msg::RememberConfirmed);
     }
     if store::guide_hidden() {
         app.dispatch(Msg::GuideClosed);
@@ -208,5 +208,9 @@ async fn load() -> Result<State, String> {
     let questions = parse_questions(&questions_text).map_err(|e| messages::data(&e))?;
     check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
     let data = Dataset::new(0, fiches, questions, None);
-    Ok(State::new(data, (fiches_text, questions_text)))
+    let mut state = State::new(data, (fiches_text, questions_text));
+    state.shared_origin = web_sys::window()
+        .and_then(|w| w.location().hostname().ok())
+        .is_some_and(|h| crate::link::shared_origin(&h));
+    Ok(state)
 }

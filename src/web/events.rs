@@ -70,6 +70,7 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         ids::COPIER_LIEN => Msg::CopyLink(web_sys::window()?.location().href().ok()?),
         ids::OUBLIER => Msg::KeyForgotten,
         ids::VERIFIER_CLE => Msg::KeyCheckRequested,
+        ids::RETENIR_CONFIRMER => Msg::RememberConfirmed,
         ids::REESSAYER => Msg::RetryNow,
         ids::ATTENTE_ANNULER => Msg::WaitCancelled,
         ids::CALCULER => Msg::ComputeRequested,
@@ -89,6 +90,8 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         _ => {
             if button.has_attribute("data-plonger") {
                 Msg::EmbedRequested
+            } else if button.has_attribute("data-grille-plus") {
+                Msg::GridMore
             } else if let Some(by) = button.get_attribute("data-tri") {
                 Msg::GridSorted((!by.is_empty()).then_some(by))
             } else if let Some(i) = button.get_attribute("data-question") {

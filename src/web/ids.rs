@@ -18,6 +18,9 @@ pub const ATTENTE_ANNULER: &str = "attente-annuler";
 // The settings, and the key.
 pub const REGLAGES: &str = "reglages";
 pub const VERIFIER_CLE: &str = "verifier-cle";
+pub const RETENIR_AVERTISSEMENT: &str = "retenir-avertissement";
+pub const RETENIR_AVERTISSEMENT_TEXTE: &str = "retenir-avertissement-texte";
+pub const RETENIR_CONFIRMER: &str = "retenir-confirmer";
 pub const VERIFICATION: &str = "verification";
 pub const CLE: &str = "cle";
 pub const RETENIR: &str = "retenir";
@@ -75,7 +78,10 @@ pub const EVAL_ETAT: &str = "eval-etat";
 pub const EVAL_RESULTAT: &str = "eval-resultat";
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 55] = [
+pub const IN_PAGE: [&str; 58] = [
+    RETENIR_AVERTISSEMENT,
+    RETENIR_AVERTISSEMENT_TEXTE,
+    RETENIR_CONFIRMER,
     ATTENTE,
     ATTENTE_TEXTE,
     REESSAYER,

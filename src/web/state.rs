@@ -210,6 +210,11 @@ pub struct State {
     /// Why the text in the key field is not a usable key (it is then not used at all).
     pub key_problem: Option<String>,
     pub remembered: bool,
+    /// This origin is shared with other people's pages (`*.github.io`): remembering the key
+    /// waits for an explicit confirmation.
+    pub shared_origin: bool,
+    /// « retenir » was ticked on a shared origin: the warning is shown, nothing is stored yet.
+    pub remember_warning: bool,
     /// Question vectors by text (mistral-embed: valid whatever the catalogue).
     pub qvectors: QuestionVectors,
     /// Changes with every question typed: a debounced embedding checks it before calling.
@@ -221,6 +226,8 @@ pub struct State {
     pub search_error: Option<(String, String)>,
     pub costs: Costs,
     pub grid_sort: Option<String>,
+    /// Rows of the question grid shown (see `charts::GRID_PAGE`).
+    pub grid_limit: usize,
     pub compare: Option<(Method, Method)>,
     pub compute: Phase,
     pub vectors_message: Option<String>,
@@ -260,12 +267,15 @@ impl State {
             key: None,
             key_problem: None,
             remembered: false,
+            shared_origin: false,
+            remember_warning: false,
             qvectors: QuestionVectors::new(),
             question_generation: 0,
             question_from_link: false,
             search_error: None,
             costs: Costs::default(),
             grid_sort: None,
+            grid_limit: super::panels::charts::GRID_PAGE,
             compare: None,
             compute: Phase::Idle,
             vectors_message: None,
@@ -423,6 +433,8 @@ pub enum Msg {
     LinkCopied(bool),
     KeyTyped(String),
     RememberToggled(bool),
+    /// « Retenir quand même » after the shared-origin warning, or a key found remembered.
+    RememberConfirmed,
     KeyForgotten,
     KeyCheckRequested,
     ComputeRequested,
@@ -430,6 +442,8 @@ pub enum Msg {
     DownloadRequested,
     DenseMeasureRequested,
     GridSorted(Option<String>),
+    /// « Afficher … questions de plus » under the grid.
+    GridMore,
     QuestionOpened(usize),
     /// One side of the pair compared: `first` is A (against B).
     PairSide {

@@ -55,13 +55,65 @@ async fn open() -> Result<IdbDatabase, JsValue> {
         }
     });
     request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-    Ok(done(&request).await?.unchecked_into())
+    // Another tab holding the database at an older version blocks the upgrade: the open is then
+    // given up (the page works without its cache) instead of waiting forever.
+    let blocked = Closure::once_into_js(move |_: web_sys::Event| {
+        web_sys::console::warn_1(&JsValue::from_str(
+            "rag-fiches : le cache (IndexedDB) est bloqué par un autre onglet ouvert sur une version plus ancienne ; la page continue sans lui.",
+        ));
+    });
+    request.set_onblocked(Some(blocked.unchecked_ref()));
+    let db: IdbDatabase = with_timeout(done(&request), OPEN_TIMEOUT_MS)
+        .await
+        .ok_or_else(|| JsValue::from_str("IndexedDB bloquée"))??
+        .unchecked_into();
+    // A newer version opened in another tab asks this connection to close: it does, at once.
+    let closing = db.clone();
+    let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| closing.close());
+    db.set_onversionchange(Some(on_change.as_ref().unchecked_ref()));
+    on_change.forget();
+    Ok(db)
+}
+
+/// An open that has not succeeded after this long (blocked, or a browser that never answers) is
+/// given up: the cache is an optimisation.
+const OPEN_TIMEOUT_MS: i32 = 3000;
+
+/// `future`'s output, or `None` after `ms` milliseconds.
+async fn with_timeout<T>(future: impl std::future::Future<Output = T>, ms: i32) -> Option<T> {
+    use std::future::Future;
+    use std::task::Poll;
+    let timer = Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+                .ok();
+        }
+    });
+    let mut future = std::pin::pin!(future);
+    let mut timer = std::pin::pin!(JsFuture::from(timer));
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(v) = future.as_mut().poll(cx) {
+            return Poll::Ready(Some(v));
+        }
+        if timer.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 /// The value under `key` in `store`, if any. Storage failures (private mode, quota) read as
 /// absent: the cache is an optimisation, never a requirement.
 pub async fn get(store: &str, key: &str) -> Option<JsValue> {
     let db = open().await.ok()?;
+    let value = read(&db, store, key).await;
+    // Each connection is closed after use: none is left open to block another tab's upgrade.
+    db.close();
+    value
+}
+
+async fn read(db: &IdbDatabase, store: &str, key: &str) -> Option<JsValue> {
     let tx = db.transaction_with_str(store).ok()?;
     let request = tx
         .object_store(store)
@@ -72,17 +124,25 @@ pub async fn get(store: &str, key: &str) -> Option<JsValue> {
     (!value.is_undefined()).then_some(value)
 }
 
-/// Stores `value` under `key`; failures are ignored (see [`get`]).
-pub async fn put(store: &str, key: &str, value: &JsValue) {
-    let Ok(db) = open().await else { return };
+/// Stores `value` under `key`: `true` when it was stored. Failures (no storage, quota, blocked)
+/// are not errors (see [`get`]), but the caller must not claim a value is cached when it is not.
+pub async fn put(store: &str, key: &str, value: &JsValue) -> bool {
+    let Ok(db) = open().await else { return false };
+    let stored = write(&db, store, key, value).await;
+    db.close();
+    stored
+}
+
+async fn write(db: &IdbDatabase, store: &str, key: &str, value: &JsValue) -> bool {
     let Ok(tx) = db.transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite) else {
-        return;
+        return false;
     };
     let Ok(os) = tx.object_store(store) else {
-        return;
+        return false;
     };
-    if let Ok(request) = os.put_with_key(value, &JsValue::from_str(key)) {
-        done(&request).await.ok();
+    match os.put_with_key(value, &JsValue::from_str(key)) {
+        Ok(request) => done(&request).await.is_ok(),
+        Err(_) => false,
     }
 }
 
@@ -95,7 +155,7 @@ pub async fn get_bytes(store: &str, key: &str) -> Option<Vec<u8>> {
     Some(get_as::<Uint8Array>(store, key).await?.to_vec())
 }
 
-pub async fn put_bytes(store: &str, key: &str, bytes: &[u8]) {
+pub async fn put_bytes(store: &str, key: &str, bytes: &[u8]) -> bool {
     put(store, key, &Uint8Array::from(bytes).into()).await
 }
 
@@ -103,7 +163,7 @@ pub async fn get_vector(store: &str, key: &str) -> Option<Vec<f32>> {
     Some(get_as::<Float32Array>(store, key).await?.to_vec())
 }
 
-pub async fn put_vector(store: &str, key: &str, v: &[f32]) {
+pub async fn put_vector(store: &str, key: &str, v: &[f32]) -> bool {
     put(store, key, &Float32Array::from(v).into()).await
 }
 
@@ -111,7 +171,7 @@ pub async fn get_text(store: &str, key: &str) -> Option<String> {
     get(store, key).await?.as_string()
 }
 
-pub async fn put_text(store: &str, key: &str, text: &str) {
+pub async fn put_text(store: &str, key: &str, text: &str) -> bool {
     put(store, key, &JsValue::from_str(text)).await
 }
 

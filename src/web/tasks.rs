@@ -284,8 +284,12 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     if !app.is_current(epoch) || call.is_cancelled() {
         return;
     }
-    store::put_bytes(store::FICHE_VECTORS, &vectors_cache_key(&fiches), &bytes).await;
-    let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
+    let kept = store::put_bytes(store::FICHE_VECTORS, &vectors_cache_key(&fiches), &bytes).await;
+    let origin = if kept {
+        "calculés dans ce navigateur (gardés en cache)".to_owned()
+    } else {
+        "calculés dans ce navigateur (non gardés : le stockage du navigateur est indisponible ; « Télécharger » les garde)".to_owned()
+    };
     app.dispatch(Msg::VectorsLoaded {
         epoch,
         set: Box::new(set),
@@ -378,7 +382,8 @@ async fn obtain(
         });
         return Ok((chat, true));
     }
-    let chat = api::chat(call, key, model, messages).await?;
+    let mut chat = api::chat(call, key, model, messages).await?;
+    chat.obtained = js_sys::Date::new_0().to_iso_string().as_string();
     let cost = Costs::chat(model, chat.prompt_tokens, chat.completion_tokens);
     app.dispatch(Msg::Paid(cost));
     if let Ok(text) = serde_json::to_string(&chat) {

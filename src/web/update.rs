@@ -117,8 +117,20 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::RememberToggled(on) => {
-            s.remembered = on && s.key.is_some();
-            let kept = s.key.as_ref().filter(|_| on).map(|k| k.secret().to_owned());
+            if on && s.key.is_some() && s.shared_origin {
+                // Other pages of this origin could read it: say so before storing anything.
+                s.remember_warning = true;
+            } else {
+                s.remember_warning = false;
+                s.remembered = on && s.key.is_some();
+                let kept = s.key.as_ref().filter(|_| on).map(|k| k.secret().to_owned());
+                effects.push(Effect::RememberKey(kept));
+            }
+        }
+        Msg::RememberConfirmed => {
+            s.remember_warning = false;
+            s.remembered = s.key.is_some();
+            let kept = s.key.as_ref().map(|k| k.secret().to_owned());
             effects.push(Effect::RememberKey(kept));
         }
         Msg::KeyForgotten => forget_key(s, &mut effects),
@@ -297,6 +309,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::GridSorted(by) => s.grid_sort = by,
+        Msg::GridMore => s.grid_limit += super::panels::charts::GRID_PAGE,
         Msg::PairSide { first, method } => {
             if let Some((a, b)) = s.compared_pair() {
                 s.compare = Some(if first { (method, b) } else { (a, method) });
@@ -339,11 +352,21 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.evaluation.confirming = false;
             if let Some(c) = s.calls.eval.take() {
                 c.cancel();
+                s.evaluation.phase = Phase::Idle;
+                s.evaluation.message = Some(
+                    "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas."
+                        .into(),
+                );
             }
         }
         Msg::EvalProgress { epoch, done, total } if epoch == s.data.epoch => {
             s.evaluation.phase = Phase::Running { done, total };
         }
+        // A run stopped by « Annuler » or « oublier la clé » already says why: its task's own
+        // report of the cancellation is not shown over it.
+        Msg::EvalEnded {
+            outcome: Err(_), ..
+        } if s.calls.eval.is_none() => {}
         Msg::EvalEnded { epoch, outcome } if epoch == s.data.epoch => {
             s.evaluation.phase = Phase::Idle;
             s.calls.eval = None;
@@ -426,6 +449,7 @@ fn forget_key(s: &mut State, effects: &mut Vec<Effect>) {
     s.key = None;
     s.key_problem = None;
     s.remembered = false;
+    s.remember_warning = false;
     s.calls.cancel_all();
     s.waiting = None;
     s.key_check = None;
@@ -452,6 +476,7 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
     s.question.clear();
     s.question_generation += 1;
     s.grid_sort = None;
+    s.grid_limit = super::panels::charts::GRID_PAGE;
     s.compare = None;
     s.compute = Phase::Idle;
     s.dense = Phase::Idle;

@@ -57,7 +57,8 @@ test('an answer cites its fiches as links; a refusal and an invented citation ar
   // Asking again costs nothing: the answer comes from the cache.
   const before = (await chats()).length;
   await ask(page, 'Joint époxy');
-  assert.match(await page.textContent('.cout-reponse'), /cache/);
+  // Shown as cached, with its date, model and fiches: a forged cache entry must match them all.
+  assert.match(await page.textContent('.cout-reponse'), /^Réponse déjà obtenue \(cache de ce navigateur le \d{4}-\d{2}-\d{2} à \d{2}:\d{2} UTC, mistral-small-latest, pour les fiches ci-dessous\)/);
   assert.equal((await chats()).length, before);
   assert.ok(messages.every((m) => !m.includes(KEY)));
   assert.deepEqual(problems, []);

@@ -102,7 +102,17 @@ pub fn render_answer(
         );
     }
     let cost = if cached {
-        "Réponse déjà obtenue (cache) : rien de plus à payer.".to_owned()
+        // What it was computed from is the model and the fiches listed below (the cache key is a
+        // hash of exactly what was sent); its date says when.
+        let when = chat
+            .obtained
+            .as_deref()
+            .and_then(|d| d.get(..16))
+            .map(|d| format!(" le {} à {}", &d[..10], &d[11..16]))
+            .unwrap_or_default();
+        format!(
+            "Réponse déjà obtenue (cache de ce navigateur{when} UTC, {model}, pour les fiches ci-dessous) : rien de plus à payer."
+        )
     } else {
         let (sent_t, got_t) = (chat.prompt_tokens, chat.completion_tokens);
         let price = match prices::cost_usd(model, sent_t, got_t) {

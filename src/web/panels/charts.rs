@@ -204,7 +204,42 @@ fn rank_class(rank: Option<usize>) -> (&'static str, String) {
 /// The grid: one row per answerable question, one column per method, the expected fiche's rank.
 /// `order` is the row order (indices into the question list). Each question is a button
 /// (`data-question` holds its index) that the controller opens in « Chercher ».
-pub fn question_grid(ms: &[Measurement], order: &[usize]) -> Element {
+/// The grid shows this many rows at first, and as many more at each « Afficher » click: a question
+/// set of 76,000 lines stays a page of a few hundred rows.
+pub const GRID_PAGE: usize = 200;
+
+/// The strip plot draws at most about this many questions.
+pub const PLOT_CAP: usize = 2_000;
+
+/// Lists of questions (missed, under the threshold) show at most this many, then a count.
+pub const LIST_CAP: usize = 200;
+
+/// `items` cut to [`LIST_CAP`], with a last item saying how many were left out.
+pub fn capped(items: impl Iterator<Item = Element>, what: &str) -> Vec<Element> {
+    let mut out: Vec<Element> = Vec::new();
+    let mut more = 0usize;
+    for item in items {
+        if out.len() < LIST_CAP {
+            out.push(item);
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        out.push(
+            E::new("li")
+                .class("suite")
+                .text(&format!(
+                    "… et {} {what} de plus (toutes sont dans les exports).",
+                    crate::fr::int(more as u64)
+                ))
+                .build(),
+        );
+    }
+    out
+}
+
+pub fn question_grid(ms: &[Measurement], order: &[usize], limit: usize) -> Element {
     let Some(first) = ms.first() else {
         return E::new("p").build();
     };
@@ -230,11 +265,19 @@ pub fn question_grid(ms: &[Measurement], order: &[usize]) -> Element {
             ),
         );
     }
-    let rows = order.iter().filter_map(|&i| {
+    let answerable: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| {
+            first
+                .questions
+                .get(i)
+                .is_some_and(|q| q.kind != QuestionKind::Absente)
+        })
+        .collect();
+    let hidden = answerable.len().saturating_sub(limit);
+    let rows = answerable.iter().take(limit).filter_map(|&i| {
         let q = first.questions.get(i)?;
-        if q.kind == QuestionKind::Absente {
-            return None;
-        }
         let mut cells = vec![
             E::new("th")
                 .attr("scope", "row")
@@ -279,11 +322,24 @@ pub fn question_grid(ms: &[Measurement], order: &[usize]) -> Element {
         .child(E::new("thead").child(E::new("tr").children(head.into_iter().map(E::build))))
         .child(E::new("tbody").children(rows))
         .build();
-    E::new("div")
+    let mut out = E::new("div")
         .class("grille-conteneur")
         .child(legend)
-        .child(scroller("Grille des questions", table))
-        .build()
+        .child(scroller("Grille des questions", table));
+    if hidden > 0 {
+        out = out.child(
+            E::new("button")
+                .attr("type", "button")
+                .attr("data-grille-plus", "")
+                .text(&format!(
+                    "Afficher {} questions de plus ({} restantes)",
+                    crate::fr::int(hidden.min(GRID_PAGE) as u64),
+                    crate::fr::int(hidden as u64)
+                ))
+                .build(),
+        );
+    }
+    out.build()
 }
 
 /// Row order for the grid: file order, or by rank under `method` (best first, outside last).
@@ -339,7 +395,20 @@ pub fn strip_plot(m: &Measurement) -> Element {
             .text(&score_text(m, hi))
             .build(),
     ];
-    for (i, (s, covered)) in best.iter().enumerate() {
+    // Past PLOT_CAP questions, one in `step` is drawn (the axis and threshold stay exact): a plot
+    // of 76,000 marks says no more than one of 2,000, and costs a frozen tab.
+    let step = best.len().div_ceil(PLOT_CAP).max(1);
+    if step > 1 {
+        nodes.push(
+            E::svg("text")
+                .attr("x", &format!("{right}"))
+                .attr("y", "8")
+                .attr("text-anchor", "end")
+                .text(&format!("une question sur {step} dessinée"))
+                .build(),
+        );
+    }
+    for (i, (s, covered)) in best.iter().enumerate().step_by(step) {
         let cx = x(*s);
         // Answerable questions above the axis, absente below, jittered by row so they do not hide.
         let label = m.questions.get(i).map_or(String::new(), |q| {
@@ -508,7 +577,11 @@ fn points_list(m: &Measurement, best: &[(f64, bool)], threshold: Option<f64>) ->
         .child(E::new("p").class("points-titre").text(
             "Les points à regarder : les questions sans réponse, et celles avec réponse sous le seuil.",
         ))
-        .child(E::new("ul").class("points").children(items))
+        .child(
+            E::new("ul")
+                .class("points")
+                .children(capped(items, "questions")),
+        )
         .build()
 }
 

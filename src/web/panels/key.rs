@@ -1,6 +1,6 @@
 //! The key panel: the field, « retenir », « oublier », and what is kept where.
 
-use super::super::dom::{by_id, input, set_disabled, set_text};
+use super::super::dom::{by_id, input, set_disabled, set_hidden, set_text};
 use super::super::ids;
 use super::super::state::State;
 
@@ -30,6 +30,19 @@ pub fn render(s: &State) {
         &by_id(ids::CLE_ETAT),
         s.key_problem.as_deref().unwrap_or(text),
     );
+    let warning = by_id(ids::RETENIR_AVERTISSEMENT);
+    if s.remember_warning {
+        let host = web_sys::window()
+            .and_then(|w| w.location().hostname().ok())
+            .unwrap_or_default();
+        set_text(
+            &by_id(ids::RETENIR_AVERTISSEMENT_TEXTE),
+            &format!(
+                "Attention : {host} est partagé par toutes les pages GitHub Pages de ce compte. Une clé retenue ici, toute autre page de {host} peut la lire. Retenez-la plutôt sur une copie de la page à un domaine à vous ; sinon, gardez-la en mémoire (rien à cocher)."
+            ),
+        );
+    }
+    set_hidden(&warning, !s.remember_warning);
     let checking = matches!(s.key_check, Some(None));
     set_disabled(&by_id(ids::VERIFIER_CLE), s.key.is_none() || checking);
     let verdict = by_id(ids::VERIFICATION);

@@ -23,7 +23,13 @@ pub fn render(s: &State, memo: &mut Memo) {
         .iter()
         .map(|m| m.method.as_str())
         .collect();
-    let inputs = (s.data.epoch, &methods, &s.grid_sort, s.compared_pair());
+    let inputs = (
+        s.data.epoch,
+        &methods,
+        &s.grid_sort,
+        s.grid_limit,
+        s.compared_pair(),
+    );
     if memo.changed("mesures", inputs) {
         replace_children(&by_id(ids::MESURES), sections(s));
     }
@@ -67,7 +73,7 @@ fn sections(s: &State) -> Vec<Element> {
     let order = charts::grid_order(&ms, s.grid_sort.as_deref());
     out.push(
         section("Question par question", "partie-grille")
-            .child(charts::question_grid(&ms, &order))
+            .child(charts::question_grid(&ms, &order, s.grid_limit))
             .build(),
     );
     if let Some((a, b)) = s.compared_pair() {
@@ -194,16 +200,17 @@ fn method_section(m: &Measurement, method: Method) -> Element {
         )))
         .child(E::new("thead").child(head))
         .child(E::new("tbody").children(rows));
-    let missed: Vec<Element> = m
-        .kinds
-        .iter()
-        .flat_map(|k| k.missed.iter().map(move |q| (k.kind, q)))
-        .map(|(kind, q)| {
-            E::new("li")
-                .text(&format!("{q} ({})", kind.as_str()))
-                .build()
-        })
-        .collect();
+    let missed: Vec<Element> = charts::capped(
+        m.kinds
+            .iter()
+            .flat_map(|k| k.missed.iter().map(move |q| (k.kind, q)))
+            .map(|(kind, q)| {
+                E::new("li")
+                    .text(&format!("{q} ({})", kind.as_str()))
+                    .build()
+            }),
+        "questions ratées",
+    );
     let missed = if missed.is_empty() {
         E::new("p")
             .text("Aucune question ratée dans les 5 premières.")

@@ -190,6 +190,9 @@ fn summary(s: &State, runnable: &[Method]) -> String {
     format!("{}.", parts.join(" ; "))
 }
 
+/// Questions of each type listed in the examples.
+const EXAMPLES_CAP: usize = 300;
+
 fn fill_examples(questions: &[Question]) {
     let select = by_id(ids::EXEMPLES);
     let first = E::new("option")
@@ -202,16 +205,31 @@ fn fill_examples(questions: &[Question]) {
         QuestionKind::Absente,
     ]
     .map(|kind| {
-        let options = questions
+        let of_kind: Vec<(usize, &Question)> = questions
             .iter()
             .enumerate()
             .filter(|(_, q)| q.kind == kind)
+            .collect();
+        // A list of 76,000 options is no list to pick from: the first ones, then a count.
+        let more = of_kind.len().saturating_sub(EXAMPLES_CAP);
+        let options = of_kind
+            .iter()
+            .take(EXAMPLES_CAP)
             .map(|(i, q)| {
                 E::new("option")
                     .attr("value", &i.to_string())
                     .text(&q.text)
                     .build()
-            });
+            })
+            .chain((more > 0).then(|| {
+                E::new("option")
+                    .attr("disabled", "")
+                    .text(&format!(
+                        "… et {} autres (« Mesurer » les compte toutes)",
+                        crate::fr::int(more as u64)
+                    ))
+                    .build()
+            }));
         let label = match kind {
             QuestionKind::Exacte => "Références exactes",
             QuestionKind::Courante => "Questions courantes",
