@@ -4,6 +4,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serveDist, launch, openPage, MOCK_PORT, enterKey, settings } from './harness.mjs';
 import { startMock } from './mock-mistral.mjs';
 
@@ -11,16 +16,50 @@ const KEY = 'cle-hostile-7';
 let mock;
 let browser;
 let server;
+let shipped; // with fiche vectors (no question vectors), made by `vecteurs` through the mock
 
 before(async () => {
   mock = await startMock(MOCK_PORT);
   browser = await launch();
   server = await serveDist({ dir: 'dist-test' });
+  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-hostile-'));
+  const out = join(dir, 'v.safetensors');
+  await promisify(execFile)(new URL('../../target/release/vecteurs', import.meta.url).pathname,
+    ['--embedder', 'mistral', '--questions', 'none', '--out', out],
+    { cwd: new URL('../../', import.meta.url).pathname, env: { ...process.env, MISTRAL_API_KEY: KEY, RAG_FICHES_API_BASE: mock.origin } });
+  shipped = await serveDist({
+    dir: 'dist-test',
+    overrides: {
+      'data/manifeste.json': JSON.stringify({ vecteurs: 'v.safetensors' }),
+      'data/v.safetensors': await readFile(out),
+    },
+  });
 });
 after(async () => {
   await browser?.close();
   await server?.close();
+  await shipped?.close();
   await mock?.close();
+});
+
+test('« Mesurer sens et hybride » cannot be started twice: a key edit while it runs does not re-enable it', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url);
+  await enterKey(page, KEY);
+  await page.click('#onglet-mesurer');
+  await mock.faults([{ delayMs: 1500 }]);
+  await page.click('#mesurer-sens');
+  await enterKey(page, `${KEY}x`);
+  await enterKey(page, KEY);
+  await page.click('#onglet-mesurer');
+  assert.equal(await page.isDisabled('#mesurer-sens').catch(() => true), true);
+  await page.waitForSelector('section.methode[data-methode="sens"]', { state: 'attached', timeout: 20000 });
+  const embeds = (await posts('/v1/embeddings')).length;
+  assert.ok(embeds <= 2, `${embeds} embedding requests for one measurement`);
+  const inputs = (await posts('/v1/embeddings')).flatMap((r) => JSON.parse(r.body).input);
+  assert.equal(new Set(inputs).size, inputs.length, 'no question embedded twice');
+  assert.deepEqual(problems, []);
+  await context.close();
 });
 
 const posts = async (path) => (await mock.log()).filter((r) => r.method === 'POST' && (!path || r.path === path));
@@ -171,7 +210,6 @@ test('on *.github.io, « retenir sur cet appareil » warns before it stores anyt
 });
 
 test('76,000 questions (a 2 MB file, within the limits) load, measure and show as pages, not a frozen tab', async () => {
-  const { readFile } = await import('node:fs/promises');
   // The exercise's fiches, and 76,000 short questions: 2 MB, just under the page's limit.
   const fiches = await readFile(new URL('../../data/fiches.jsonl', import.meta.url));
   let text = 'type;question;fiche_attendue\n';
