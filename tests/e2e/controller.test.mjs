@@ -4,12 +4,8 @@
 // added on every render.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, mkdtemp } from 'node:fs/promises';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openPage, suite, serveDist, enterKey } from './harness.mjs';
+import { readFile } from 'node:fs/promises';
+import { openPage, suite, enterKey, serveWithVectors } from './harness.mjs';
 
 const KEY = 'cle-controleur-42';
 const ROOT = new URL('../../', import.meta.url);
@@ -20,19 +16,7 @@ let shipped;
 suite((s) => ({ mock, browser, server } = s), { dir: 'dist-test', mock: true });
 
 before(async () => {
-  // Vectors made by the terminal through the mock, shipped with a copy of the test build.
-  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-'));
-  const out = join(dir, 'vecteurs.safetensors');
-  await promisify(execFile)(new URL('target/release/vecteurs', ROOT).pathname,
-    ['--embedder', 'mistral', '--questions', 'none', '--out', out],
-    { cwd: ROOT.pathname, env: { ...process.env, MISTRAL_API_KEY: KEY, RAG_FICHES_API_BASE: 'http://127.0.0.1:8788' } });
-  shipped = await serveDist({
-    dir: 'dist-test',
-    overrides: {
-      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
-      'data/vecteurs.safetensors': await readFile(out),
-    },
-  });
+  ({ server: shipped } = await serveWithVectors(KEY));
 });
 
 after(() => shipped?.close());

@@ -2,7 +2,10 @@
 // serves it, and a Chromium page that records every console error, page error, failed request
 // and request outside the sub-path, so that each test can assert there were none.
 import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
@@ -59,6 +62,26 @@ export async function serveDist({ dir = 'dist', overrides = {} } = {}) {
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
   return { url: origin + BASE, origin, outside, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/** The test build served with a vectors file made by the terminal (`vecteurs --embedder mistral`)
+ *  through the running mock with `key`: the fiches' vectors, and with `questions` the exercise's 40
+ *  question vectors too. Returns the server and the file's bytes. */
+export async function serveWithVectors(key, { questions = false } = {}) {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const out = join(await mkdtemp(join(tmpdir(), 'rag-fiches-')), 'vecteurs.safetensors');
+  await promisify(execFile)(join(root, 'target/release/vecteurs'),
+    ['--embedder', 'mistral', ...(questions ? [] : ['--questions', 'none']), '--out', out],
+    { cwd: root, env: { ...process.env, MISTRAL_API_KEY: key, RAG_FICHES_API_BASE: `http://127.0.0.1:${MOCK_PORT}` } });
+  const vectors = await readFile(out);
+  const server = await serveDist({
+    dir: 'dist-test',
+    overrides: {
+      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
+      'data/vecteurs.safetensors': vectors,
+    },
+  });
+  return { server, vectors };
 }
 
 export async function launch() {

@@ -4,12 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { serveDist, launch, openPage, MOCK_PORT, enterKey, settings } from './harness.mjs';
+import { readFile } from 'node:fs/promises';
+import { serveDist, launch, openPage, MOCK_PORT, enterKey, settings, serveWithVectors } from './harness.mjs';
 import { startMock } from './mock-mistral.mjs';
 
 const KEY = 'cle-hostile-7';
@@ -22,18 +18,7 @@ before(async () => {
   mock = await startMock(MOCK_PORT);
   browser = await launch();
   server = await serveDist({ dir: 'dist-test' });
-  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-hostile-'));
-  const out = join(dir, 'v.safetensors');
-  await promisify(execFile)(new URL('../../target/release/vecteurs', import.meta.url).pathname,
-    ['--embedder', 'mistral', '--questions', 'none', '--out', out],
-    { cwd: new URL('../../', import.meta.url).pathname, env: { ...process.env, MISTRAL_API_KEY: KEY, RAG_FICHES_API_BASE: mock.origin } });
-  shipped = await serveDist({
-    dir: 'dist-test',
-    overrides: {
-      'data/manifeste.json': JSON.stringify({ vecteurs: 'v.safetensors' }),
-      'data/v.safetensors': await readFile(out),
-    },
-  });
+  ({ server: shipped } = await serveWithVectors(KEY));
 });
 after(async () => {
   await browser?.close();

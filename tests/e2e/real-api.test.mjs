@@ -7,10 +7,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, MOCK_PORT, enterKey, settings, pickExample } from './harness.mjs';
+import { serveDist, launch, openPage, MOCK_PORT, enterKey, settings, pickExample, serveWithVectors } from './harness.mjs';
 import { startMock, tokens, LIMITS } from './mock-mistral.mjs';
 
 const KEY = 'cle-api-reelle-42';
@@ -28,16 +28,7 @@ before(async () => {
   mock = await startMock(MOCK_PORT);
   browser = await launch();
   plain = await serveDist({ dir: 'dist-test' });
-  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-api-'));
-  const out = join(dir, 'vecteurs.safetensors');
-  await run(['--embedder', 'mistral', '--out', out]);
-  withQuestions = await serveDist({
-    dir: 'dist-test',
-    overrides: {
-      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
-      'data/vecteurs.safetensors': await readFile(out),
-    },
-  });
+  ({ server: withQuestions } = await serveWithVectors(KEY, { questions: true }));
 });
 after(async () => {
   await browser?.close();

@@ -3,16 +3,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { serveDist, launch, openPage, MOCK_PORT, enterKey as typeKey, settings } from './harness.mjs';
+import { serveDist, launch, openPage, MOCK_PORT, enterKey as typeKey, settings, serveWithVectors } from './harness.mjs';
 import { startMock } from './mock-mistral.mjs';
 
 const KEY = 'cle-de-test-123456';
-const ROOT = new URL('../../', import.meta.url);
 let mock;
 let browser;
 let bare;        // the test build as shipped: no vectors file
@@ -23,19 +17,7 @@ before(async () => {
   mock = await startMock(MOCK_PORT);
   browser = await launch();
   bare = await serveDist({ dir: 'dist-test' });
-  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-'));
-  const out = join(dir, 'vecteurs.safetensors');
-  await promisify(execFile)(new URL('target/release/vecteurs', ROOT).pathname,
-    ['--embedder', 'mistral', '--questions', 'none', '--out', out],
-    { cwd: ROOT.pathname, env: { ...process.env, MISTRAL_API_KEY: KEY, RAG_FICHES_API_BASE: mock.origin } });
-  vectors = await readFile(out);
-  shipped = await serveDist({
-    dir: 'dist-test',
-    overrides: {
-      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
-      'data/vecteurs.safetensors': vectors,
-    },
-  });
+  ({ server: shipped, vectors } = await serveWithVectors(KEY));
 });
 after(async () => {
   await browser?.close();
