@@ -142,12 +142,8 @@ fn question_vectors(
     if !dense {
         return Ok(QuestionVectors::new());
     }
-    let bytes = rag_fiches::cli::read_bytes(&args.vectors).map_err(|e| {
-        format!(
-            "cannot read {}: {e} (make it with: cargo run --release --bin vecteurs)",
-            args.vectors
-        )
-    })?;
+    let bytes = rag_fiches::cli::read_bytes(&args.vectors)
+        .map_err(|e| format!("{e} (make it with: cargo run --release --bin vecteurs)"))?;
     let set = VectorSet::from_safetensors(&bytes).map_err(|e| format!("{}: {e}", args.vectors))?;
     let embedder = TerminalEmbedder::parse(&args.embedder)?;
     set.check_model(embedder.model(), embedder.dim())
