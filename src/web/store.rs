@@ -38,7 +38,21 @@ async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     JsFuture::from(promise).await
 }
 
-async fn open() -> Result<IdbDatabase, JsValue> {
+/// An open connection, closed when dropped: none is left open to block another tab's upgrade.
+struct Conn {
+    db: IdbDatabase,
+    /// Closes the connection when another tab opens a newer version (kept alive while open).
+    _on_change: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.db.set_onversionchange(None);
+        self.db.close();
+    }
+}
+
+async fn open() -> Result<Conn, JsValue> {
     let factory = web_sys::window()
         .and_then(|w| w.indexed_db().ok().flatten())
         .ok_or_else(|| JsValue::from_str("IndexedDB indisponible"))?;
@@ -71,8 +85,10 @@ async fn open() -> Result<IdbDatabase, JsValue> {
     let closing = db.clone();
     let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| closing.close());
     db.set_onversionchange(Some(on_change.as_ref().unchecked_ref()));
-    on_change.forget();
-    Ok(db)
+    Ok(Conn {
+        db,
+        _on_change: on_change,
+    })
 }
 
 /// An open that has not succeeded after this long (blocked, or a browser that never answers) is
@@ -106,11 +122,8 @@ async fn with_timeout<T>(future: impl std::future::Future<Output = T>, ms: i32) 
 /// The value under `key` in `store`, if any. Storage failures (private mode, quota) read as
 /// absent: the cache is an optimisation, never a requirement.
 pub async fn get(store: &str, key: &str) -> Option<JsValue> {
-    let db = open().await.ok()?;
-    let value = read(&db, store, key).await;
-    // Each connection is closed after use: none is left open to block another tab's upgrade.
-    db.close();
-    value
+    let conn = open().await.ok()?;
+    read(&conn.db, store, key).await
 }
 
 async fn read(db: &IdbDatabase, store: &str, key: &str) -> Option<JsValue> {
@@ -127,10 +140,8 @@ async fn read(db: &IdbDatabase, store: &str, key: &str) -> Option<JsValue> {
 /// Stores `value` under `key`: `true` when it was stored. Failures (no storage, quota, blocked)
 /// are not errors (see [`get`]), but the caller must not claim a value is cached when it is not.
 pub async fn put(store: &str, key: &str, value: &JsValue) -> bool {
-    let Ok(db) = open().await else { return false };
-    let stored = write(&db, store, key, value).await;
-    db.close();
-    stored
+    let Ok(conn) = open().await else { return false };
+    write(&conn.db, store, key, value).await
 }
 
 async fn write(db: &IdbDatabase, store: &str, key: &str, value: &JsValue) -> bool {
