@@ -15,6 +15,11 @@
 // - chat replies: `content` a string, a list of chunks (a `thinking` chunk before the text with
 //   reasoning models) or null; `finish_reason` stop, length or model_length.
 // Tokens are counted as ceil(UTF-8 bytes / 4), a typical ratio for French text.
+// NOT backed by a recorded response, and chosen so that our client cannot depend on them (it reads
+// only the status of these): the 5xx JSON body, the 403 body (the 401's second shape, reused), the
+// text and code of the "too many inputs" and "input too long" 400s (the limits are documented, the
+// exact messages are not), the 400 for a body that is not JSON, the 404 body, and the model list
+// of GET /v1/models.
 //
 // It answers POST /v1/embeddings with seed 001's fake embedder (MD5-hashed bag of words, 1024
 // dims, norm 1) under the model name mistral-embed, GET /v1/models with a short list, and POST
