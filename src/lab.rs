@@ -360,7 +360,7 @@ impl Lab {
         for q in questions {
             let v = vectors.get(&q.text).map(Vec::as_slice);
             let top: Vec<(String, f64)> = self
-                .search(method, &q.text, v, DEPTH)?
+                .search(method, &q.text, v, DEPTH + 1)?
                 .into_iter()
                 .map(|r| (self.fiches[r.doc].id.clone(), r.score))
                 .collect();

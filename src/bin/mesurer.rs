@@ -320,21 +320,33 @@ fn comparison(ms: &[Measurement]) -> String {
         "{:<10}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
         "méthode", "tête", "5 prem.", "MRR@10", "tête", "5 prem.", "MRR@10"
     );
-    for m in ms {
+    let row = |m: &Measurement, worst: bool| {
         let cell = |k: &rag_fiches::measure::KindStats| {
+            let (h1, h5, mrr) = if worst {
+                (k.worst_hit1, k.worst_hit5, k.worst_mrr10)
+            } else {
+                (k.hit1, k.hit5, k.mrr10)
+            };
             format!(
-                "{:>6} {:>9} {:>7.2}",
-                format!("{}/{}", k.hit1, k.questions),
-                format!("{}/{}", k.hit5, k.questions),
-                k.mrr10
+                "{:>6} {:>9} {:>7.3}",
+                format!("{h1}/{}", k.questions),
+                format!("{h5}/{}", k.questions),
+                mrr
             )
         };
-        out += &format!(
+        format!(
             "{:<10}  {}    {}\n",
             m.method,
             cell(&m.kinds[0]),
             cell(&m.kinds[1])
-        );
+        )
+    };
+    for m in ms {
+        out += &row(m, false);
+    }
+    out += "\nPessimiste : chaque fiche de même score que l'attendue comptée devant elle (ex æquo) :\n";
+    for m in ms {
+        out += &row(m, true);
     }
     out += "\nSeuil de refus (calibré sur les questions de rang pair, testé sur les impaires) :\n";
     for m in ms {

@@ -20,12 +20,15 @@ pub fn qrels(m: &Measurement) -> String {
     out
 }
 
-/// A TREC run: `qid Q0 docid rank score run`, the first ten of every question.
+/// A TREC run: `qid Q0 docid rank score run`, the first ten of every question (and the eleventh
+/// when it ties with the tenth, so that the pessimistic figures read back the same). Scores are
+/// written in full (Rust's shortest round-trip form): equal scores stay equal, distinct ones
+/// distinct.
 pub fn trec_run(m: &Measurement) -> String {
     let run = m.method.replace('+', "-plus");
     let mut out = String::new();
     for (i, q) in m.questions.iter().enumerate() {
-        for (rank, (id, score)) in q.top.iter().enumerate() {
+        for (rank, (id, score)) in q.top.iter().chain(&q.tied_beyond).enumerate() {
             out += &format!("{} Q0 {id} {} {score} {run}\n", qid(i), rank + 1);
         }
     }
@@ -80,7 +83,8 @@ pub fn json(measurements: &[Measurement]) -> String {
 }
 
 /// Mean reciprocal rank over the questions that have qrels, read back from TREC text, as
-/// `trec_eval -m recip_rank` computes it (a query whose relevant fiche is not in the run counts 0).
+/// `trec_eval -M 10 -m recip_rank` computes it: the first ten lines of each query (a run may hold
+/// an eleventh, tied with the tenth); a query whose relevant fiche is not there counts 0.
 pub fn mrr_from_trec(qrels: &str, run: &str) -> Option<f64> {
     use std::collections::HashMap;
     let mut relevant: HashMap<&str, &str> = HashMap::new();
@@ -98,6 +102,9 @@ pub fn mrr_from_trec(qrels: &str, run: &str) -> Option<f64> {
             return None;
         }
         let rank: usize = f[3].parse().ok()?;
+        if rank > crate::measure::DEPTH {
+            continue;
+        }
         if relevant.get(f[0]) == Some(&f[2]) {
             let e = best.entry(f[0]).or_insert(rank);
             *e = (*e).min(rank);

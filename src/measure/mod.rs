@@ -7,6 +7,11 @@
 //! - MRR@10: the mean of 1/rank of the expected fiche, counting 0 when it is not in the first ten;
 //! - missed: the questions whose expected fiche is not in the first five, in file order.
 //!
+//! Each figure is computed twice: **as ranked** (the method's order, ties broken by its tie rule:
+//! the seed's larger id first for BM25) and **pessimistically**: every fiche whose score equals the
+//! expected fiche's counts as ranked above it, so a tie never helps. The two differ only where the
+//! expected fiche ties with others; the gap is how much a figure owes to the tie rule.
+//!
 //! For `absente` questions the interesting figure is the best score, compared with the best scores
 //! of answerable questions: the seed shows that no threshold separates them.
 
@@ -43,6 +48,26 @@ pub struct QuestionOutcome {
     pub rank: Option<usize>,
     /// The first ten `[id, score]` pairs, raw scores.
     pub top: Vec<(String, f64)>,
+    /// The eleventh result, kept only when its score equals the tenth's: a tie that runs past the
+    /// first ten (it makes the tenth's rank a range, and a TREC export holds it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tied_beyond: Option<(String, f64)>,
+    /// The ranks (from 1) the expected fiche shares with the fiches of equal score: `(r, r)` when
+    /// nobody ties with it; the last is [`DEPTH`] + 1 when the tie runs past the first ten.
+    pub tie_ranks: Option<(usize, usize)>,
+}
+
+impl QuestionOutcome {
+    /// The expected fiche's rank when every fiche of equal score is counted above it, if that is
+    /// still within the first ten.
+    pub fn worst_rank(&self) -> Option<usize> {
+        self.tie_ranks.map(|t| t.1).filter(|&r| r <= DEPTH)
+    }
+
+    /// Whether the expected fiche shares its score with another fiche.
+    pub fn tied(&self) -> bool {
+        self.tie_ranks.is_some_and(|(a, b)| a != b)
+    }
 }
 
 /// The figures of one question type.
@@ -55,6 +80,20 @@ pub struct KindStats {
     pub hit5: usize,
     pub mrr10: f64,
     pub missed: Vec<String>,
+    /// The same three figures, pessimistic: ties count against the expected fiche.
+    pub worst_hit1: usize,
+    pub worst_hit5: usize,
+    pub worst_mrr10: f64,
+}
+
+/// hit@1, hit@5 and MRR@10 of a list of ranks (from 1; `None`: not in the first ten).
+fn figures(ranks: impl Iterator<Item = Option<usize>> + Clone) -> (usize, usize, f64) {
+    let n = ranks.clone().count();
+    let hit1 = ranks.clone().filter(|r| *r == Some(1)).count();
+    let hit5 = ranks.clone().filter(|r| r.is_some_and(|r| r <= 5)).count();
+    let rr: f64 = ranks.map(|r| r.map_or(0.0, |r| 1.0 / r as f64)).sum();
+    let mrr10 = if n == 0 { 0.0 } else { rr / n as f64 };
+    (hit1, hit5, mrr10)
 }
 
 /// One method measured on one question set.
@@ -75,7 +114,8 @@ pub struct Measurement {
 
 impl Measurement {
     /// Searches every question with `search` (which returns the first results, best first, at
-    /// least [`DEPTH`] when the catalogue has that many) and computes the figures.
+    /// least [`DEPTH`] + 1 when the catalogue has that many, so that a tie past the tenth is seen)
+    /// and computes the figures.
     pub fn run(
         method: &str,
         score_decimals: Option<usize>,
@@ -89,20 +129,40 @@ impl Measurement {
         Measurement::from_outcomes(method, score_decimals, outcomes)
     }
 
-    /// One question's outcome from its ranked `[id, score]` list (cut to [`DEPTH`]).
+    /// One question's outcome from its ranked `[id, score]` list, best first (cut to [`DEPTH`];
+    /// give [`DEPTH`] + 1 results so that a tie with the tenth is seen).
     pub fn outcome(q: &Question, mut top: Vec<(String, f64)>) -> QuestionOutcome {
+        top.truncate(DEPTH + 1);
+        let tied_beyond = match (top.get(DEPTH - 1), top.get(DEPTH)) {
+            (Some(tenth), Some(eleventh)) if tenth.1 == eleventh.1 => Some(eleventh.clone()),
+            _ => None,
+        };
+        let position = q.expected.as_ref().and_then(|e| {
+            top[..top.len().min(DEPTH)]
+                .iter()
+                .position(|(id, _)| id == e)
+        });
+        let tie_ranks = position.map(|p| {
+            let score = top[p].1;
+            let first = top[..p]
+                .iter()
+                .rposition(|t| t.1 != score)
+                .map_or(0, |i| i + 1);
+            let last = top[p..]
+                .iter()
+                .position(|t| t.1 != score)
+                .map_or(top.len() - 1, |i| p + i - 1);
+            (first + 1, last + 1)
+        });
         top.truncate(DEPTH);
-        let rank = q
-            .expected
-            .as_ref()
-            .and_then(|e| top.iter().position(|(id, _)| id == e))
-            .map(|p| p + 1);
         QuestionOutcome {
             kind: q.kind,
             question: q.text.clone(),
             expected: q.expected.clone(),
-            rank,
+            rank: position.map(|p| p + 1),
             top,
+            tied_beyond,
+            tie_ranks,
         }
     }
 
@@ -117,20 +177,9 @@ impl Measurement {
             .map(|&kind| {
                 let lot: Vec<&QuestionOutcome> =
                     outcomes.iter().filter(|o| o.kind == kind).collect();
-                let hit1 = lot.iter().filter(|o| o.rank == Some(1)).count();
-                let hit5 = lot
-                    .iter()
-                    .filter(|o| o.rank.is_some_and(|r| r <= 5))
-                    .count();
-                let rr: f64 = lot
-                    .iter()
-                    .map(|o| o.rank.map_or(0.0, |r| 1.0 / r as f64))
-                    .sum();
-                let mrr10 = if lot.is_empty() {
-                    0.0
-                } else {
-                    rr / lot.len() as f64
-                };
+                let (hit1, hit5, mrr10) = figures(lot.iter().map(|o| o.rank));
+                let (worst_hit1, worst_hit5, worst_mrr10) =
+                    figures(lot.iter().map(|o| o.worst_rank()));
                 let missed = lot
                     .iter()
                     .filter(|o| !o.rank.is_some_and(|r| r <= 5))
@@ -143,6 +192,9 @@ impl Measurement {
                     hit5,
                     mrr10,
                     missed,
+                    worst_hit1,
+                    worst_hit5,
+                    worst_mrr10,
                 }
             })
             .collect();
@@ -210,5 +262,63 @@ impl Measurement {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(kind: QuestionKind, expected: &str) -> Question {
+        Question {
+            kind,
+            text: format!("question {expected}"),
+            expected: Some(expected.to_owned()),
+        }
+    }
+
+    fn list(scores: &[(&str, f64)]) -> Vec<(String, f64)> {
+        scores.iter().map(|(i, s)| (i.to_string(), *s)).collect()
+    }
+
+    #[test]
+    fn a_tie_counts_against_the_expected_fiche_only_pessimistically() {
+        let c = QuestionKind::Courante;
+        // Expected first, tied with the second: as ranked 1, pessimistic 2.
+        let a = Measurement::outcome(&q(c, "B"), list(&[("B", 3.0), ("A", 3.0), ("C", 1.0)]));
+        assert_eq!(
+            (a.rank, a.tie_ranks, a.worst_rank()),
+            (Some(1), Some((1, 2)), Some(2))
+        );
+        assert!(a.tied());
+        // Alone at its score: the same either way.
+        let b = Measurement::outcome(&q(c, "C"), list(&[("B", 3.0), ("A", 3.0), ("C", 1.0)]));
+        assert_eq!(
+            (b.rank, b.tie_ranks, b.worst_rank()),
+            (Some(3), Some((3, 3)), Some(3))
+        );
+        assert!(!b.tied());
+        // Tenth, tied with the eleventh: pessimistically outside the first ten.
+        let mut long: Vec<(String, f64)> =
+            (0..9).map(|i| (format!("X{i}"), 10.0 - i as f64)).collect();
+        long.push(("E".into(), 0.5));
+        long.push(("F".into(), 0.5));
+        long.push(("G".into(), 0.1));
+        let d = Measurement::outcome(&q(c, "E"), long.clone());
+        assert_eq!(
+            (d.rank, d.tie_ranks, d.worst_rank()),
+            (Some(10), Some((10, 11)), None)
+        );
+        assert_eq!(d.top.len(), DEPTH);
+        assert_eq!(d.tied_beyond, Some(("F".into(), 0.5)));
+        // Beyond the first ten, or absent: no rank either way.
+        let e = Measurement::outcome(&q(c, "F"), long);
+        assert_eq!((e.rank, e.tie_ranks, e.worst_rank()), (None, None, None));
+        let m = Measurement::from_outcomes("t", None, vec![a, b, d, e]);
+        let k = &m.kinds[1];
+        assert_eq!((k.hit1, k.hit5, k.worst_hit1, k.worst_hit5), (1, 2, 0, 2));
+        let mrr = (1.0 + 1.0 / 3.0 + 0.1) / 4.0;
+        let worst = (0.5 + 1.0 / 3.0) / 4.0;
+        assert!((k.mrr10 - mrr).abs() < 1e-12 && (k.worst_mrr10 - worst).abs() < 1e-12);
     }
 }
