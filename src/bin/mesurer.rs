@@ -25,6 +25,7 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
                 [--embedder mistral|fake] [--vectors PATH]
        mesurer --all [--trec DIR [--force]] [--json] [--embedder …] [--vectors PATH]
        mesurer [METHOD] --question \"…\" [--explain]
+       mesurer mots+ [--sans-mot-vide WORD[,WORD…]] [--mot-vide WORD[,WORD…]]
 
   METHOD           mots (default): the seed's BM25; mots+: French-aware BM25;
                    sens: cosine of embeddings; hybride: RRF of mots and sens;
@@ -40,7 +41,10 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
   --questions PATH questions in the seed's CSV format (default: data/questions.csv)
   --json           the whole measurement as JSON: every question's top 10 and rank
   --question TEXT  search one question and print its top 5
-  --explain        with --question: take each score apart, term by term";
+  --explain        with --question: take each score apart, term by term
+  --sans-mot-vide WORDS  mots+ with these words no longer stop words: both figures
+                   side by side and every question whose rank moves (an ablation)
+  --mot-vide WORDS mots+ with these words made stop words (same report)";
 
 struct Args {
     method: Method,
@@ -54,6 +58,9 @@ struct Args {
     all: bool,
     trec: Option<String>,
     force: bool,
+    /// `--sans-mot-vide` and `--mot-vide`: an ablation of mots+'s stop words.
+    keep: Vec<String>,
+    drop: Vec<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
@@ -69,6 +76,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         all: false,
         trec: None,
         force: false,
+        keep: Vec::new(),
+        drop: Vec::new(),
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
@@ -87,6 +96,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             "--all" => out.all = true,
             "--trec" => out.trec = Some(value("--trec")?),
             "--force" => out.force = true,
+            "--sans-mot-vide" => out.keep.extend(words(&value("--sans-mot-vide")?)),
+            "--mot-vide" => out.drop.extend(words(&value("--mot-vide")?)),
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
@@ -97,10 +108,26 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             other => return Err(Fail::Usage(format!("unknown argument \"{other}\""))),
         }
     }
+    if (!out.keep.is_empty() || !out.drop.is_empty())
+        && (out.method != Method::MOTS_PLUS || out.all || out.question.is_some() || out.json)
+    {
+        return Err(Fail::Usage(
+            "--sans-mot-vide and --mot-vide change mots+ alone: mesurer mots+ --sans-mot-vide WORD"
+                .into(),
+        ));
+    }
     if out.explain && out.question.is_none() {
         return Err(Fail::Usage("--explain goes with --question".into()));
     }
     Ok(out)
+}
+
+/// The words of a `--mot-vide` list: comma-separated, lowercased.
+fn words(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|w| w.trim().to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 fn read(path: &str) -> Result<String, String> {
@@ -223,6 +250,10 @@ fn run() -> Result<(), Fail> {
     let questions =
         parse_questions(&read(&args.questions)?).map_err(|e| format!("{}: {e}", args.questions))?;
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
+    if !args.keep.is_empty() || !args.drop.is_empty() {
+        print!("{}", ablation(&lab, &questions, &args.keep, &args.drop));
+        return Ok(());
+    }
     let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
     // --all: every keyword method, and the dense ones when a vectors file is there.
     let dense = std::path::Path::new(&args.vectors).exists();
@@ -312,42 +343,139 @@ fn write_trec(dir: &str, measurements: &[Measurement], force: bool) -> Result<()
     Ok(())
 }
 
-/// The comparison table of `--all`: methods × types, the refusal threshold of each method, and the
-/// best fusion against the best single method.
-fn comparison(ms: &[Measurement]) -> String {
+/// One row of a comparison table: a method's hit@1, hit@5 and MRR@10 for exactes and courantes,
+/// as ranked or pessimistic.
+fn table_row(m: &Measurement, worst: bool) -> String {
+    let cell = |k: &rag_fiches::measure::KindStats| {
+        let (h1, h5, mrr) = if worst {
+            (k.worst_hit1, k.worst_hit5, k.worst_mrr10)
+        } else {
+            (k.hit1, k.hit5, k.mrr10)
+        };
+        format!(
+            "{:>6} {:>9} {:>7.3}",
+            format!("{h1}/{}", k.questions),
+            format!("{h5}/{}", k.questions),
+            mrr
+        )
+    };
+    format!(
+        "{:<10}  {}    {}\n",
+        m.method,
+        cell(&m.kinds[0]),
+        cell(&m.kinds[1])
+    )
+}
+
+/// Both tables, as ranked then pessimistic, of `ms`.
+fn tables(ms: &[Measurement]) -> String {
     let mut out = format!("{:<10}  {:<24}    {:<24}\n", "", "exactes", "courantes");
     out += &format!(
         "{:<10}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
         "méthode", "tête", "5 prem.", "MRR@10", "tête", "5 prem.", "MRR@10"
     );
-    let row = |m: &Measurement, worst: bool| {
-        let cell = |k: &rag_fiches::measure::KindStats| {
-            let (h1, h5, mrr) = if worst {
-                (k.worst_hit1, k.worst_hit5, k.worst_mrr10)
-            } else {
-                (k.hit1, k.hit5, k.mrr10)
-            };
-            format!(
-                "{:>6} {:>9} {:>7.3}",
-                format!("{h1}/{}", k.questions),
-                format!("{h5}/{}", k.questions),
-                mrr
-            )
-        };
-        format!(
-            "{:<10}  {}    {}\n",
-            m.method,
-            cell(&m.kinds[0]),
-            cell(&m.kinds[1])
-        )
-    };
     for m in ms {
-        out += &row(m, false);
+        out += &table_row(m, false);
     }
     out += "\nPessimiste : chaque fiche de même score que l'attendue comptée devant elle (ex æquo) :\n";
     for m in ms {
-        out += &row(m, true);
+        out += &table_row(m, true);
     }
+    out
+}
+
+/// `mesurer mots+ --sans-mot-vide WORDS --mot-vide WORDS`: mots+ as it is against mots+ with its
+/// stop words changed, on every question; then each question whose pessimistic rank moves.
+fn ablation(
+    lab: &Lab,
+    questions: &[rag_fiches::data::Question],
+    keep: &[String],
+    drop: &[String],
+) -> String {
+    use rag_fiches::measure::DEPTH;
+    use rag_fiches::search::analysis::{Analyzer, StopChange};
+    use rag_fiches::search::bm25::{Bm25Index, Bm25Params};
+    // A terminal run builds one index: leaking two short lists is its whole cost.
+    let change = StopChange {
+        keep: Box::leak(keep.to_vec().into_boxed_slice()),
+        drop: Box::leak(drop.to_vec().into_boxed_slice()),
+    };
+    let index = Bm25Index::build(
+        lab.fiches(),
+        Analyzer::FrenchWith(change),
+        Bm25Params::default(),
+    );
+    let quoted = |ws: &[String]| {
+        ws.iter()
+            .map(|w| format!("« {w} »"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut label = Vec::new();
+    if !keep.is_empty() {
+        label.push(format!("{} plus mot vide", quoted(keep)));
+    }
+    if !drop.is_empty() {
+        label.push(format!("{} mot vide", quoted(drop)));
+    }
+    let base = lab.measure_keyword(rag_fiches::lab::Keyword::MotsPlus, questions);
+    let changed = Measurement::run("mots+ mod.", Some(2), questions, |q| {
+        index
+            .search(q, DEPTH + 1)
+            .into_iter()
+            .map(|h| (lab.fiches()[h.doc].id.clone(), h.score))
+            .collect()
+    });
+    let mut out = format!("Ablation de mots+ : {}\n\n", label.join(" ; "));
+    out += &tables(&[base.clone(), changed.clone()]);
+    out += "\nQuestions dont le rang change (pessimiste ; — : hors des 10 premières) :\n";
+    let show = |r: Option<usize>| r.map_or("—".to_owned(), |r| r.to_string());
+    let (mut better, mut worse) = (0, 0);
+    for (a, b) in base.questions.iter().zip(&changed.questions) {
+        if a.kind == QuestionKind::Absente {
+            let (sa, sb) = (
+                a.top.first().map_or(0.0, |t| t.1),
+                b.top.first().map_or(0.0, |t| t.1),
+            );
+            if (sa - sb).abs() > 1e-9 {
+                out += &format!(
+                    "  absente, meilleur score {sa:.3} → {sb:.3}  {}\n",
+                    a.question
+                );
+            }
+            continue;
+        }
+        let (ra, rb) = (a.worst_rank(), b.worst_rank());
+        if ra == rb {
+            continue;
+        }
+        let gain = rb.unwrap_or(DEPTH + 1) < ra.unwrap_or(DEPTH + 1);
+        if gain {
+            better += 1;
+        } else {
+            worse += 1;
+        }
+        out += &format!(
+            "  {:>2} → {:<2} {}  {}  ({})\n",
+            show(ra),
+            show(rb),
+            if gain { "mieux" } else { "moins" },
+            a.question,
+            a.kind.as_str()
+        );
+    }
+    out += &format!(
+        "\nBilan sur les {} questions avec réponse : {better} mieux, {worse} moins bien ; test du signe p = {:.3}\n",
+        base.questions.iter().filter(|q| q.kind != QuestionKind::Absente).count(),
+        compare::sign_test(better, worse)
+    );
+    out
+}
+
+/// The comparison table of `--all`: methods × types (as ranked, then pessimistic), the refusal
+/// threshold of each method, and the best fusion against the best single method.
+fn comparison(ms: &[Measurement]) -> String {
+    let mut out = tables(ms);
     out += "\nSeuil de refus (calibré sur les questions de rang pair, testé sur les impaires) :\n";
     for m in ms {
         if let Some(c) = compare::calibrate_split(m) {
