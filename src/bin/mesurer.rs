@@ -343,47 +343,6 @@ fn write_trec(dir: &str, measurements: &[Measurement], force: bool) -> Result<()
     Ok(())
 }
 
-/// One row of a comparison table: a method's hit@1, hit@5 and MRR@10 for exactes and courantes,
-/// as ranked or pessimistic.
-fn table_row(m: &Measurement, worst: bool) -> String {
-    let cell = |k: &rag_fiches::measure::KindStats| {
-        let (h1, h5, mrr) = if worst {
-            (k.worst_hit1, k.worst_hit5, k.worst_mrr10)
-        } else {
-            (k.hit1, k.hit5, k.mrr10)
-        };
-        format!(
-            "{:>6} {:>9} {:>7.3}",
-            format!("{h1}/{}", k.questions),
-            format!("{h5}/{}", k.questions),
-            mrr
-        )
-    };
-    format!(
-        "{:<10}  {}    {}\n",
-        m.method,
-        cell(&m.kinds[0]),
-        cell(&m.kinds[1])
-    )
-}
-
-/// Both tables, as ranked then pessimistic, of `ms`.
-fn tables(ms: &[Measurement]) -> String {
-    let mut out = format!("{:<10}  {:<24}    {:<24}\n", "", "exactes", "courantes");
-    out += &format!(
-        "{:<10}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
-        "méthode", "tête", "5 prem.", "MRR@10", "tête", "5 prem.", "MRR@10"
-    );
-    for m in ms {
-        out += &table_row(m, false);
-    }
-    out += "\nPessimiste : chaque fiche de même score que l'attendue comptée devant elle (ex æquo) :\n";
-    for m in ms {
-        out += &table_row(m, true);
-    }
-    out
-}
-
 /// `mesurer mots+ --sans-mot-vide WORDS --mot-vide WORDS`: mots+ as it is against mots+ with its
 /// stop words changed, on every question; then each question whose pessimistic rank moves.
 fn ablation(
@@ -427,7 +386,7 @@ fn ablation(
             .collect()
     });
     let mut out = format!("Ablation de mots+ : {}\n\n", label.join(" ; "));
-    out += &tables(&[base.clone(), changed.clone()]);
+    out += &rag_fiches::measure::text_tables(&[base.clone(), changed.clone()]);
     out += "\nQuestions dont le rang change (pessimiste ; — : hors des 10 premières) :\n";
     let show = |r: Option<usize>| r.map_or("—".to_owned(), |r| r.to_string());
     let (mut better, mut worse) = (0, 0);
@@ -475,7 +434,7 @@ fn ablation(
 /// The comparison table of `--all`: methods × types (as ranked, then pessimistic), the refusal
 /// threshold of each method, and the best fusion against the best single method.
 fn comparison(ms: &[Measurement]) -> String {
-    let mut out = tables(ms);
+    let mut out = rag_fiches::measure::text_tables(ms);
     out += "\nSeuil de refus (calibré sur les questions de rang pair, testé sur les impaires) :\n";
     for m in ms {
         if let Some(c) = compare::calibrate_split(m) {

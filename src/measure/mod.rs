@@ -265,6 +265,48 @@ impl Measurement {
     }
 }
 
+/// One row of a comparison table: a method's hit@1, hit@5 and MRR@10 for exactes and courantes,
+/// as ranked or pessimistic.
+fn table_row(m: &Measurement, worst: bool) -> String {
+    let cell = |k: &KindStats| {
+        let (h1, h5, mrr) = if worst {
+            (k.worst_hit1, k.worst_hit5, k.worst_mrr10)
+        } else {
+            (k.hit1, k.hit5, k.mrr10)
+        };
+        format!(
+            "{:>6} {:>9} {:>7.3}",
+            format!("{h1}/{}", k.questions),
+            format!("{h5}/{}", k.questions),
+            mrr
+        )
+    };
+    format!(
+        "{:<10}  {}    {}\n",
+        m.method,
+        cell(&m.kinds[0]),
+        cell(&m.kinds[1])
+    )
+}
+
+/// The terminal's comparison: methods × exactes and courantes (hit@1, hit@5, MRR@10), as ranked,
+/// then pessimistic (`mesurer --all`, the ablation, `pairs`).
+pub fn text_tables(ms: &[Measurement]) -> String {
+    let mut out = format!("{:<10}  {:<24}    {:<24}\n", "", "exactes", "courantes");
+    out += &format!(
+        "{:<10}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
+        "méthode", "tête", "5 prem.", "MRR@10", "tête", "5 prem.", "MRR@10"
+    );
+    for m in ms {
+        out += &table_row(m, false);
+    }
+    out += "\nPessimiste : chaque fiche de même score que l'attendue comptée devant elle (ex æquo) :\n";
+    for m in ms {
+        out += &table_row(m, true);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
