@@ -433,3 +433,54 @@ fn a_stop_word_ablation_shows_both_figures_and_every_question_that_moves() {
     let err = refused(&["mots", "--mot-vide", "sous"]);
     assert!(err.contains("change mots+ alone"), "{err}");
 }
+
+#[test]
+fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
+    let dir = Scratch::new("mesurer-run");
+    let trec = dir.0.to_str().unwrap().to_owned();
+    let out = mesurer(&["--all", "--vectors", "nowhere", "--trec", &trec, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs = format!("{trec}/run-mots.txt,{trec}/run-mots-plus.txt");
+    let out = mesurer(&["--all", "--vectors", "nowhere", "--run", &runs, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mots", "mots+", "mots (run)", "mots-plus"]);
+    for (method, run) in [(0, 2), (1, 3)] {
+        assert_eq!(all[method]["kinds"], all[run]["kinds"], "{}", names[run]);
+        for (a, b) in all[method]["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(all[run]["questions"].as_array().unwrap())
+        {
+            assert_eq!((&a["top"], &a["tie_ranks"]), (&b["top"], &b["tie_ranks"]));
+        }
+    }
+    // A wrong line anywhere: refused with its line and reason, nothing printed.
+    let bad = dir.file(
+        "bad.txt",
+        b"q01 Q0 AR-0001 1 2.5 x\nq02 Q0 AR-0999 1 2.5 x\n",
+    );
+    let out = mesurer(&["--run", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("bad.txt: line 2: no fiche has the id \"AR-0999\": nothing measured"),
+        "{err}"
+    );
+}

@@ -24,6 +24,7 @@ use rag_fiches::search::bm25::{Explanation, FORMULA};
 const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
                 [--embedder mistral|fake] [--vectors PATH]
        mesurer --all [--trec DIR [--force]] [--json] [--embedder …] [--vectors PATH]
+       mesurer [METHOD | --all] --run FILE[,FILE…]
        mesurer [METHOD] --question \"…\" [--explain]
        mesurer mots+ [--sans-mot-vide WORD[,WORD…]] [--mot-vide WORD[,WORD…]]
 
@@ -35,6 +36,8 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
   --vectors PATH   the fiche vectors (default: data/vecteurs.safetensors)
   --all            every method side by side (dense ones when the vectors file exists),
                    with refusal thresholds and fusion against the best single method
+  --run FILES      TREC runs of any engine (qid Q0 docid rank score tag, qids q01, q02…
+                   as --trec writes them), measured beside the methods, named by their tag
   --trec DIR       also write qrels.txt and run-METHOD.txt for trec_eval or ranx
   --force          with --trec: overwrite files already there (else nothing is written)
   --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
@@ -61,6 +64,8 @@ struct Args {
     /// `--sans-mot-vide` and `--mot-vide`: an ablation of mots+'s stop words.
     keep: Vec<String>,
     drop: Vec<String>,
+    /// `--run`: TREC run files measured as methods.
+    runs: Vec<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
@@ -78,6 +83,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         force: false,
         keep: Vec::new(),
         drop: Vec::new(),
+        runs: Vec::new(),
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
@@ -98,6 +104,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             "--force" => out.force = true,
             "--sans-mot-vide" => out.keep.extend(words(&value("--sans-mot-vide")?)),
             "--mot-vide" => out.drop.extend(words(&value("--mot-vide")?)),
+            "--run" => out.runs.extend(
+                value("--run")?
+                    .split(',')
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned),
+            ),
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
@@ -286,22 +298,36 @@ fn run() -> Result<(), Fail> {
         &mut lab,
         &texts,
     )?;
-    let measurements = methods
+    let mut measurements = methods
         .iter()
         .map(|&m| lab.measure(m, &questions, &qv))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
+    let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
+    for path in &args.runs {
+        let mut m = rag_fiches::measure::run::measure(&read(path)?, &questions, &ids)
+            .map_err(|e| format!("{path}: {e}: nothing measured"))?;
+        // A run re-imported from our own export is named like the method: « mots (run) ».
+        if measurements.iter().any(|x| x.method == m.method) {
+            m.method += " (run)";
+        }
+        if measurements.iter().any(|x| x.method == m.method) {
+            return Err(format!("{path}: a run named {:?} is already measured", m.method).into());
+        }
+        measurements.push(m);
+    }
+    let compared = args.all || !args.runs.is_empty();
     if let Some(dir) = &args.trec {
         write_trec(dir, &measurements, args.force)?;
     }
     if args.json {
-        let text = if args.all {
+        let text = if compared {
             export::json(&measurements)
         } else {
             serde_json::to_string_pretty(&measurements[0]).map_err(|e| e.to_string())?
         };
         println!("{text}");
-    } else if args.all {
+    } else if compared {
         print!("{}{skipped}", comparison(&measurements));
     } else {
         print!("{}", measurements[0].seed_report());

@@ -7,6 +7,7 @@ use crate::data::npy::NpyError;
 use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
 use crate::data::{DataError, JsonProblem, JsonType, QuestionKind};
 use crate::lab::SearchError;
+use crate::measure::run::{RunError, RunProblem, MAX_PER_QUESTION};
 use crate::mistral::{ApiError, KeyError, WaitReason};
 use crate::search::dense::DenseError;
 
@@ -289,6 +290,33 @@ pub fn intake(e: &IntakeError) -> String {
     }
 }
 
+/// A refused TREC run, named `file`: the line and what to fix; nothing of it was measured.
+pub fn run(e: &RunError, file: &str) -> String {
+    let why = match &e.problem {
+        RunProblem::Fields(n) => format!(
+            "{n} champs au lieu de 6 ; une ligne de run s'écrit « qid Q0 fiche rang score nom »"
+        ),
+        RunProblem::UnknownQuestion(q) => format!(
+            "aucune question n'a l'identifiant « {q} » (q01, q02… dans l'ordre du fichier de questions, comme les exports)"
+        ),
+        RunProblem::UnknownFiche(d) => format!("aucune fiche n'a l'identifiant « {d} » dans ce catalogue"),
+        RunProblem::Rank(r) => format!("le rang « {r} » n'est pas un nombre entier"),
+        RunProblem::Score(x) => format!("le score « {x} » n'est pas un nombre (point décimal, pas de virgule)"),
+        RunProblem::DuplicateRank { qid, rank } => format!("le rang {rank} est donné deux fois pour {qid}"),
+        RunProblem::DuplicateFiche { qid, fiche } => format!("{fiche} est classée deux fois pour {qid}"),
+        RunProblem::TooMany { qid } => format!(
+            "plus de {} résultats pour {qid} : gardez les {} premiers",
+            int(MAX_PER_QUESTION as u64),
+            int(MAX_PER_QUESTION as u64)
+        ),
+        RunProblem::Tags { first, other } => format!(
+            "deux runs dans un seul fichier (« {first} » puis « {other} ») : un fichier par run"
+        ),
+        RunProblem::Empty => return format!("{file} : le run est vide, rien n'a été mesuré."),
+    };
+    format!("{file}, ligne {} : {why}. Rien n'a été mesuré.", e.line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +351,39 @@ mod tests {
         assert!(
             message.ends_with('.') || message.ends_with(')') || message.ends_with('»'),
             "no final stop: {message}"
+        );
+    }
+
+    #[test]
+    fn every_run_error_variant_has_a_french_sentence() {
+        let at = |problem| RunError { line: 3, problem };
+        let errors = [
+            at(RunProblem::Fields(5)),
+            at(RunProblem::UnknownQuestion("q99".into())),
+            at(RunProblem::UnknownFiche("AR-9".into())),
+            at(RunProblem::Rank("un".into())),
+            at(RunProblem::Score("2,5".into())),
+            at(RunProblem::DuplicateRank {
+                qid: "q01".into(),
+                rank: 1,
+            }),
+            at(RunProblem::DuplicateFiche {
+                qid: "q01".into(),
+                fiche: "AR-1".into(),
+            }),
+            at(RunProblem::TooMany { qid: "q01".into() }),
+            at(RunProblem::Tags {
+                first: "a".into(),
+                other: "b".into(),
+            }),
+            at(RunProblem::Empty),
+        ];
+        for e in &errors {
+            assert_french(&run(e, "run.txt"));
+        }
+        assert_eq!(
+            run(&errors[4], "bm25.txt"),
+            "bm25.txt, ligne 3 : le score « 2,5 » n'est pas un nombre (point décimal, pas de virgule). Rien n'a été mesuré."
         );
     }
 

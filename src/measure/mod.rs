@@ -21,6 +21,8 @@ pub mod compare;
 pub mod export;
 /// Python's `round` and `repr(float)`, for the seed's report byte for byte.
 pub mod pyfmt;
+/// Any engine's TREC run, read back and measured as a method.
+pub mod run;
 
 use serde::Serialize;
 
