@@ -175,3 +175,6 @@ export function suite(use, { dir = 'dist', mock = false } = {}) {
     await made.mock?.close();
   });
 }
+
+/** A figure cell's value as ranked (its first text), without the pessimistic one beside it. */
+export const ranked = (cell) => cell.evaluate((td) => td.firstChild.textContent);

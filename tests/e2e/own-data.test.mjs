@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, suite, settings, enterKey, pickExample } from './harness.mjs';
+import { openPage, suite, settings, enterKey, pickExample, ranked } from './harness.mjs';
 import { fakeEmbed } from './mock-mistral.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -88,8 +88,8 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   for (const m of terminal) {
     for (const k of m.kinds) {
       const row = page.locator(`table.comparaison[data-type="${k.type}"] tr[data-methode="${m.method}"]`);
-      assert.equal(await row.locator('.hit1').textContent(), `${k.hit1}/${k.questions}`);
-      assert.equal(await row.locator('.hit5').textContent(), `${k.hit5}/${k.questions}`);
+      assert.equal(await ranked(row.locator('.hit1')), `${k.hit1}/${k.questions}`);
+      assert.equal(await ranked(row.locator('.hit5')), `${k.hit5}/${k.questions}`);
     }
   }
   assert.equal(await page.locator('table.grille tbody tr').count(), 8);

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { openPage, serveDist, suite, openAt, pickExample } from './harness.mjs';
+import { openPage, serveDist, suite, openAt, pickExample, ranked } from './harness.mjs';
 
 let browser;
 let server;
@@ -80,14 +80,14 @@ test('« Mesurer » shows 15/15, 8/20 and 15/20 for mots, and the seed output ve
   await page.click('#onglet-mesurer');
   assert.equal(await page.getAttribute('#onglet-mesurer', 'aria-selected'), 'true');
   const mots = page.locator('.methode[data-methode="mots"]');
-  assert.equal(await mots.locator('tr[data-type="exacte"] .hit1').textContent(), '15/15');
-  assert.equal(await mots.locator('tr[data-type="courante"] .hit1').textContent(), '8/20');
-  assert.equal(await mots.locator('tr[data-type="courante"] .hit5').textContent(), '15/20');
+  assert.equal(await ranked(mots.locator('tr[data-type="exacte"] .hit1')), '15/15');
+  assert.equal(await ranked(mots.locator('tr[data-type="courante"] .hit1')), '8/20');
+  assert.equal(await ranked(mots.locator('tr[data-type="courante"] .hit5')), '15/20');
   const reference = await readFile(new URL('../golden/mesurer-mots.out', import.meta.url), 'utf8');
   assert.equal(await mots.locator('pre.rapport').textContent(), reference);
   const plus = page.locator('.methode[data-methode="mots+"]');
-  assert.equal(await plus.locator('tr[data-type="exacte"] .hit1').textContent(), '15/15');
-  assert.match(await plus.locator('tr[data-type="courante"] .hit5').textContent(), /^(19|20)\/20$/);
+  assert.equal(await ranked(plus.locator('tr[data-type="exacte"] .hit1')), '15/15');
+  assert.match(await ranked(plus.locator('tr[data-type="courante"] .hit5')), /^(19|20)\/20$/);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch, openPage, MOCK_PORT, enterKey as typeKey, settings, serveWithVectors } from './harness.mjs';
+import { serveDist, launch, openPage, MOCK_PORT, enterKey as typeKey, settings, serveWithVectors, ranked } from './harness.mjs';
 import { startMock } from './mock-mistral.mjs';
 
 const KEY = 'cle-de-test-123456';
@@ -116,9 +116,9 @@ test('shipped vectors: sens and hybride searched and measured, the same as the t
   const golden = await readFile(new URL('../golden/sens-fake.out', import.meta.url), 'utf8');
   const [, e1, e5] = golden.match(/exactes : 15 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
   const exactes = page.locator('table.comparaison[data-type="exacte"]');
-  assert.equal(await exactes.locator('tr[data-methode="sens"] .hit1').textContent(), `${e1}/15`);
-  assert.equal(await exactes.locator('tr[data-methode="sens"] .hit5').textContent(), `${e5}/15`);
-  assert.equal(await exactes.locator('tr[data-methode="hybride"] .hit1').textContent(), '15/15');
+  assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit1')), `${e1}/15`);
+  assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit5')), `${e5}/15`);
+  assert.equal(await ranked(exactes.locator('tr[data-methode="hybride"] .hit1')), '15/15');
   // The grid and the strip plots now cover all five methods.
   assert.equal(await page.locator('table.grille thead button[data-tri]').count(), 6);
   assert.equal(await page.locator('.bande-methode').count(), 5);

@@ -25,20 +25,43 @@ pub fn score_text(m: &Measurement, score: f64) -> String {
     fr(score, decimals)
 }
 
-/// The cells hit@1, hit@5 and MRR@10 of one type, as every table shows them.
+/// The cells hit@1, hit@5 and MRR@10 of one type, as every table shows them: the figure as ranked,
+/// and beside it, when ties change it, the pessimistic one (every fiche of equal score counted
+/// above the expected fiche).
 pub fn stat_cells(k: &KindStats) -> [Element; 3] {
+    let cell = |class: &str, ranked: String, worst: String| {
+        let mut td = E::new("td").class(class).text(&ranked);
+        if worst != ranked {
+            td = td.child(
+                E::new("span")
+                    .class("pessimiste")
+                    .attr(
+                        "title",
+                        "pessimiste : chaque fiche de même score que la bonne comptée devant elle",
+                    )
+                    .text(&format!(" ({worst})")),
+            );
+        }
+        td.build()
+    };
+    let n = k.questions;
     [
-        E::new("td")
-            .class("hit1")
-            .text(&format!("{}/{}", k.hit1, k.questions))
-            .build(),
-        E::new("td")
-            .class("hit5")
-            .text(&format!("{}/{}", k.hit5, k.questions))
-            .build(),
-        E::new("td").class("mrr").text(&fr(k.mrr10, 2)).build(),
+        cell(
+            "hit1",
+            format!("{}/{n}", k.hit1),
+            format!("{}/{n}", k.worst_hit1),
+        ),
+        cell(
+            "hit5",
+            format!("{}/{n}", k.hit5),
+            format!("{}/{n}", k.worst_hit5),
+        ),
+        cell("mrr", fr(k.mrr10, 2), fr(k.worst_mrr10, 2)),
     ]
 }
+
+/// The sentence under every table with pessimistic figures.
+pub const PESSIMISTIC_NOTE: &str = "Entre parenthèses, quand il diffère, le chiffre pessimiste : chaque fiche ex æquo avec la bonne (exactement le même score) est comptée devant elle. L'écart est ce que le chiffre doit à la règle qui départage les égalités (pour mots, l'identifiant le plus grand d'abord, comme dans le sujet), pas à la méthode.";
 
 /// A wrapper that scrolls sideways when its content is wider than the screen (a phone), and can
 /// be focused so that a keyboard can scroll it too.
@@ -110,7 +133,20 @@ pub fn comparison_tables(ms: &[Measurement]) -> Element {
             .build();
         scroller(kind_label(kind), table)
     });
-    E::new("div").class("comparaisons").children(tables).build()
+    let any_tie = ms
+        .iter()
+        .flat_map(|m| &m.kinds)
+        .any(|k| (k.hit1, k.hit5, k.mrr10) != (k.worst_hit1, k.worst_hit5, k.worst_mrr10));
+    let mut out = E::new("div").class("comparaisons").children(tables);
+    if any_tie {
+        out = out.child(
+            E::new("p")
+                .class("legende")
+                .attr("id", "note-pessimiste")
+                .text(PESSIMISTIC_NOTE),
+        );
+    }
+    out.build()
 }
 
 /// Bars: for each type, each method's share of questions with the right fiche first and in the
@@ -293,15 +329,30 @@ pub fn question_grid(ms: &[Measurement], order: &[usize], limit: usize) -> Eleme
             E::new("td").text(q.kind.as_str()).build(),
         ];
         for m in ms {
-            let rank = m.questions.get(i).and_then(|o| o.rank);
-            let (class, text) = rank_class(rank);
-            let title = match rank {
+            let outcome = m.questions.get(i);
+            let rank = outcome.and_then(|o| o.rank);
+            let (class, mut text) = rank_class(rank);
+            let mut title = match rank {
                 Some(r) => format!("{} : bonne fiche au rang {r}", m.method),
                 None => format!("{} : bonne fiche hors des 10 premières", m.method),
             };
+            let tie = outcome.filter(|o| o.tied()).and_then(|o| o.tie_ranks);
+            if let Some((a, b)) = tie {
+                let last = if b > crate::measure::DEPTH {
+                    format!("{b}+")
+                } else {
+                    b.to_string()
+                };
+                text = format!("{a}–{last}");
+                title +=
+                    &format!(", ex æquo avec d'autres fiches de même score (rangs {a} à {last})");
+            }
             cells.push(
                 E::new("td")
-                    .class(&format!("rang-grille {class}"))
+                    .class(&format!(
+                        "rang-grille {class}{}",
+                        if tie.is_some() { " exaequo-grille" } else { "" }
+                    ))
                     .attr("title", &title)
                     .text(&text)
                     .build(),
@@ -315,7 +366,7 @@ pub fn question_grid(ms: &[Measurement], order: &[usize], limit: usize) -> Eleme
         )
     });
     let legend = E::new("p").class("legende").text(
-        "Rang de la bonne fiche : 1 (en tête), 2 à 5, 6 à 10, — (hors des 10 premières). Cliquez une question pour voir ses résultats, un nom de méthode pour trier.",
+        "Rang de la bonne fiche : 1 (en tête), 2 à 5, 6 à 10, — (hors des 10 premières) ; « 1–2 » : ex æquo, même score qu'une autre fiche, rangée devant ou derrière par la règle d'égalité. Cliquez une question pour voir ses résultats, un nom de méthode pour trier.",
     );
     let table = E::new("table")
         .class("grille")
