@@ -42,6 +42,7 @@ pub mod answer;
 pub mod cli;
 pub mod data;
 pub mod fr;
+pub mod journal;
 pub mod lab;
 pub mod link;
 pub mod measure;

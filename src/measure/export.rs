@@ -39,7 +39,7 @@ pub fn trec_run(m: &Measurement) -> String {
 /// separator, a quote or a line break, quotes doubled. A text that a spreadsheet would read as a
 /// formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's list) gets a
 /// leading `'`, so that opening the export never runs a formula from a question or an id.
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{s}")
     } else {

@@ -1,0 +1,192 @@
+//! The journal of unanswered questions (seed 003's « suivi des questions sans réponse »): each
+//! question a learner typed that the catalogue seems not to answer — its best score under the
+//! method's calibrated refusal threshold, or the model's « pas dans le catalogue ». It tells the
+//! catalogue's owner what customers ask that the fiches do not cover. Kept in the browser only
+//! (IndexedDB, as JSON lines); exported as JSONL or CSV; erased in one click.
+
+use serde::{Deserialize, Serialize};
+
+/// The journal keeps at most this many entries, the oldest dropped first.
+pub const MAX_ENTRIES: usize = 1_000;
+
+/// Why a question was judged unanswered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Its best score falls under the method's refusal threshold.
+    UnderThreshold,
+    /// The model, reading the fiches found, answered « pas dans le catalogue ».
+    ModelRefused,
+}
+
+impl Verdict {
+    /// As the page and the CSV say it.
+    pub fn french(self) -> &'static str {
+        match self {
+            Verdict::UnderThreshold => "score sous le seuil",
+            Verdict::ModelRefused => "le modèle : « pas dans le catalogue »",
+        }
+    }
+}
+
+/// One unanswered question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// When, as ISO 8601 (UTC).
+    pub date: String,
+    pub question: String,
+    /// The method whose fiches were judged (`mots+`, `hybride`…).
+    pub method: String,
+    /// The best score of that method for the question.
+    pub best: f64,
+    /// The method's refusal threshold then, if it had one.
+    pub threshold: Option<f64>,
+    pub verdict: Verdict,
+    /// The model that refused, for [`Verdict::ModelRefused`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl Entry {
+    /// Whether `other` records the same thing (same question, method and verdict): the journal
+    /// keeps one entry for it, not one per time it was typed.
+    pub fn same(&self, other: &Entry) -> bool {
+        self.question == other.question
+            && self.method == other.method
+            && self.verdict == other.verdict
+    }
+}
+
+/// The journal: entries oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Journal {
+    pub entries: Vec<Entry>,
+}
+
+impl Journal {
+    /// Adds `entry` unless the same is already there; `true` when added. Past [`MAX_ENTRIES`]
+    /// the oldest entry goes.
+    pub fn add(&mut self, entry: Entry) -> bool {
+        if self.entries.iter().any(|e| e.same(&entry)) {
+            return false;
+        }
+        self.entries.push(entry);
+        if self.entries.len() > MAX_ENTRIES {
+            let extra = self.entries.len() - MAX_ENTRIES;
+            self.entries.drain(..extra);
+        }
+        true
+    }
+
+    /// Entries read back from storage placed before those recorded since the page opened.
+    pub fn merge_stored(&mut self, stored: Journal) {
+        let recent = std::mem::replace(&mut self.entries, stored.entries);
+        for e in recent {
+            self.add(e);
+        }
+    }
+
+    /// One JSON object per line.
+    pub fn to_jsonl(&self) -> String {
+        self.entries
+            .iter()
+            .filter_map(|e| serde_json::to_string(e).ok())
+            .map(|l| l + "\n")
+            .collect()
+    }
+
+    /// Reads JSON lines back; a line that is not an entry (a storage written by another version,
+    /// a damaged value) is skipped: the journal is a convenience, never a reason to fail.
+    pub fn from_jsonl(text: &str) -> Journal {
+        let mut journal = Journal::default();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            if let Ok(e) = serde_json::from_str::<Entry>(line) {
+                journal.add(e);
+            }
+        }
+        journal
+    }
+
+    /// `date;question;methode;meilleur_score;seuil;verdict;modele`, `;`-separated like the seed's
+    /// questions.csv, every text field quoted and neutralised as the measurement export does.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("date;question;methode;meilleur_score;seuil;verdict;modele\n");
+        for e in &self.entries {
+            out += &format!(
+                "{};{};{};{};{};{};{}\n",
+                crate::measure::export::csv_field(&e.date),
+                crate::measure::export::csv_field(&e.question),
+                crate::measure::export::csv_field(&e.method),
+                e.best,
+                e.threshold.map(|t| t.to_string()).unwrap_or_default(),
+                crate::measure::export::csv_field(e.verdict.french()),
+                crate::measure::export::csv_field(e.model.as_deref().unwrap_or("")),
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(q: &str, verdict: Verdict) -> Entry {
+        Entry {
+            date: "2026-11-30T06:00:00.000Z".into(),
+            question: q.into(),
+            method: "mots+".into(),
+            best: 2.5,
+            threshold: Some(5.98),
+            verdict,
+            model: (verdict == Verdict::ModelRefused).then(|| "mistral-small-latest".into()),
+        }
+    }
+
+    #[test]
+    fn keeps_one_entry_per_question_method_and_verdict_and_reads_back() {
+        let mut j = Journal::default();
+        assert!(j.add(entry("Des panneaux solaires ?", Verdict::UnderThreshold)));
+        assert!(!j.add(entry("Des panneaux solaires ?", Verdict::UnderThreshold)));
+        assert!(j.add(entry("Des panneaux solaires ?", Verdict::ModelRefused)));
+        assert!(j.add(entry(
+            "=cmd|' /C calc'!A0 ; \"x\"\nsuite",
+            Verdict::UnderThreshold
+        )));
+        let text = j.to_jsonl();
+        assert_eq!(text.lines().count(), 3);
+        assert_eq!(Journal::from_jsonl(&text), j);
+        assert_eq!(
+            Journal::from_jsonl(&format!("pas du JSON\n{text}{{}}\n")),
+            j
+        );
+        let csv = j.to_csv();
+        let mut reader = ::csv::ReaderBuilder::new()
+            .delimiter(b';')
+            .from_reader(csv.as_bytes());
+        let rows: Vec<::csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(&rows[1][5], "le modèle : « pas dans le catalogue »");
+        assert_eq!(&rows[1][6], "mistral-small-latest");
+        assert_eq!(&rows[2][1], "'=cmd|' /C calc'!A0 ; \"x\"\nsuite");
+        assert_eq!((&rows[0][3], &rows[0][4]), ("2.5", "5.98"));
+    }
+
+    #[test]
+    fn stays_bounded_and_merges_stored_entries_first() {
+        let mut j = Journal::default();
+        for i in 0..MAX_ENTRIES + 5 {
+            j.add(entry(&format!("question {i}"), Verdict::UnderThreshold));
+        }
+        assert_eq!(j.entries.len(), MAX_ENTRIES);
+        assert_eq!(j.entries[0].question, "question 5");
+        let mut page = Journal::default();
+        page.add(entry("nouvelle", Verdict::UnderThreshold));
+        page.add(entry("ancienne", Verdict::UnderThreshold));
+        let mut stored = Journal::default();
+        stored.add(entry("ancienne", Verdict::UnderThreshold));
+        page.merge_stored(stored);
+        let qs: Vec<&str> = page.entries.iter().map(|e| e.question.as_str()).collect();
+        assert_eq!(qs, ["ancienne", "nouvelle"]);
+    }
+}
