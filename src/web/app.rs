@@ -99,6 +99,10 @@ impl App {
             Effect::ReadFiles { files, selection } => {
                 spawn(tasks::read_files(app, files, selection))
             }
+            Effect::ReadRuns { epoch, files } => spawn(tasks::read_runs(app, epoch, files)),
+            Effect::SaveJournal(text) => spawn(async move {
+                store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;
+            }),
             Effect::RememberKey(Some(key)) => store::remember_key(&key),
             Effect::RememberKey(None) => store::forget_key(),
             Effect::Clipboard(link) => spawn(tasks::copy_link(app, link)),
@@ -178,6 +182,11 @@ pub async fn run() {
     };
     events::listen(&app);
     tasks::load_vectors(app.clone(), 0).await;
+    if let Some(text) = store::get_text(store::JOURNAL, store::JOURNAL_KEY).await {
+        app.dispatch(Msg::JournalLoaded(crate::journal::Journal::from_jsonl(
+            &text,
+        )));
+    }
     if let Some(saved) = store::remembered_key() {
         app.dispatch(Msg::KeyTyped(saved));
         app.dispatch(Msg::RememberConfirmed);

@@ -90,6 +90,13 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         _ => {
             if button.has_attribute("data-plonger") {
                 Msg::EmbedRequested
+            } else if let Some(what) = button.get_attribute("data-journal") {
+                match what.as_str() {
+                    "effacer" => Msg::JournalErased,
+                    _ => Msg::JournalExported(what),
+                }
+            } else if button.has_attribute("data-retirer-runs") {
+                Msg::RunsCleared
             } else if button.has_attribute("data-grille-plus") {
                 Msg::GridMore
             } else if let Some(by) = button.get_attribute("data-tri") {
@@ -148,12 +155,19 @@ fn change(target: &Element) -> Option<Msg> {
         ids::EVAL_MODELE => Msg::EvalModelChosen(select_value()?),
         ids::COMPARER_A => Msg::PairSide {
             first: true,
-            method: method()?,
+            name: select_value()?,
         },
         ids::COMPARER_B => Msg::PairSide {
             first: false,
-            method: method()?,
+            name: select_value()?,
         },
+        ids::QUESTION => Msg::QuestionCommitted,
+        ids::IMPORTER_RUN => {
+            let field = target.dyn_ref::<HtmlInputElement>()?;
+            let files = files(field.files());
+            field.set_value("");
+            Msg::RunFilesChosen(files)
+        }
         ids::FICHIERS => {
             let field = target.dyn_ref::<HtmlInputElement>()?;
             let files = files(field.files());

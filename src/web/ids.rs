@@ -76,9 +76,12 @@ pub const EVAL_MODELE: &str = "eval-modele";
 pub const EVAL_ACTIONS: &str = "eval-actions";
 pub const EVAL_ETAT: &str = "eval-etat";
 pub const EVAL_RESULTAT: &str = "eval-resultat";
+// « Questions sans réponse ».
+pub const JOURNAL: &str = "journal";
+pub const JOURNAL_LISTE: &str = "journal-liste";
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 58] = [
+pub const IN_PAGE: [&str; 60] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -136,12 +139,16 @@ pub const IN_PAGE: [&str; 58] = [
     EVAL_ACTIONS,
     EVAL_ETAT,
     EVAL_RESULTAT,
+    JOURNAL,
+    JOURNAL_LISTE,
     "app",
 ];
 
 // Elements the panels create.
 pub const COMPARER_A: &str = "comparer-a";
 pub const COMPARER_B: &str = "comparer-b";
+/// « Importer un run » (a file field drawn in « Mesurer »).
+pub const IMPORTER_RUN: &str = "importer-run";
 pub const MESURER_SENS: &str = "mesurer-sens";
 pub const MESURE_SENS_ETAT: &str = "mesure-sens-etat";
 pub const EVAL_LANCER: &str = "eval-lancer";

@@ -12,6 +12,7 @@ use crate::answer::{AnswerOutcome, FICHES_SENT};
 use crate::data::intake::Selection;
 use crate::data::vectors::VectorSet;
 use crate::data::{Fiche, Question, QuestionKind};
+use crate::journal::Journal;
 use crate::lab::{Keyword, Lab, Method, QuestionVectors};
 use crate::link::{QuestionSet, View, ViewState};
 use crate::measure::Measurement;
@@ -36,6 +37,8 @@ pub struct Dataset {
     pub computed: Option<Vec<u8>>,
     /// Question vectors shipped with the fiche vectors (0: none).
     pub questions_shipped: usize,
+    /// Runs of other engines imported in « Mesurer » (TREC files), measured like methods.
+    pub runs: Vec<Measurement>,
 }
 
 impl Dataset {
@@ -60,14 +63,16 @@ impl Dataset {
             vectors_origin: String::new(),
             computed: None,
             questions_shipped: 0,
+            runs: Vec::new(),
         }
     }
 
-    /// The measurements in the page's method order.
+    /// The measurements in the page's method order, then the imported runs.
     pub fn measured(&self) -> Vec<&Measurement> {
         Method::ALL
             .iter()
             .filter_map(|m| self.measurements.iter().find(|x| x.method == m.name()))
+            .chain(&self.runs)
             .collect()
     }
 
@@ -228,7 +233,11 @@ pub struct State {
     pub grid_sort: Option<String>,
     /// Rows of the question grid shown (see `charts::GRID_PAGE`).
     pub grid_limit: usize,
-    pub compare: Option<(Method, Method)>,
+    /// The pair compared, by name: a method or an imported run.
+    pub compare: Option<(String, String)>,
+    /// What the last « Importer un run » did, file by file: the run measured, or why it was
+    /// refused.
+    pub run_messages: Vec<Result<String, String>>,
     pub compute: Phase,
     pub vectors_message: Option<String>,
     pub dense: Phase,
@@ -248,6 +257,8 @@ pub struct State {
     pub key_check: Option<Option<Result<String, String>>>,
     /// A call waiting before its next attempt (429, 5xx, no answer): shown with a countdown.
     pub waiting: Option<(Wait, Call)>,
+    /// « Questions sans réponse », kept in IndexedDB.
+    pub journal: Journal,
 }
 
 impl State {
@@ -277,6 +288,7 @@ impl State {
             grid_sort: None,
             grid_limit: super::panels::charts::GRID_PAGE,
             compare: None,
+            run_messages: Vec::new(),
             compute: Phase::Idle,
             vectors_message: None,
             dense: Phase::Idle,
@@ -291,6 +303,7 @@ impl State {
             guide_hidden: false,
             waiting: None,
             key_check: None,
+            journal: Journal::default(),
         }
     }
 
@@ -314,7 +327,11 @@ impl State {
                 Some(_) => QuestionSet::VosDonnees,
                 None => QuestionSet::Exercice,
             },
-            compare: self.compare,
+            // A run does not travel with a link: only a pair of methods does.
+            compare: self
+                .compare
+                .as_ref()
+                .and_then(|(a, b)| Some((Method::parse(a)?, Method::parse(b)?))),
         }
     }
 
@@ -355,16 +372,17 @@ impl State {
             .or_else(|| measured.last().copied())
     }
 
-    /// The pair compared question by question: the one chosen if both are measured, else the best
-    /// fusion against the best single method (courantes MRR@10), else the first two methods.
-    pub fn compared_pair(&self) -> Option<(Method, Method)> {
-        let methods = self.measured_methods();
-        if let Some((a, b)) = self.compare {
-            if methods.contains(&a) && methods.contains(&b) {
-                return Some((a, b));
+    /// The pair compared question by question, by name: the one chosen if both are measured,
+    /// else the best fusion against the best single method (courantes MRR@10), else the first two
+    /// measured (methods or runs).
+    pub fn compared_pair(&self) -> Option<(String, String)> {
+        let ms = self.data.measured();
+        let has = |name: &str| ms.iter().any(|m| m.method == name);
+        if let Some((a, b)) = &self.compare {
+            if has(a) && has(b) {
+                return Some((a.clone(), b.clone()));
             }
         }
-        let ms = self.data.measured();
         let mrr = |m: &&&Measurement| {
             m.kinds
                 .iter()
@@ -378,12 +396,12 @@ impl State {
                         .is_some_and(|x| matches!(x, Method::Hybride(_)) == fusion)
                 })
                 .max_by(|a, b| mrr(a).total_cmp(&mrr(b)))
-                .and_then(|m| Method::parse(&m.method))
+                .map(|m| m.method.clone())
         };
         match (best(true), best(false)) {
             (Some(f), Some(s)) => Some((f, s)),
-            _ => match methods.as_slice() {
-                [first, second, ..] => Some((*second, *first)),
+            _ => match ms.as_slice() {
+                [first, second, ..] => Some((second.method.clone(), first.method.clone())),
                 _ => None,
             },
         }
@@ -445,11 +463,29 @@ pub enum Msg {
     /// « Afficher … questions de plus » under the grid.
     GridMore,
     QuestionOpened(usize),
-    /// One side of the pair compared: `first` is A (against B).
+    /// One side of the pair compared: `first` is A (against B); a method's or a run's name.
     PairSide {
         first: bool,
-        method: Method,
+        name: String,
     },
+    /// « Importer un run »: TREC files chosen.
+    RunFilesChosen(Vec<web_sys::File>),
+    /// A run file read (its name, and its text or why it could not be read).
+    RunFileRead {
+        epoch: u64,
+        name: String,
+        text: Result<String, String>,
+    },
+    /// « Retirer les runs importés ».
+    RunsCleared,
+    /// The question box's value committed (Enter, or leaving the box after a change).
+    QuestionCommitted,
+    /// The journal read back from IndexedDB at start-up.
+    JournalLoaded(Journal),
+    /// « Exporter » the journal: `jsonl` or `csv`.
+    JournalExported(String),
+    /// « Effacer le journal ».
+    JournalErased,
     ExportRequested(String),
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),
@@ -575,6 +611,13 @@ pub enum Effect {
     ReadFiles {
         files: Vec<web_sys::File>,
         selection: Selection,
+    },
+    /// Writes the journal (JSON lines; empty erases it).
+    SaveJournal(String),
+    /// Reads TREC run files for the catalogue of `epoch`.
+    ReadRuns {
+        epoch: u64,
+        files: Vec<web_sys::File>,
     },
     RememberKey(Option<String>),
     Clipboard(String),

@@ -9,13 +9,16 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
 
 const DB: &str = "rag-fiches";
-const DB_VERSION: u32 = 2;
+const DB_VERSION: u32 = 3;
 /// Fiche vectors files (safetensors bytes), by `model|fingerprint`.
 pub const FICHE_VECTORS: &str = "vecteurs-fiches";
 /// Question vectors (Float32Array), by `model|question`.
 pub const QUESTION_VECTORS: &str = "vecteurs-questions";
 /// Model answers (JSON), by `model|method|question|ids sent`: a re-run costs nothing.
 pub const ANSWERS: &str = "reponses";
+/// The journal of unanswered questions (JSON lines), under [`JOURNAL_KEY`]. Never sent.
+pub const JOURNAL: &str = "journal";
+pub const JOURNAL_KEY: &str = "questions-sans-reponse";
 /// The localStorage entry holding the key when the learner opted in.
 pub const KEY_ENTRY: &str = "rag-fiches.cle-mistral";
 /// The localStorage entry saying « Par où commencer » was dismissed.
@@ -61,7 +64,7 @@ async fn open() -> Result<Conn, JsValue> {
     let upgrade = Closure::once_into_js(move |_: web_sys::Event| {
         if let Ok(db) = upgrading.result() {
             let db: IdbDatabase = db.unchecked_into();
-            for store in [FICHE_VECTORS, QUESTION_VECTORS, ANSWERS] {
+            for store in [FICHE_VECTORS, QUESTION_VECTORS, ANSWERS, JOURNAL] {
                 if !db.object_store_names().contains(store) {
                     db.create_object_store(store).ok();
                 }

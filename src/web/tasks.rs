@@ -505,6 +505,18 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
     }
 }
 
+/// Reads TREC run files, one message per file (in the order chosen); nothing leaves the browser.
+pub async fn read_runs(app: Shared, epoch: u64, files: Vec<web_sys::File>) {
+    for file in files {
+        let name = file.name();
+        let text = match read_file(&file).await {
+            Ok(bytes) => utf8_text(&name, bytes).map_err(|e| messages::intake(&e)),
+            Err(e) => Err(e),
+        };
+        app.dispatch(Msg::RunFileRead { epoch, name, text });
+    }
+}
+
 /// Copies the shared link to the clipboard, and says whether it worked.
 pub async fn copy_link(app: Shared, link: String) {
     let Some(w) = web_sys::window() else { return };

@@ -5,6 +5,7 @@ use crate::answer::{self, AnswerOutcome};
 use crate::data::intake;
 use crate::data::vectors::fingerprint;
 use crate::fr::messages;
+use crate::journal::{Entry, Journal, Verdict};
 use crate::lab::{Keyword, Method};
 use crate::measure::export;
 use crate::mistral::chat::Chat;
@@ -76,8 +77,8 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             if !link.methods.is_empty() {
                 s.shown = link.methods;
             }
-            if link.compare.is_some() {
-                s.compare = link.compare;
+            if let Some((a, b)) = link.compare {
+                s.compare = Some((a.name().to_owned(), b.name().to_owned()));
             }
             if link.set == crate::link::QuestionSet::VosDonnees && s.data.label.is_none() {
                 s.data_status = "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
@@ -310,10 +311,52 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::GridSorted(by) => s.grid_sort = by,
         Msg::GridMore => s.grid_limit += super::panels::charts::GRID_PAGE,
-        Msg::PairSide { first, method } => {
+        Msg::PairSide { first, name } => {
             if let Some((a, b)) = s.compared_pair() {
-                s.compare = Some(if first { (method, b) } else { (a, method) });
+                s.compare = Some(if first { (name, b) } else { (a, name) });
             }
+        }
+        Msg::RunFilesChosen(files) => {
+            let too_big: Vec<String> = files
+                .iter()
+                .filter(|f| f.size() > RUN_MAX_BYTES as f64)
+                .map(|f| f.name())
+                .collect();
+            s.run_messages.clear();
+            if let Some(name) = too_big.first() {
+                s.run_messages.push(Err(format!(
+                    "{name} : plus de {} Mo, au-delà de ce qu'un run de {} résultats par question peut peser : il n'a pas été lu.",
+                    RUN_MAX_BYTES / 1_000_000,
+                    crate::measure::run::MAX_PER_QUESTION
+                )));
+            } else if !files.is_empty() {
+                effects.push(Effect::ReadRuns {
+                    epoch: s.data.epoch,
+                    files,
+                });
+            }
+        }
+        Msg::RunFileRead { epoch, name, text } if epoch == s.data.epoch => {
+            let said = import_run(s, &name, text);
+            s.run_messages.push(said);
+        }
+        Msg::RunFileRead { .. } => {}
+        Msg::QuestionCommitted => note_unanswered(s, &mut effects),
+        Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
+        Msg::JournalExported(what) => {
+            let (name, text) = match what.as_str() {
+                "csv" => ("questions-sans-reponse.csv", s.journal.to_csv()),
+                _ => ("questions-sans-reponse.jsonl", s.journal.to_jsonl()),
+            };
+            effects.push(Effect::Download(name.into(), text.into_bytes()));
+        }
+        Msg::JournalErased => {
+            s.journal = Journal::default();
+            effects.push(Effect::SaveJournal(String::new()));
+        }
+        Msg::RunsCleared => {
+            s.data.runs.clear();
+            s.run_messages.clear();
         }
         Msg::ExportRequested(what) => {
             if let Some((name, text)) = export_file(s, &what) {
@@ -329,6 +372,24 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::AnswerShown { epoch, result } if epoch == s.data.epoch => {
             s.answering.pending = false;
             s.calls.answer = None;
+            if let Ok((chat, _)) = &result.outcome {
+                if answer::is_refusal(&chat.content) {
+                    if let Some(method) = s.answer_method() {
+                        let entry = unanswered(
+                            s,
+                            &result.question,
+                            method,
+                            Verdict::ModelRefused,
+                            Some(result.model.clone()),
+                        );
+                        if let Some(e) = entry {
+                            if s.journal.add(e) {
+                                effects.push(Effect::SaveJournal(s.journal.to_jsonl()));
+                            }
+                        }
+                    }
+                }
+            }
             // A changed question makes this answer stale: it is not shown.
             if result.question == s.question {
                 s.answering.result = Some(result);
@@ -478,6 +539,7 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
     s.grid_sort = None;
     s.grid_limit = super::panels::charts::GRID_PAGE;
     s.compare = None;
+    s.run_messages.clear();
     s.compute = Phase::Idle;
     s.dense = Phase::Idle;
     s.dense_message = None;
@@ -612,11 +674,118 @@ fn export_file(s: &State, what: &str) -> Option<(String, String)> {
         "json" => Some(("mesures.json".into(), export::json(&ms))),
         "qrels" => ms.first().map(|m| ("qrels.txt".into(), export::qrels(m))),
         other => {
-            let method = Method::parse(other.strip_prefix("run:")?)?;
-            let m = ms.iter().find(|m| m.method == method.name())?;
-            Some((format!("run-{}.txt", method.slug()), export::trec_run(m)))
+            let name = other.strip_prefix("run:")?;
+            let m = ms.iter().find(|m| m.method == name)?;
+            Some((format!("run-{}.txt", run_slug(name)), export::trec_run(m)))
         }
     }
+}
+
+/// The journal entry for `question` under `method`: its best score and the method's refusal
+/// threshold (calibrated as « Mesurer » shows it, on the questions of even rank).
+fn unanswered(
+    s: &State,
+    question: &str,
+    method: Method,
+    verdict: Verdict,
+    model: Option<String>,
+) -> Option<Entry> {
+    let vector = s.qvectors.get(question).map(Vec::as_slice);
+    let best = s
+        .data
+        .lab
+        .search(method, question, vector, 1)
+        .ok()?
+        .first()
+        .map_or(0.0, |r| r.score);
+    let threshold = s
+        .data
+        .measured()
+        .into_iter()
+        .find(|m| m.method == method.name())
+        .and_then(crate::measure::compare::calibrate_split)
+        .map(|c| c.calibration.threshold);
+    Some(Entry {
+        date: String::from(js_sys::Date::new_0().to_iso_string()),
+        question: question.to_owned(),
+        method: method.name().to_owned(),
+        best,
+        threshold,
+        verdict,
+        model,
+    })
+}
+
+/// A question committed in the box: for each method shown that can rank it and has a threshold,
+/// a best score under that threshold goes into the journal. Exercise questions are not typed
+/// questions: they are measured in « Mesurer ».
+fn note_unanswered(s: &mut State, effects: &mut Vec<Effect>) {
+    let q = s.question.trim().to_owned();
+    if q.is_empty() || s.data.questions.iter().any(|x| x.text == s.question) {
+        return;
+    }
+    let mut added = false;
+    for &method in &s.shown.clone() {
+        let Some(e) = unanswered(s, &s.question, method, Verdict::UnderThreshold, None) else {
+            continue;
+        };
+        if e.threshold.is_some_and(|t| e.best < t) {
+            added |= s.journal.add(e);
+        }
+    }
+    if added {
+        effects.push(Effect::SaveJournal(s.journal.to_jsonl()));
+    }
+}
+
+/// A TREC run file is refused above this size before it is read.
+pub const RUN_MAX_BYTES: u64 = 50_000_000;
+
+/// A method's or run's name as a file name: `mots+` → `mots-plus`, anything but letters, digits,
+/// `-` and `_` → `_`.
+pub fn run_slug(name: &str) -> String {
+    match Method::parse(name) {
+        Some(m) => m.slug().to_owned(),
+        None => name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect(),
+    }
+}
+
+/// A run file read: measured on the catalogue's questions and added, or refused whole.
+fn import_run(s: &mut State, file: &str, text: Result<String, String>) -> Result<String, String> {
+    let text = text?;
+    let ids: std::collections::HashSet<&str> =
+        s.data.lab.fiches().iter().map(|f| f.id.as_str()).collect();
+    let mut m = crate::measure::run::measure(&text, &s.data.questions, &ids)
+        .map_err(|e| messages::run(&e, file))?;
+    let taken = |name: &str, data: &Dataset| data.measured().iter().any(|x| x.method == name);
+    // A run exported by this page and imported back is named like its method: « mots (run) ».
+    if taken(&m.method, &s.data) {
+        m.method += " (run)";
+    }
+    if taken(&m.method, &s.data) {
+        return Err(format!(
+            "{file} : un run nommé « {} » est déjà mesuré : retirez les runs importés ou renommez celui-ci (6e colonne).",
+            m.method
+        ));
+    }
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    let said = format!(
+        "Run « {} » ({file}, {} lignes) mesuré sur les {} questions : il est dans chaque tableau, la grille, la comparaison et les exports.",
+        m.method,
+        crate::fr::int(lines as u64),
+        s.data.questions.len()
+    );
+    s.data.runs.push(m);
+    Ok(said)
 }
 
 /// One outcome of « Mesurer les réponses ».

@@ -150,3 +150,50 @@ test('a crafted fragment injects no markup and cannot redirect the key', async (
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('« Importer un run »: an exported run comes back with the same figures; a bad run is refused whole', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#vue=mesurer');
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="run:mots+"]')]);
+  const run = await readFile(await d.path(), 'utf8');
+  const rows = (kind) => page.locator(`table.comparaison[data-type="${kind}"] tbody tr`);
+  const cells = async (kind, name) => page.locator(`table.comparaison[data-type="${kind}"] tr[data-methode="${name}"] td`).allTextContents();
+  // Bad runs first: each refused with its line and reason, the tables untouched.
+  const bad = [
+    [run.replace(/^q01 Q0 (\S+) 1 (\S+) mots-plus$/m, 'q01 Q0 $1 1 $2'), /ligne 1 : 5 champs au lieu de 6/],
+    [run + 'q77 Q0 AR-0001 1 1.0 mots-plus\n', /ligne \d+ : aucune question n'a l'identifiant « q77 »/],
+    [run.replace(/^q02 Q0 \S+ 1 /m, 'q02 Q0 AR-9999 1 '), /ligne \d+ : aucune fiche n'a l'identifiant « AR-9999 »/],
+    [run.replace(/^(q03 Q0 \S+ 1 )(\S+)/m, '$1quatre'), /ligne \d+ : le score « quatre » n'est pas un nombre/],
+  ];
+  for (const [text, reason] of bad) {
+    await page.setInputFiles('#importer-run', { name: 'moteur.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
+    await page.waitForSelector('#run-etat .erreur-api');
+    assert.match(await page.textContent('#run-etat'), new RegExp(`^moteur\\.txt, ${reason.source}.*Rien n'a été mesuré\\.$`));
+    assert.equal(await rows('courante').count(), 2, 'nothing measured');
+  }
+  // The run as exported: a fifth row, named « mots+ (run) », with exactly mots+'s figures.
+  await page.setInputFiles('#importer-run', { name: 'run-mots-plus.txt', mimeType: 'text/plain', buffer: Buffer.from(run) });
+  await page.waitForSelector('#run-etat .run-ok');
+  assert.match(await page.textContent('#run-etat'), /Run « mots-plus » \(run-mots-plus\.txt, \d+ lignes\) mesuré sur les 40 questions/);
+  for (const kind of ['exacte', 'courante']) {
+    assert.equal(await rows(kind).count(), 3);
+    assert.deepEqual(await cells(kind, 'mots-plus'), await cells(kind, 'mots+'));
+  }
+  // It is in the grid, the pair comparison and the exports like a method.
+  assert.equal(await page.locator('table.grille thead button[data-tri="mots-plus"]').count(), 1);
+  const allee = page.locator('table.grille tr', { hasText: 'Allée où passent les voitures' });
+  assert.equal(await allee.locator('td.rang-grille').nth(2).textContent(), '1–2');
+  await page.selectOption('#comparer-a', 'mots-plus');
+  await page.selectOption('#comparer-b', 'mots+');
+  assert.match(await page.textContent('#comparaison p[data-type="courante"]'), /mots-plus place la bonne fiche plus haut que mots\+ 0 fois, plus bas 0 fois, au même rang 20 fois/);
+  const [j] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="json"]')]);
+  const json = JSON.parse(await readFile(await j.path(), 'utf8'));
+  assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+', 'mots-plus']);
+  assert.deepEqual(json[2].kinds, json[1].kinds);
+  const [r] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="run:mots-plus"]')]);
+  assert.equal(r.suggestedFilename(), 'run-mots-plus.txt');
+  assert.equal(await readFile(await r.path(), 'utf8'), run, 'the run exported again is the run imported');
+  await page.click('button[data-retirer-runs]');
+  assert.equal(await rows('courante').count(), 2);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

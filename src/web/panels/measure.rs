@@ -10,10 +10,11 @@ use crate::lab::Method;
 use crate::measure::{compare, Measurement};
 use crate::mistral;
 
+use super::super::dom::options;
 use super::super::dom::{by_id, replace_children, E};
 use super::super::ids;
 use super::super::state::{embed_estimate, Phase, State};
-use super::answer::method_options;
+use super::super::update::run_slug;
 use super::{charts, Memo};
 
 pub fn render(s: &State, memo: &mut Memo) {
@@ -21,6 +22,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         .data
         .measurements
         .iter()
+        .chain(&s.data.runs)
         .map(|m| m.method.as_str())
         .collect();
     let inputs = (
@@ -29,6 +31,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         &s.grid_sort,
         s.grid_limit,
         s.compared_pair(),
+        &s.run_messages,
     );
     if memo.changed("mesures", inputs) {
         replace_children(&by_id(ids::MESURES), sections(s));
@@ -62,7 +65,7 @@ fn section(title: &str, id: &str) -> E {
 
 fn sections(s: &State) -> Vec<Element> {
     let ms: Vec<Measurement> = s.data.measured().into_iter().cloned().collect();
-    let methods = s.measured_methods();
+    let names: Vec<&str> = ms.iter().map(|m| m.method.as_str()).collect();
     let mut out = vec![section(
         "Toutes les méthodes, les mêmes questions",
         "partie-tableaux",
@@ -77,8 +80,8 @@ fn sections(s: &State) -> Vec<Element> {
             .build(),
     );
     if let Some((a, b)) = s.compared_pair() {
-        let ma = ms.iter().find(|m| m.method == a.name());
-        let mb = ms.iter().find(|m| m.method == b.name());
+        let ma = ms.iter().find(|m| m.method == a);
+        let mb = ms.iter().find(|m| m.method == b);
         let sentences: Vec<Element> = match (ma, mb) {
             (Some(ma), Some(mb)) => QuestionKind::ANSWERABLE
                 .iter()
@@ -86,7 +89,7 @@ fn sections(s: &State) -> Vec<Element> {
                     let p = compare::paired(ma, mb, kind);
                     E::new("p")
                         .attr("data-type", kind.as_str())
-                        .text(&labels::paired_sentence(a.name(), b.name(), kind, &p))
+                        .text(&labels::paired_sentence(&a, &b, kind, &p))
                         .build()
                 })
                 .collect(),
@@ -98,13 +101,13 @@ fn sections(s: &State) -> Vec<Element> {
             .child(
                 E::new("select")
                     .attr("id", ids::COMPARER_A)
-                    .children(method_options(&methods, Some(a))),
+                    .children(options(names.iter().map(|n| (*n, *n)), Some(a.as_str()))),
             )
             .child(E::new("label").attr("for", ids::COMPARER_B).text("contre"))
             .child(
                 E::new("select")
                     .attr("id", ids::COMPARER_B)
-                    .children(method_options(&methods, Some(b))),
+                    .children(options(names.iter().map(|n| (*n, *n)), Some(b.as_str()))),
             );
         out.push(
             section("Une méthode contre une autre", "partie-paire")
@@ -136,12 +139,13 @@ fn sections(s: &State) -> Vec<Element> {
         export("json", "mesures.json"),
         export("qrels", "qrels.txt"),
     ];
-    for m in &methods {
+    for name in &names {
         exports.push(export(
-            &format!("run:{}", m.name()),
-            &format!("run-{}.txt", m.slug()),
+            &format!("run:{name}"),
+            &format!("run-{}.txt", run_slug(name)),
         ));
     }
+    out.push(import_section(s));
     out.push(
         section("Exporter", "partie-exports")
             .child(E::new("p").text(
@@ -163,6 +167,58 @@ fn sections(s: &State) -> Vec<Element> {
             .build(),
     );
     out
+}
+
+/// « Importer un run »: any engine's results on these questions, measured beside ours.
+fn import_section(s: &State) -> Element {
+    let mut part = section("Importer le run d'un autre moteur", "partie-runs")
+        .child(E::new("p").class("intro").text(
+            "Faites tourner Elasticsearch, OpenSearch, Qdrant, Lucene ou tantivy sur les questions exportées, puis \
+             rapportez leur run au format TREC (une ligne par résultat : « qid Q0 fiche rang score nom », les qid \
+             q01, q02… dans l'ordre des questions, comme l'export qrels.txt). Il est mesuré comme nos méthodes, \
+             avec les mêmes questions, et rien ne quitte votre navigateur.",
+        ))
+        .child(
+            E::new("div")
+                .class("ligne")
+                .child(
+                    E::new("label")
+                        .attr("for", ids::IMPORTER_RUN)
+                        .text("Importer un run (.txt)"),
+                )
+                .child(
+                    E::new("input")
+                        .attr("type", "file")
+                        .attr("id", ids::IMPORTER_RUN)
+                        .attr("accept", ".txt,.run,.trec,text/plain")
+                        .attr("multiple", ""),
+                ),
+        );
+    let said: Vec<Element> = s
+        .run_messages
+        .iter()
+        .map(|r| match r {
+            Ok(t) => E::new("p").class("run-ok").text(t).build(),
+            Err(t) => E::new("p")
+                .class("erreur-api")
+                .attr("role", "alert")
+                .text(t)
+                .build(),
+        })
+        .collect();
+    part = part.child(E::new("div").attr("id", "run-etat").children(said));
+    if !s.data.runs.is_empty() {
+        part = part.child(
+            E::new("button")
+                .attr("type", "button")
+                .attr("data-retirer-runs", "")
+                .text(&format!(
+                    "Retirer les runs importés ({})",
+                    s.data.runs.len()
+                )),
+        );
+    }
+    part.build()
 }
 
 /// One method's table, its misses and the seed's text.

@@ -18,6 +18,8 @@ pub mod charts;
 pub mod evaluation;
 /// The header: summary, costs, tabs, the shared link.
 pub mod header;
+/// « Questions sans réponse ».
+pub mod journal;
 /// The key panel.
 pub mod key;
 /// « Mesurer »: tables, bars, grid, pair, thresholds, exports, and the dense methods' part.
@@ -53,4 +55,5 @@ pub fn render(s: &State, memo: &mut Memo) {
     answer::render(s, memo);
     measure::render(s, memo);
     evaluation::render(s, memo);
+    journal::render(s, memo);
 }

@@ -1,0 +1,105 @@
+//! « Questions sans réponse »: the journal of typed questions the catalogue seems not to cover,
+//! with its exports and « Effacer ». Entries reach the DOM as text only.
+
+use crate::fr::decimal;
+use crate::journal::Entry;
+
+use super::super::dom::{by_id, replace_children, E};
+use super::super::ids;
+use super::super::state::State;
+use super::Memo;
+
+pub fn render(s: &State, memo: &mut Memo) {
+    // The journal only grows at its end, loses its oldest, merges stored entries before, or is
+    // erased: its length and its two ends tell every change.
+    let ends =
+        |e: Option<&Entry>| e.map(|e| (e.date.clone(), e.question.clone(), e.method.clone()));
+    let entries = &s.journal.entries;
+    let inputs = (entries.len(), ends(entries.first()), ends(entries.last()));
+    if !memo.changed("journal", inputs) {
+        return;
+    }
+    let list = by_id(ids::JOURNAL_LISTE);
+    if s.journal.entries.is_empty() {
+        replace_children(
+            &list,
+            [E::new("p")
+                .class("etat")
+                .text("Aucune question sans réponse pour l'instant.")
+                .build()],
+        );
+        return;
+    }
+    let head = E::new("tr").children(
+        [
+            "Date (UTC)",
+            "Question",
+            "Méthode",
+            "Meilleur score",
+            "Seuil",
+            "Verdict",
+        ]
+        .iter()
+        .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+    );
+    // Newest first.
+    let rows = s.journal.entries.iter().rev().map(row);
+    let table = E::new("table")
+        .class("mesure journal")
+        .child(E::new("caption").text(&format!(
+            "{} question(s) sans réponse",
+            s.journal.entries.len()
+        )))
+        .child(E::new("thead").child(head))
+        .child(E::new("tbody").children(rows))
+        .build();
+    let button = |what: &str, label: &str| {
+        E::new("button")
+            .attr("type", "button")
+            .attr("data-journal", what)
+            .text(label)
+            .build()
+    };
+    replace_children(
+        &list,
+        [
+            super::charts::scroller("Questions sans réponse", table),
+            E::new("div")
+                .class("ligne")
+                .children([
+                    button("jsonl", "Exporter (JSONL)"),
+                    button("csv", "Exporter (CSV)"),
+                    button("effacer", "Effacer le journal"),
+                ])
+                .build(),
+        ],
+    );
+}
+
+fn row(e: &Entry) -> web_sys::Element {
+    // « 2026-11-30T06:00:00.000Z » → « 2026-11-30 06:00 ».
+    let date = e.date.get(..16).unwrap_or(&e.date).replace('T', " ");
+    let verdict = match &e.model {
+        Some(model) => format!("{} ({model})", e.verdict.french()),
+        None => e.verdict.french().to_owned(),
+    };
+    E::new("tr")
+        .attr(
+            "data-verdict",
+            match e.verdict {
+                crate::journal::Verdict::UnderThreshold => "seuil",
+                crate::journal::Verdict::ModelRefused => "modele",
+            },
+        )
+        .children([
+            E::new("td").text(&date).build(),
+            E::new("th").attr("scope", "row").text(&e.question).build(),
+            E::new("td").text(&e.method).build(),
+            E::new("td").text(&decimal(e.best, 3)).build(),
+            E::new("td")
+                .text(&e.threshold.map_or("—".to_owned(), |t| decimal(t, 3)))
+                .build(),
+            E::new("td").text(&verdict).build(),
+        ])
+        .build()
+}
