@@ -85,13 +85,16 @@ struct Line {
     fiche: String,
 }
 
+/// One question's results, best first: `(fiche id, score)`.
+pub type Results = Vec<(String, f64)>;
+
 /// Reads a run over `questions` and the fiche ids `fiche_ids`: its name (the tag) and, for each
 /// question in order, its results best first (score, then the run's rank).
 pub fn read(
     text: &str,
     questions: &[Question],
     fiche_ids: &HashSet<&str>,
-) -> Result<(String, Vec<Vec<(String, f64)>>), RunError> {
+) -> Result<(String, Vec<Results>), RunError> {
     let qids: HashMap<String, usize> = (0..questions.len()).map(|i| (export::qid(i), i)).collect();
     let mut lines: Vec<Vec<Line>> = (0..questions.len()).map(|_| Vec::new()).collect();
     let mut seen: Vec<(HashSet<u64>, HashSet<String>)> =
