@@ -46,10 +46,10 @@ pub fn render(s: &State, memo: &mut Memo) {
     let rows = s.journal.entries.iter().rev().map(row);
     let table = E::new("table")
         .class("mesure journal")
-        .child(E::new("caption").text(&format!(
-            "{} question(s) sans réponse",
-            s.journal.entries.len()
-        )))
+        .child(E::new("caption").text(&match s.journal.entries.len() {
+            1 => "1 question sans réponse".to_owned(),
+            n => format!("{} questions sans réponse", crate::fr::int(n as u64)),
+        }))
         .child(E::new("thead").child(head))
         .child(E::new("tbody").children(rows))
         .build();
