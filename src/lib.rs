@@ -41,6 +41,7 @@
 pub mod answer;
 pub mod cli;
 pub mod data;
+pub mod encoder;
 pub mod fr;
 pub mod journal;
 pub mod lab;

