@@ -31,6 +31,18 @@ pub enum Method {
     Sens,
     /// RRF of a keyword method's top 50 and `sens`'s top 50.
     Hybride(Keyword),
+    /// Cosine between vectors of the local encoder (USE multilingual v3, run in the page).
+    SensLocal,
+    /// RRF of `mots+`'s top 50 and `sens local`'s top 50.
+    HybrideLocal,
+}
+
+/// Which vectors a dense method reads: mistral-embed's, or the local encoder's. Never mixed: each
+/// has its own fiche vectors (model name and fingerprint checked) and its own question vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Encoder {
+    Mistral,
+    Local,
 }
 
 impl Method {
@@ -38,12 +50,14 @@ impl Method {
     pub const MOTS_PLUS: Method = Method::Keyword(Keyword::MotsPlus);
     pub const KEYWORD: [Method; 2] = [Method::MOTS, Method::MOTS_PLUS];
     /// Every method, in the order the page shows them.
-    pub const ALL: [Method; 5] = [
+    pub const ALL: [Method; 7] = [
         Method::MOTS,
         Method::MOTS_PLUS,
         Method::Sens,
         Method::Hybride(Keyword::Mots),
         Method::Hybride(Keyword::MotsPlus),
+        Method::SensLocal,
+        Method::HybrideLocal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -53,11 +67,34 @@ impl Method {
             Method::Sens => "sens",
             Method::Hybride(Keyword::Mots) => "hybride",
             Method::Hybride(Keyword::MotsPlus) => "hybride+",
+            Method::SensLocal => "sens local",
+            Method::HybrideLocal => "hybride local",
         }
     }
 
+    /// A method by its name or its slug (`sens local` or `sens-local`).
     pub fn parse(name: &str) -> Option<Method> {
-        Method::ALL.into_iter().find(|m| m.name() == name)
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name || m.slug() == name)
+    }
+
+    /// The encoder whose vectors a dense method reads (`None` for keyword methods).
+    pub fn encoder(self) -> Option<Encoder> {
+        match self {
+            Method::Keyword(_) => None,
+            Method::Sens | Method::Hybride(_) => Some(Encoder::Mistral),
+            Method::SensLocal | Method::HybrideLocal => Some(Encoder::Local),
+        }
+    }
+
+    /// The keyword side of a fusion.
+    pub fn fused_keyword(self) -> Option<Keyword> {
+        match self {
+            Method::Hybride(k) => Some(k),
+            Method::HybrideLocal => Some(Keyword::MotsPlus),
+            _ => None,
+        }
     }
 
     /// Decimals the seed shows this method's scores with: BM25 rounded to 2, cosines to 3, RRF
@@ -65,8 +102,8 @@ impl Method {
     pub fn score_decimals(self) -> Option<usize> {
         match self {
             Method::Keyword(_) => Some(2),
-            Method::Sens => Some(3),
-            Method::Hybride(_) => None,
+            Method::Sens | Method::SensLocal => Some(3),
+            Method::Hybride(_) | Method::HybrideLocal => None,
         }
     }
 
@@ -78,6 +115,8 @@ impl Method {
             Method::Sens => "sens",
             Method::Hybride(Keyword::Mots) => "hybride",
             Method::Hybride(Keyword::MotsPlus) => "hybride-plus",
+            Method::SensLocal => "sens-local",
+            Method::HybrideLocal => "hybride-local",
         }
     }
 
@@ -86,8 +125,8 @@ impl Method {
     pub fn display_decimals(self) -> usize {
         match self {
             Method::Keyword(_) => 2,
-            Method::Sens => 3,
-            Method::Hybride(_) => 4,
+            Method::Sens | Method::SensLocal => 3,
+            Method::Hybride(_) | Method::HybrideLocal => 4,
         }
     }
 
@@ -116,7 +155,7 @@ pub struct Ranked {
 /// Why a dense method cannot run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchError {
-    /// No fiche vectors are loaded.
+    /// No fiche vectors are loaded (for this encoder).
     NoVectors,
     /// The question's vector is not known (not embedded yet).
     NoQuestionVector {
@@ -196,6 +235,8 @@ pub struct Lab {
     mots: Bm25Index,
     mots_plus: Bm25Index,
     vectors: Option<VectorSet>,
+    /// The local encoder's fiche vectors.
+    local: Option<VectorSet>,
 }
 
 impl Lab {
@@ -209,6 +250,7 @@ impl Lab {
             mots,
             mots_plus,
             vectors: None,
+            local: None,
         }
     }
 
@@ -234,6 +276,26 @@ impl Lab {
         self.vectors.as_ref()
     }
 
+    /// Attaches the local encoder's fiche vectors (checked against these fiches and the model).
+    pub fn set_local_vectors(&mut self, vectors: VectorSet) -> Result<(), VectorsError> {
+        vectors.check_fiches(&self.fiches)?;
+        vectors.check_model(crate::encoder::MODEL, crate::encoder::DIM)?;
+        self.local = Some(vectors);
+        Ok(())
+    }
+
+    pub fn local_vectors(&self) -> Option<&VectorSet> {
+        self.local.as_ref()
+    }
+
+    /// The fiche vectors of `encoder`.
+    pub fn vectors_of(&self, encoder: Encoder) -> Option<&VectorSet> {
+        match encoder {
+            Encoder::Mistral => self.vectors.as_ref(),
+            Encoder::Local => self.local.as_ref(),
+        }
+    }
+
     fn keyword_search(&self, keyword: Keyword, question: &str, k: usize) -> Vec<Ranked> {
         self.bm25(keyword)
             .search(question, k)
@@ -247,11 +309,12 @@ impl Lab {
 
     fn dense_search(
         &self,
+        encoder: Encoder,
         vector: Option<&[f32]>,
         question: &str,
         k: usize,
     ) -> Result<Vec<Ranked>, SearchError> {
-        let set = self.vectors.as_ref().ok_or(SearchError::NoVectors)?;
+        let set = self.vectors_of(encoder).ok_or(SearchError::NoVectors)?;
         let v = vector.ok_or_else(|| SearchError::NoQuestionVector {
             question: question.to_owned(),
         })?;
@@ -263,7 +326,7 @@ impl Lab {
     }
 
     /// The `k` best fiches for `question` under `method`, best first. Dense methods need the
-    /// question's `vector` (keyword methods ignore it).
+    /// question's `vector` from the method's encoder (keyword methods ignore it).
     pub fn search(
         &self,
         method: Method,
@@ -273,15 +336,20 @@ impl Lab {
     ) -> Result<Vec<Ranked>, SearchError> {
         match method {
             Method::Keyword(kw) => Ok(self.keyword_search(kw, question, k)),
-            Method::Sens => self.dense_search(vector, question, k),
-            Method::Hybride(kw) => {
+            Method::Sens | Method::SensLocal => {
+                let encoder = method.encoder().unwrap_or(Encoder::Mistral);
+                self.dense_search(encoder, vector, question, k)
+            }
+            Method::Hybride(_) | Method::HybrideLocal => {
+                let kw = method.fused_keyword().unwrap_or(Keyword::MotsPlus);
+                let encoder = method.encoder().unwrap_or(Encoder::Mistral);
                 let words: Vec<usize> = self
                     .keyword_search(kw, question, RRF_DEPTH)
                     .iter()
                     .map(|r| r.doc)
                     .collect();
                 let sens: Vec<usize> = self
-                    .dense_search(vector, question, RRF_DEPTH)?
+                    .dense_search(encoder, vector, question, RRF_DEPTH)?
                     .iter()
                     .map(|r| r.doc)
                     .collect();
@@ -327,17 +395,19 @@ impl Lab {
         self.bm25(keyword).explain(question, doc)
     }
 
-    /// The two ranks a fused score came from.
+    /// The two ranks a fused score of `method` came from.
     pub fn explain_fusion(
         &self,
-        keyword: Keyword,
+        method: Method,
         question: &str,
         vector: Option<&[f32]>,
         doc: usize,
     ) -> Result<FusionExplanation, SearchError> {
+        let keyword = method.fused_keyword().unwrap_or(Keyword::MotsPlus);
+        let encoder = method.encoder().unwrap_or(Encoder::Mistral);
         let rank_in = |list: Vec<Ranked>| list.iter().position(|r| r.doc == doc).map(|p| p + 1);
         let keyword_rank = rank_in(self.keyword_search(keyword, question, RRF_DEPTH));
-        let dense_rank = rank_in(self.dense_search(vector, question, RRF_DEPTH)?);
+        let dense_rank = rank_in(self.dense_search(encoder, vector, question, RRF_DEPTH)?);
         let mut points = 0.0;
         for r in [keyword_rank, dense_rank].into_iter().flatten() {
             points += fusion::points(r);

@@ -106,7 +106,13 @@ fn an_unknown_method_is_refused() {
 
 #[test]
 fn all_prints_every_method_with_its_refusal_threshold() {
-    let out = mesurer(&["--all", "--vectors", "nowhere.safetensors"]);
+    let out = mesurer(&[
+        "--all",
+        "--vectors",
+        "nowhere.safetensors",
+        "--modele",
+        "nowhere",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -114,14 +120,14 @@ fn all_prints_every_method_with_its_refusal_threshold() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("mots         15/15     15/15   1.000      8/20     15/20   0.568"),
+        text.contains("mots            15/15     15/15   1.000      8/20     15/20   0.568"),
         "{text}"
     );
     // The pessimistic table: mots+ loses the first place of a courante to a tie (README), and
     // is level with tantivy's French pipeline there (10/20, 19/20, 0.708: `pairs`).
     let pessimistic = text.split("Pessimiste").nth(1).unwrap_or_default();
     assert!(
-        pessimistic.contains("mots+        15/15     15/15   1.000     10/20     19/20   0.708"),
+        pessimistic.contains("mots+           15/15     15/15   1.000     10/20     19/20   0.708"),
         "{text}"
     );
     assert!(text.contains("mots+ "), "{text}");
@@ -137,6 +143,8 @@ fn trec_files_read_back_give_the_measured_mrr() {
     let out = mesurer(&[
         "--all",
         "--vectors",
+        "nowhere",
+        "--modele",
         "nowhere",
         "--trec",
         dir.to_str().unwrap(),
@@ -181,6 +189,8 @@ fn trec_files_read_back_give_the_measured_mrr() {
     let args = [
         "--all",
         "--vectors",
+        "nowhere",
+        "--modele",
         "nowhere",
         "--trec",
         dir.to_str().unwrap(),
@@ -321,12 +331,19 @@ fn devices_fifos_and_directories_are_refused_not_read() {
 
 #[test]
 fn all_says_which_methods_it_skipped_and_why() {
-    let out = mesurer(&["--all", "--vectors", "nowhere.safetensors"]);
+    let out = mesurer(&[
+        "--all",
+        "--vectors",
+        "nowhere.safetensors",
+        "--modele",
+        "nowhere",
+    ]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.ends_with(
-            "\nNon mesurées : sens, hybride, hybride+ : pas de fichier de vecteurs (nowhere.safetensors) ; voir vecteurs.\n"
+            "\nNon mesurées : sens, hybride, hybride+ : pas de fichier de vecteurs (nowhere.safetensors) ; voir vecteurs.\n\
+             \nNon mesurées : sens local, hybride local : pas de modèle local (nowhere) ou de ses vecteurs (data/vecteurs-local.safetensors) ; voir scripts/modele.sh.\n"
         ),
         "{text}"
     );
@@ -418,7 +435,7 @@ fn a_stop_word_ablation_shows_both_figures_and_every_question_that_moves() {
         "{text}"
     );
     assert!(
-        text.contains("mots+ mod.   15/15     15/15   1.000      9/20     19/20   0.667"),
+        text.contains("mots+ mod.      15/15     15/15   1.000      9/20     19/20   0.667"),
         "{text}"
     );
     assert!(
@@ -438,14 +455,32 @@ fn a_stop_word_ablation_shows_both_figures_and_every_question_that_moves() {
 fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
     let dir = Scratch::new("mesurer-run");
     let trec = dir.0.to_str().unwrap().to_owned();
-    let out = mesurer(&["--all", "--vectors", "nowhere", "--trec", &trec, "--json"]);
+    let out = mesurer(&[
+        "--all",
+        "--vectors",
+        "nowhere",
+        "--modele",
+        "nowhere",
+        "--trec",
+        &trec,
+        "--json",
+    ]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let runs = format!("{trec}/run-mots.txt,{trec}/run-mots-plus.txt");
-    let out = mesurer(&["--all", "--vectors", "nowhere", "--run", &runs, "--json"]);
+    let out = mesurer(&[
+        "--all",
+        "--vectors",
+        "nowhere",
+        "--modele",
+        "nowhere",
+        "--run",
+        &runs,
+        "--json",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -483,4 +518,47 @@ fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
         err.contains("bad.txt: line 2: no fiche has the id \"AR-0999\": nothing measured"),
         "{err}"
     );
+}
+
+#[test]
+fn the_local_methods_are_measured_with_the_shipped_vectors_and_the_local_model() {
+    if !std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/modele-local.safetensors"
+    ))
+    .exists()
+    {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "with CI=true scripts/modele.sh must have made the local model"
+        );
+        eprintln!("\n*** SKIPPED: no data/modele-local.safetensors (bash scripts/modele.sh makes it) ***\n");
+        return;
+    }
+    let out = mesurer(&["--all", "--vectors", "nowhere"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The figures the README quotes: the local encoder's vectors are computed by our code, the
+    // questions embedded here by the same code.
+    assert!(
+        text.contains("sens local      14/15     15/15   0.967     11/20     18/20   0.708"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hybride local   15/15     15/15   1.000     11/20     19/20   0.725"),
+        "{text}"
+    );
+    let out = mesurer(&["sens-local", "--question", "un isolant qui ne brûle pas"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .starts_with("Méthode : sens local\n"));
 }

@@ -7,14 +7,16 @@
 //! mesurer [METHOD] --question "…" [--explain]
 //! ```
 //! METHOD is `mots` (the default, the seed's BM25), `mots+` (French-aware BM25), `sens`
-//! (cosine over embeddings), `hybride` (RRF of mots and sens) or `hybride+` (RRF of mots+ and sens).
+//! (cosine over embeddings), `hybride` (RRF of mots and sens), `hybride+` (RRF of mots+ and sens),
+//! `sens-local` (cosine over the local encoder's vectors) or `hybride-local` (RRF of mots+ and
+//! sens-local).
 
 use std::process::ExitCode;
 
 use rag_fiches::cli::{Fail, TerminalEmbedder};
 use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche, QuestionKind};
-use rag_fiches::lab::{Lab, Method, QuestionVectors};
+use rag_fiches::lab::{Encoder, Lab, Method, QuestionVectors};
 use rag_fiches::measure::compare;
 use rag_fiches::measure::export;
 use rag_fiches::measure::{show_score, Measurement};
@@ -30,10 +32,14 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
 
   METHOD           mots (default): the seed's BM25; mots+: French-aware BM25;
                    sens: cosine of embeddings; hybride: RRF of mots and sens;
-                   hybride+: RRF of mots+ and sens
+                   hybride+: RRF of mots+ and sens; sens-local: cosine of the local
+                   encoder's vectors (USE multilingual v3); hybride-local: RRF of mots+
+                   and sens-local
   --embedder NAME  embeds the questions for sens/hybride: mistral (MISTRAL_API_KEY) or fake
                    (seed 001's hashed bag of words; needs vectors made by the fake embedder)
   --vectors PATH   the fiche vectors (default: data/vecteurs.safetensors)
+  --vecteurs-local PATH  the local encoder's fiche vectors (default: data/vecteurs-local.safetensors)
+  --modele PATH    the local encoder (default: data/modele-local.safetensors; see modele)
   --all            every method side by side (dense ones when the vectors file exists),
                    with refusal thresholds and fusion against the best single method
   --run FILES      TREC runs of any engine (qid Q0 docid rank score tag, qids q01, q02…
@@ -58,6 +64,8 @@ struct Args {
     explain: bool,
     embedder: String,
     vectors: String,
+    local_vectors: String,
+    model: String,
     all: bool,
     trec: Option<String>,
     force: bool,
@@ -78,6 +86,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         explain: false,
         embedder: "mistral".into(),
         vectors: "data/vecteurs.safetensors".into(),
+        local_vectors: "data/vecteurs-local.safetensors".into(),
+        model: "data/modele-local.safetensors".into(),
         all: false,
         trec: None,
         force: false,
@@ -99,6 +109,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             "--explain" => out.explain = true,
             "--embedder" => out.embedder = value("--embedder")?,
             "--vectors" => out.vectors = value("--vectors")?,
+            "--vecteurs-local" => out.local_vectors = value("--vecteurs-local")?,
+            "--modele" => out.model = value("--modele")?,
             "--all" => out.all = true,
             "--trec" => out.trec = Some(value("--trec")?),
             "--force" => out.force = true,
@@ -113,7 +125,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
-                    "unknown method \"{m}\": expected mots, mots+, sens, hybride or hybride+"
+                    "unknown method \"{m}\": expected mots, mots+, sens, hybride, hybride+, sens-local or hybride-local"
                 )))?;
                 method_seen = true;
             }
@@ -171,6 +183,24 @@ fn print_explanation(e: &Explanation, fiche: &Fiche) {
     println!("    total = {:.4}", e.score);
 }
 
+/// Loads the local encoder's fiche vectors and model, and embeds `texts` with it.
+fn local_question_vectors(
+    args: &Args,
+    lab: &mut Lab,
+    texts: &[&str],
+) -> Result<QuestionVectors, String> {
+    let bytes = rag_fiches::cli::read_bytes(&args.local_vectors).map_err(|e| {
+        format!("{e} (make it with: cargo run --release --bin vecteurs -- --embedder local)")
+    })?;
+    let set =
+        VectorSet::from_safetensors(&bytes).map_err(|e| format!("{}: {e}", args.local_vectors))?;
+    lab.set_local_vectors(set)
+        .map_err(|e| format!("{}: {e}", args.local_vectors))?;
+    let embedder = TerminalEmbedder::local(&args.model)?;
+    let vectors = embedder.embed(texts, |_, _| {})?;
+    Ok(texts.iter().map(|t| t.to_string()).zip(vectors).collect())
+}
+
 /// Loads the fiche vectors and embeds `texts` for a dense method; empty for keyword methods.
 fn question_vectors(
     args: &Args,
@@ -205,12 +235,16 @@ fn run() -> Result<(), Fail> {
     let args = parse_args(rag_fiches::cli::args()?.into_iter())?;
     let mut lab = Lab::new(load_fiches(&args.fiches)?);
     if let Some(question) = &args.question {
-        let qv = question_vectors(
-            &args,
-            args.method.is_dense(),
-            &mut lab,
-            &[question.as_str()],
-        )?;
+        let qv = if args.method.encoder() == Some(Encoder::Local) {
+            local_question_vectors(&args, &mut lab, &[question.as_str()])?
+        } else {
+            question_vectors(
+                &args,
+                args.method.is_dense(),
+                &mut lab,
+                &[question.as_str()],
+            )?
+        };
         let vector = qv.get(question.as_str()).map(Vec::as_slice);
         println!("Méthode : {}", args.method.name());
         println!("Question : {question}");
@@ -241,18 +275,29 @@ fn run() -> Result<(), Fail> {
             }
             match args.method {
                 Method::Keyword(k) => print_explanation(&lab.explain(k, question, r.doc), fiche),
-                Method::Sens => println!("    cosinus des deux vecteurs : {:.4}", r.score),
-                Method::Hybride(k) => {
+                Method::Sens | Method::SensLocal => {
+                    println!("    cosinus des deux vecteurs : {:.4}", r.score)
+                }
+                Method::Hybride(_) | Method::HybrideLocal => {
                     let e = lab
-                        .explain_fusion(k, question, vector, r.doc)
+                        .explain_fusion(args.method, question, vector, r.doc)
                         .map_err(|e| e.to_string())?;
+                    let k = args
+                        .method
+                        .fused_keyword()
+                        .unwrap_or(rag_fiches::lab::Keyword::MotsPlus);
+                    let dense = if args.method == Method::HybrideLocal {
+                        "sens local"
+                    } else {
+                        "sens"
+                    };
                     let part = |rank: Option<usize>| {
                         rank.map_or("absente des 50 premières : 0".to_owned(), |r| {
                             format!("rang {r} : 1/(60 + {r}) = {:.5}", 1.0 / (60.0 + r as f64))
                         })
                     };
                     println!("    {} : {}", k_name(k), part(e.keyword_rank));
-                    println!("    sens : {}", part(e.dense_rank));
+                    println!("    {dense} : {}", part(e.dense_rank));
                     println!("    total = {:.5}", e.points);
                 }
             }
@@ -268,39 +313,69 @@ fn run() -> Result<(), Fail> {
     }
     let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
     // --all: every keyword method, and the dense ones when a vectors file is there.
-    let dense = std::path::Path::new(&args.vectors).exists();
+    let exists = |p: &str| std::path::Path::new(p).exists();
+    let dense = exists(&args.vectors);
+    let local = exists(&args.local_vectors) && exists(&args.model);
+    let available = |m: &Method| match m.encoder() {
+        None => true,
+        Some(Encoder::Mistral) => dense,
+        Some(Encoder::Local) => local,
+    };
     let methods: Vec<Method> = if args.all {
-        Method::ALL
-            .into_iter()
-            .filter(|m| dense || !m.is_dense())
-            .collect()
+        Method::ALL.into_iter().filter(available).collect()
     } else {
         vec![args.method]
     };
     // What --all could not measure, said in the report itself.
-    let skipped = if args.all && !dense {
-        let names: Vec<&str> = Method::ALL
-            .iter()
-            .filter(|m| m.is_dense())
-            .map(|m| m.name())
-            .collect();
-        format!(
-            "\nNon mesurées : {} : pas de fichier de vecteurs ({}) ; voir vecteurs.\n",
-            names.join(", "),
-            args.vectors
-        )
-    } else {
-        String::new()
-    };
+    let mut skipped = String::new();
+    if args.all {
+        let names = |e: Encoder| -> String {
+            Method::ALL
+                .iter()
+                .filter(|m| m.encoder() == Some(e))
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !dense {
+            skipped += &format!(
+                "\nNon mesurées : {} : pas de fichier de vecteurs ({}) ; voir vecteurs.\n",
+                names(Encoder::Mistral),
+                args.vectors
+            );
+        }
+        if !local {
+            skipped += &format!(
+                "\nNon mesurées : {} : pas de modèle local ({}) ou de ses vecteurs ({}) ; voir scripts/modele.sh.\n",
+                names(Encoder::Local),
+                args.model,
+                args.local_vectors
+            );
+        }
+    }
     let qv = question_vectors(
         &args,
-        methods.iter().any(|m| m.is_dense()),
+        methods
+            .iter()
+            .any(|m| m.encoder() == Some(Encoder::Mistral)),
         &mut lab,
         &texts,
     )?;
+    let lqv = if methods.iter().any(|m| m.encoder() == Some(Encoder::Local)) {
+        local_question_vectors(&args, &mut lab, &texts)?
+    } else {
+        QuestionVectors::new()
+    };
     let mut measurements = methods
         .iter()
-        .map(|&m| lab.measure(m, &questions, &qv))
+        .map(|&m| {
+            let vectors = if m.encoder() == Some(Encoder::Local) {
+                &lqv
+            } else {
+                &qv
+            };
+            lab.measure(m, &questions, vectors)
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
@@ -470,7 +545,7 @@ fn comparison(ms: &[Measurement]) -> String {
                 " ; aucun seuil ne sépare les questions de calibration"
             };
             out += &format!(
-                "{:<10} seuil {} : calibration {:.0} %, test {:.0} %{separable}\n",
+                "{:<13} seuil {} : calibration {:.0} %, test {:.0} %{separable}\n",
                 m.method,
                 match m.score_decimals {
                     Some(_) => m.show_score(c.calibration.threshold),

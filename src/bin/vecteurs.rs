@@ -3,7 +3,7 @@
 //! fiches' vectors, and the exercise's questions' vectors in the same file (a second tensor).
 //!
 //! ```text
-//! vecteurs [--embedder mistral|fake] [--fiches PATH] [--questions PATH|none] [--out PATH]
+//! vecteurs [--embedder mistral|fake|local] [--fiches PATH] [--questions PATH|none] [--out PATH]
 //! vecteurs --verifier
 //! ```
 
@@ -15,10 +15,12 @@ use rag_fiches::data::{parse_fiches, parse_questions};
 use rag_fiches::mistral;
 
 const USAGE: &str =
-    "usage: vecteurs [--embedder mistral|fake] [--fiches PATH] [--questions PATH|none] [--out PATH]
+    "usage: vecteurs [--embedder mistral|fake|local] [--fiches PATH] [--questions PATH|none] [--out PATH]
        vecteurs --verifier
 
-  --embedder NAME   mistral (default; reads MISTRAL_API_KEY) or fake (seed 001's, free, for tests)
+  --embedder NAME   mistral (default; reads MISTRAL_API_KEY), fake (seed 001's, free, for tests)
+                    or local (USE multilingual v3 from data/modele-local.safetensors, free;
+                    default output data/vecteurs-local.safetensors)
   --fiches PATH     fiches in JSON lines (default: data/fiches.jsonl)
   --questions PATH  questions whose vectors ship in the same file, so that the page measures
                     sens and hybride with no key (default: data/questions.csv; none: fiches only)
@@ -44,7 +46,7 @@ fn run() -> Result<ExitCode, Fail> {
         "mistral".to_owned(),
         "data/fiches.jsonl".to_owned(),
         "data/questions.csv".to_owned(),
-        "data/vecteurs.safetensors".to_owned(),
+        String::new(),
     );
     let mut args = rag_fiches::cli::args()?.into_iter();
     while let Some(arg) = args.next() {
@@ -60,6 +62,13 @@ fn run() -> Result<ExitCode, Fail> {
         *slot = args
             .next()
             .ok_or(Fail::Usage(format!("{arg} needs a value")))?;
+    }
+    if out.is_empty() {
+        out = match embedder.as_str() {
+            "local" => "data/vecteurs-local.safetensors",
+            _ => "data/vecteurs.safetensors",
+        }
+        .to_owned();
     }
     let text = read_text(&fiches)?;
     let fiches_list = parse_fiches(&text).map_err(|e| format!("{fiches}: {e}"))?;
@@ -94,7 +103,9 @@ fn run() -> Result<ExitCode, Fail> {
         ),
     }
     let rows = embedder.embed(&texts, |done, total| {
-        eprintln!("  {done}/{total} fiches embedded")
+        if done % 50 == 0 || done == total {
+            eprintln!("  {done}/{total} fiches embedded")
+        }
     })?;
     let mut set =
         VectorSet::new(embedder.model(), &fiches_list, rows).map_err(|e| e.to_string())?;
@@ -116,7 +127,13 @@ fn run() -> Result<ExitCode, Fail> {
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or("vecteurs.safetensors");
-        // Only "vecteurs" changes: the manifest's other fields are kept as they are.
+        // Only this model's field changes ("vecteurs" for mistral-embed's, "vecteurs_local" for
+        // the local encoder's): the manifest's other fields are kept as they are.
+        let field = if embedder.model() == rag_fiches::encoder::MODEL {
+            "vecteurs_local"
+        } else {
+            "vecteurs"
+        };
         let old = read_text(&manifest.to_string_lossy())?;
         let mut value: serde_json::Value = serde_json::from_str(&old).map_err(|e| {
             format!(
@@ -130,11 +147,14 @@ fn run() -> Result<ExitCode, Fail> {
                 manifest.display()
             )));
         };
-        fields.insert("vecteurs".into(), serde_json::Value::String(name.into()));
+        fields.insert(field.into(), serde_json::Value::String(name.into()));
         let text = value.to_string() + "\n";
         std::fs::write(&manifest, text)
             .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
-        eprintln!("{} updated: it now names {name}", manifest.display());
+        eprintln!(
+            "{} updated: its {field} now names {name}",
+            manifest.display()
+        );
     }
     let paid = match embedder.is_free() {
         true => String::new(),

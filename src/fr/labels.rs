@@ -16,6 +16,8 @@ pub fn method_title(m: Method) -> &'static str {
         Method::Sens => "sens — plongements mistral-embed",
         Method::Hybride(Keyword::Mots) => "hybride — fusion RRF de mots et sens",
         Method::Hybride(Keyword::MotsPlus) => "hybride+ — fusion RRF de mots+ et sens",
+        Method::SensLocal => "sens local — plongements USE multilingue, calculés dans la page",
+        Method::HybrideLocal => "hybride local — fusion RRF de mots+ et sens local",
     }
 }
 
@@ -30,7 +32,12 @@ pub fn kind_title(kind: QuestionKind) -> &'static str {
 
 /// The lines that explain a fused score: each list's contribution `1/(k + rang)`, then the total,
 /// from the same constants the fusion uses.
-pub fn fusion_lines(keyword: Keyword, e: &FusionExplanation) -> Vec<String> {
+pub fn fusion_lines(method: Method, e: &FusionExplanation) -> Vec<String> {
+    let keyword = method.fused_keyword().unwrap_or(Keyword::MotsPlus);
+    let dense = match method.encoder() {
+        Some(crate::lab::Encoder::Local) => Method::SensLocal,
+        _ => Method::Sens,
+    };
     let k = RRF_K as usize;
     let part = |name: &str, rank: Option<usize>| match rank {
         Some(rank) => format!(
@@ -41,7 +48,7 @@ pub fn fusion_lines(keyword: Keyword, e: &FusionExplanation) -> Vec<String> {
     };
     vec![
         part(Method::Keyword(keyword).name(), e.keyword_rank),
-        part(Method::Sens.name(), e.dense_rank),
+        part(dense.name(), e.dense_rank),
         format!(
             "total : {} (constante k = {k}, {RRF_DEPTH} premières de chaque liste)",
             decimal(e.points, 5)
@@ -115,7 +122,7 @@ mod tests {
             dense_rank: None,
             points: 1.0 / 62.0,
         };
-        let lines = fusion_lines(Keyword::MotsPlus, &e);
+        let lines = fusion_lines(Method::Hybride(Keyword::MotsPlus), &e);
         assert_eq!(lines[0], "mots+ : rang 2 → 1/(60 + 2) = 0,01613");
         assert_eq!(lines[1], "sens : absente des 50 premières → 0");
         assert!(lines[2].starts_with("total : 0,01613 (constante k = 60, 50 premières"));

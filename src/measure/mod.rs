@@ -284,7 +284,7 @@ fn table_row(m: &Measurement, worst: bool) -> String {
         )
     };
     format!(
-        "{:<10}  {}    {}\n",
+        "{:<13}  {}    {}\n",
         m.method,
         cell(&m.kinds[0]),
         cell(&m.kinds[1])
@@ -294,9 +294,9 @@ fn table_row(m: &Measurement, worst: bool) -> String {
 /// The terminal's comparison: methods × exactes and courantes (hit@1, hit@5, MRR@10), as ranked,
 /// then pessimistic (`mesurer --all`, the ablation, `pairs`).
 pub fn text_tables(ms: &[Measurement]) -> String {
-    let mut out = format!("{:<10}  {:<24}    {:<24}\n", "", "exactes", "courantes");
+    let mut out = format!("{:<13}  {:<24}    {:<24}\n", "", "exactes", "courantes");
     out += &format!(
-        "{:<10}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
+        "{:<13}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
         "méthode", "tête", "5 prem.", "MRR@10", "tête", "5 prem.", "MRR@10"
     );
     for m in ms {
