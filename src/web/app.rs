@@ -100,6 +100,10 @@ impl App {
                 spawn(tasks::read_files(app, files, selection))
             }
             Effect::ReadRuns { epoch, files } => spawn(tasks::read_runs(app, epoch, files)),
+            Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
+            Effect::EmbedLocal { model, question } => {
+                spawn(tasks::embed_local(app, model, question))
+            }
             Effect::SaveJournal(text) => spawn(async move {
                 store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;
             }),

@@ -83,6 +83,56 @@ impl Dataset {
     }
 }
 
+/// The local encoder in the page: fetched only when a typed question needs it, then kept.
+#[derive(Default)]
+pub enum LocalModel {
+    #[default]
+    Idle,
+    /// Bytes received, of how many (when the server says).
+    Fetching {
+        done: u64,
+        total: Option<u64>,
+    },
+    /// Read from the browser's cache or the network, being prepared.
+    Preparing,
+    Ready(std::rc::Rc<crate::encoder::Model>),
+    /// Why it cannot be used here (not built for this site, network, damaged file).
+    Unavailable(String),
+}
+
+impl LocalModel {
+    /// What the learner reads while a local method waits for the model.
+    pub fn status(&self) -> Option<String> {
+        match self {
+            LocalModel::Idle | LocalModel::Ready(_) => None,
+            LocalModel::Fetching { done, total } => Some(match total {
+                Some(t) => format!(
+                    "Chargement du modèle local (une seule fois, gardé ensuite dans ce navigateur) : {} Mo sur {} Mo…",
+                    crate::fr::decimal(*done as f64 / 1e6, 1),
+                    crate::fr::decimal(*t as f64 / 1e6, 1)
+                ),
+                None => format!(
+                    "Chargement du modèle local (une seule fois) : {} Mo…",
+                    crate::fr::decimal(*done as f64 / 1e6, 1)
+                ),
+            }),
+            LocalModel::Preparing => Some("Préparation du modèle local…".to_owned()),
+            LocalModel::Unavailable(why) => Some(why.clone()),
+        }
+    }
+
+    /// A hashable summary, for the panels' memos.
+    pub fn key(&self) -> (u8, u64) {
+        match self {
+            LocalModel::Idle => (0, 0),
+            LocalModel::Fetching { done, .. } => (1, *done),
+            LocalModel::Preparing => (2, 0),
+            LocalModel::Ready(_) => (3, 0),
+            LocalModel::Unavailable(_) => (4, 0),
+        }
+    }
+}
+
 /// Session costs, counted from the API's own token counts.
 #[derive(Default, Clone, PartialEq, Eq, Hash)]
 pub struct Costs {
@@ -259,6 +309,9 @@ pub struct State {
     pub waiting: Option<(Wait, Call)>,
     /// « Questions sans réponse », kept in IndexedDB.
     pub journal: Journal,
+    /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
+    pub local: LocalModel,
+    pub local_qvectors: QuestionVectors,
 }
 
 impl State {
@@ -304,6 +357,8 @@ impl State {
             waiting: None,
             key_check: None,
             journal: Journal::default(),
+            local: LocalModel::Idle,
+            local_qvectors: QuestionVectors::new(),
         }
     }
 
@@ -315,6 +370,30 @@ impl State {
     /// The question's vector, when known.
     pub fn question_vector(&self) -> Option<&[f32]> {
         self.qvectors.get(&self.question).map(Vec::as_slice)
+    }
+
+    /// The question vectors a method reads: mistral-embed's or the local encoder's.
+    pub fn vectors_for(&self, method: Method) -> &QuestionVectors {
+        match method.encoder() {
+            Some(crate::lab::Encoder::Local) => &self.local_qvectors,
+            _ => &self.qvectors,
+        }
+    }
+
+    /// The vector of `question` for `method`, when known.
+    pub fn vector_for(&self, method: Method, question: &str) -> Option<&[f32]> {
+        self.vectors_for(method).get(question).map(Vec::as_slice)
+    }
+
+    /// Whether the local encoder should embed the question in the box: a local method is shown,
+    /// the fiches have local vectors, and the question's is not known yet.
+    pub fn wants_local_vector(&self) -> bool {
+        self.shown
+            .iter()
+            .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
+            && self.data.lab.local_vectors().is_some()
+            && !self.question.trim().is_empty()
+            && !self.local_qvectors.contains_key(&self.question)
     }
 
     /// The state a link carries: never the key, never data.
@@ -392,8 +471,7 @@ impl State {
         let best = |fusion: bool| {
             ms.iter()
                 .filter(|m| {
-                    Method::parse(&m.method)
-                        .is_some_and(|x| matches!(x, Method::Hybride(_)) == fusion)
+                    Method::parse(&m.method).is_some_and(|x| x.fused_keyword().is_some() == fusion)
                 })
                 .max_by(|a, b| mrr(a).total_cmp(&mrr(b)))
                 .map(|m| m.method.clone())
@@ -409,7 +487,7 @@ impl State {
 
     /// The fiches an answer to `question` would be given: the first five of `method`.
     pub fn fiches_for(&self, method: Method, question: &str) -> Result<Vec<Fiche>, String> {
-        let vector = self.qvectors.get(question).map(Vec::as_slice);
+        let vector = self.vector_for(method, question);
         let lab = &self.data.lab;
         lab.search(method, question, vector, FICHES_SENT)
             .map(|hits| {
@@ -486,6 +564,22 @@ pub enum Msg {
     JournalExported(String),
     /// « Effacer le journal ».
     JournalErased,
+    /// The local encoder's fiche (and question) vectors shipped with the page.
+    LocalVectorsLoaded {
+        epoch: u64,
+        set: Box<VectorSet>,
+    },
+    LocalModelProgress {
+        done: u64,
+        total: Option<u64>,
+    },
+    LocalModelPreparing,
+    LocalModelReady(std::rc::Rc<crate::encoder::Model>),
+    LocalModelFailed(String),
+    LocalEmbedded {
+        question: String,
+        vector: Vec<f32>,
+    },
     ExportRequested(String),
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),
@@ -614,6 +708,13 @@ pub enum Effect {
     },
     /// Writes the journal (JSON lines; empty erases it).
     SaveJournal(String),
+    /// Fetches (or reads from the cache) and prepares the local encoder.
+    LoadLocalModel,
+    /// Embeds a question with the local encoder.
+    EmbedLocal {
+        model: std::rc::Rc<crate::encoder::Model>,
+        question: String,
+    },
     /// Reads TREC run files for the catalogue of `epoch`.
     ReadRuns {
         epoch: u64,

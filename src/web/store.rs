@@ -9,13 +9,15 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
 
 const DB: &str = "rag-fiches";
-const DB_VERSION: u32 = 3;
+const DB_VERSION: u32 = 4;
 /// Fiche vectors files (safetensors bytes), by `model|fingerprint`.
 pub const FICHE_VECTORS: &str = "vecteurs-fiches";
 /// Question vectors (Float32Array), by `model|question`.
 pub const QUESTION_VECTORS: &str = "vecteurs-questions";
 /// Model answers (JSON), by `model|method|question|ids sent`: a re-run costs nothing.
 pub const ANSWERS: &str = "reponses";
+/// The local encoder's model file (safetensors bytes), by its path.
+pub const MODEL: &str = "modele-local";
 /// The journal of unanswered questions (JSON lines), under [`JOURNAL_KEY`]. Never sent.
 pub const JOURNAL: &str = "journal";
 pub const JOURNAL_KEY: &str = "questions-sans-reponse";
@@ -64,7 +66,7 @@ async fn open() -> Result<Conn, JsValue> {
     let upgrade = Closure::once_into_js(move |_: web_sys::Event| {
         if let Ok(db) = upgrading.result() {
             let db: IdbDatabase = db.unchecked_into();
-            for store in [FICHE_VECTORS, QUESTION_VECTORS, ANSWERS, JOURNAL] {
+            for store in [FICHE_VECTORS, QUESTION_VECTORS, ANSWERS, JOURNAL, MODEL] {
                 if !db.object_store_names().contains(store) {
                     db.create_object_store(store).ok();
                 }

@@ -92,6 +92,9 @@ async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
 struct Manifest {
     #[serde(default)]
     vecteurs: Option<String>,
+    /// The local encoder's vectors of the fiches and the questions.
+    #[serde(default)]
+    vecteurs_local: Option<String>,
 }
 
 /// A vectors file checked against the model (the catalogue is checked when it is attached).
@@ -118,6 +121,21 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
             Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
             Err(_) => Manifest::default(),
         };
+        if let Some(name) = &manifest.vecteurs_local {
+            let read = fetch_bytes(&format!("data/{name}")).await.and_then(|b| {
+                let set = VectorSet::from_safetensors(&b).map_err(|e| messages::vectors(&e))?;
+                set.check_model(crate::encoder::MODEL, crate::encoder::DIM)
+                    .map_err(|e| messages::vectors(&e))?;
+                Ok(set)
+            });
+            match read {
+                Ok(set) => app.dispatch(Msg::LocalVectorsLoaded {
+                    epoch,
+                    set: Box::new(set),
+                }),
+                Err(e) => web_sys::console::warn_1(&format!("{name} : {e}").into()),
+            }
+        }
         if let Some(name) = manifest.vecteurs {
             match fetch_bytes(&format!("data/{name}"))
                 .await
@@ -158,6 +176,110 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
             });
         }
     }
+}
+
+/// Where the local encoder is served, and its key in the browser's cache.
+const LOCAL_MODEL: &str = "data/modele-local.safetensors";
+
+/// The local encoder: from this browser's cache, else fetched once with its progress shown (it is
+/// large: its size is said), kept in the cache, then prepared.
+pub async fn load_local_model(app: Shared) {
+    let bytes = match store::get_bytes(store::MODEL, LOCAL_MODEL).await {
+        Some(b) => b,
+        None => match fetch_with_progress(&app, LOCAL_MODEL).await {
+            Ok(b) => {
+                store::put_bytes(store::MODEL, LOCAL_MODEL, &b).await;
+                b
+            }
+            Err(why) => {
+                app.dispatch(Msg::LocalModelFailed(why));
+                return;
+            }
+        },
+    };
+    app.dispatch(Msg::LocalModelPreparing);
+    // Let the page paint « Préparation… » before the work.
+    yield_now().await;
+    match crate::encoder::Model::from_safetensors(&bytes) {
+        Ok(model) => app.dispatch(Msg::LocalModelReady(std::rc::Rc::new(model))),
+        Err(e) => app.dispatch(Msg::LocalModelFailed(format!(
+            "Le modèle local est refusé ({e}) : sens local ne peut pas plonger de nouvelle question."
+        ))),
+    }
+}
+
+/// Resolves on the next turn of the event loop.
+async fn yield_now() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
+                .ok();
+        }
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.ok();
+}
+
+/// The bytes at `path`, reporting progress as they arrive.
+async fn fetch_with_progress(app: &Shared, path: &str) -> Result<Vec<u8>, String> {
+    use wasm_bindgen::JsCast;
+    let absent = || {
+        "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
+    };
+    let window = web_sys::window().ok_or_else(absent)?;
+    let resp: web_sys::Response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(path))
+        .await
+        .map_err(|_| "Le modèle local n'a pas pu être chargé : le réseau a échoué.".to_owned())?
+        .dyn_into()
+        .map_err(|_| absent())?;
+    if !resp.ok() {
+        return Err(absent());
+    }
+    let total = resp
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<u64>().ok());
+    let body = resp.body().ok_or_else(absent)?;
+    let reader: web_sys::ReadableStreamDefaultReader =
+        body.get_reader().dyn_into().map_err(|_| absent())?;
+    let mut out: Vec<u8> = Vec::with_capacity(total.unwrap_or(0) as usize);
+    let mut reported = 0u64;
+    loop {
+        let chunk = wasm_bindgen_futures::JsFuture::from(reader.read())
+            .await
+            .map_err(|_| {
+                "Le modèle local n'a pas pu être chargé : la connexion a été coupée.".to_owned()
+            })?;
+        let done = js_sys::Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        if let Ok(value) = js_sys::Reflect::get(&chunk, &"value".into()) {
+            out.extend(js_sys::Uint8Array::new(&value).to_vec());
+        }
+        // One message per megabyte: the bar moves, the page does not re-render per packet.
+        if out.len() as u64 - reported >= 1_000_000 {
+            reported = out.len() as u64;
+            app.dispatch(Msg::LocalModelProgress {
+                done: reported,
+                total,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Embeds the question with the local encoder (a few milliseconds), unless it changed meanwhile.
+pub async fn embed_local(app: Shared, model: std::rc::Rc<crate::encoder::Model>, question: String) {
+    if app.peek(|s| s.question == question) != Some(true) {
+        return;
+    }
+    let vector = model.embed(&question);
+    app.dispatch(Msg::LocalEmbedded { question, vector });
 }
 
 /// Embeds the question in the box, after a pause in typing; the cache first.

@@ -12,7 +12,9 @@ use crate::mistral::chat::Chat;
 use crate::mistral::{self, ApiKey};
 
 use super::api::Call;
-use super::state::{model_or_default, Costs, Dataset, Effect, EvalItem, Job, Msg, Phase, State};
+use super::state::{
+    model_or_default, Costs, Dataset, Effect, EvalItem, Job, LocalModel, Msg, Phase, State,
+};
 
 /// Applies `msg` to `s` and says what to start.
 pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
@@ -342,6 +344,21 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::RunFileRead { .. } => {}
         Msg::QuestionCommitted => note_unanswered(s, &mut effects),
+        Msg::LocalVectorsLoaded { epoch, set } if epoch == s.data.epoch => {
+            let shipped = set.questions.clone();
+            if s.data.lab.set_local_vectors(*set).is_ok() {
+                s.local_qvectors.extend(shipped);
+                measure_local(s);
+            }
+        }
+        Msg::LocalVectorsLoaded { .. } => {}
+        Msg::LocalModelProgress { done, total } => s.local = LocalModel::Fetching { done, total },
+        Msg::LocalModelPreparing => s.local = LocalModel::Preparing,
+        Msg::LocalModelReady(model) => s.local = LocalModel::Ready(model),
+        Msg::LocalModelFailed(why) => s.local = LocalModel::Unavailable(why),
+        Msg::LocalEmbedded { question, vector } => {
+            s.local_qvectors.insert(question, vector);
+        }
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => {
             let (name, text) = match what.as_str() {
@@ -478,6 +495,22 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         | Msg::AnswerShown { .. }
         | Msg::EvalProgress { .. }
         | Msg::EvalEnded { .. } => {}
+    }
+    if s.wants_local_vector() {
+        match &s.local {
+            LocalModel::Idle => {
+                s.local = LocalModel::Fetching {
+                    done: 0,
+                    total: None,
+                };
+                effects.push(Effect::LoadLocalModel);
+            }
+            LocalModel::Ready(model) => effects.push(Effect::EmbedLocal {
+                model: model.clone(),
+                question: s.question.clone(),
+            }),
+            _ => {}
+        }
     }
     if s.wants_question_vector() {
         if let Some(key) = s.key.clone() {
@@ -690,7 +723,7 @@ fn unanswered(
     verdict: Verdict,
     model: Option<String>,
 ) -> Option<Entry> {
-    let vector = s.qvectors.get(question).map(Vec::as_slice);
+    let vector = s.vector_for(method, question);
     let best = s
         .data
         .lab
@@ -735,6 +768,28 @@ fn note_unanswered(s: &mut State, effects: &mut Vec<Effect>) {
     }
     if added {
         effects.push(Effect::SaveJournal(s.journal.to_jsonl()));
+    }
+}
+
+/// The local methods measured, when every question has its local vector (shipped with the page).
+fn measure_local(s: &mut State) {
+    let all = s
+        .data
+        .questions
+        .iter()
+        .all(|q| s.local_qvectors.contains_key(&q.text));
+    if !all {
+        return;
+    }
+    for method in [Method::SensLocal, Method::HybrideLocal] {
+        if let Ok(m) = s
+            .data
+            .lab
+            .measure(method, &s.data.questions, &s.local_qvectors)
+        {
+            s.data.measurements.retain(|x| x.method != m.method);
+            s.data.measurements.push(m);
+        }
     }
 }
 

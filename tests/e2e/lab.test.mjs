@@ -26,7 +26,7 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
   assert.equal(await tied.textContent(), '1–2');
   assert.match(await tied.getAttribute('title'), /^mots\+ : bonne fiche au rang 1, ex æquo avec d'autres fiches de même score \(rangs 1 à 2\)$/);
   assert.equal(await allee.locator('td.rang-grille').first().textContent(), '—', 'mots misses it');
-  assert.equal(await page.locator('svg.barres rect').count(), 8, '2 types × 2 methods × 2 bars');
+  assert.equal(await page.locator('svg.barres rect').count(), 16, '2 types × 4 methods (mots, mots+, and the local encoder\'s two, shipped) × 2 bars');
   // The grid: 35 answerable questions × 2 methods, ranks readable without colour.
   assert.equal(await page.locator('table.grille tbody tr').count(), 35);
   const row = page.locator('table.grille tr', { hasText: 'Un isolant qui ne brûle pas' });
@@ -36,7 +36,12 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
   const ranks = await page.locator('table.grille tbody tr td.rang-grille:nth-of-type(2)').allTextContents();
   assert.equal(ranks[0], '1');
   assert.equal(ranks[ranks.length - 1], '—');
-  // The paired comparison speaks plainly.
+  // The paired comparison speaks plainly. By default the best fusion against the best single
+  // method: the local encoder's fusion against mots+.
+  assert.match(await page.textContent('#comparaison p[data-type="courante"]'),
+    /hybride local place la bonne fiche plus haut que mots\+ 2 fois, plus bas 3 fois, au même rang 15 fois\./);
+  await page.selectOption('#comparer-a', 'mots+');
+  await page.selectOption('#comparer-b', 'mots');
   assert.match(await page.textContent('#comparaison p[data-type="courante"]'),
     /mots\+ place la bonne fiche plus haut que mots 6 fois, plus bas 0 fois, au même rang 14 fois\. Test du signe : p = 0,031\..*mots\+ l'emporte sur mots sur ces questions/);
   // Thresholds: mots+ separates its calibration half, not all 40 questions.
@@ -59,16 +64,16 @@ test('exports: CSV, JSON and TREC files read back give the page\'s figures', asy
     return { name: d.suggestedFilename(), text: await readFile(await d.path(), 'utf8') };
   };
   const json = JSON.parse((await save('json')).text);
-  assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+']);
+  assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+', 'sens local', 'hybride local']);
   const csv = await save('csv');
   assert.equal(csv.name, 'mesures.csv');
   const lines = csv.text.trim().split('\n');
   assert.equal(lines[0], 'methode;type;question;fiche_attendue;rang;premiere;score');
-  assert.equal(lines.length, 1 + 2 * 40);
+  assert.equal(lines.length, 1 + 4 * 40);
   const qrels = (await save('qrels')).text;
   for (const m of json) {
     const run = await save(`run:${m.method}`);
-    assert.equal(run.name, `run-${m.method.replace('+', '-plus')}.txt`);
+    assert.equal(run.name, `run-${m.method.replace('+', '-plus').replace(' ', '-')}.txt`);
     // MRR as trec_eval's recip_rank computes it, over the 35 questions with qrels.
     const relevant = new Map(qrels.trim().split('\n').map((l) => l.split(' ')).map((f) => [f[0], f[2]]));
     const best = new Map();
@@ -168,32 +173,33 @@ test('« Importer un run »: an exported run comes back with the same figures; a
     await page.setInputFiles('#importer-run', { name: 'moteur.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
     await page.waitForSelector('#run-etat .erreur-api');
     assert.match(await page.textContent('#run-etat'), new RegExp(`^moteur\\.txt, ${reason.source}.*Rien n'a été mesuré\\.$`));
-    assert.equal(await rows('courante').count(), 2, 'nothing measured');
+    assert.equal(await rows('courante').count(), 4, 'nothing measured');
   }
   // The run as exported: a fifth row, named « mots+ (run) », with exactly mots+'s figures.
   await page.setInputFiles('#importer-run', { name: 'run-mots-plus.txt', mimeType: 'text/plain', buffer: Buffer.from(run) });
   await page.waitForSelector('#run-etat .run-ok');
   assert.match(await page.textContent('#run-etat'), /Run « mots-plus » \(run-mots-plus\.txt, \d+ lignes\) mesuré sur les 40 questions/);
   for (const kind of ['exacte', 'courante']) {
-    assert.equal(await rows(kind).count(), 3);
+    assert.equal(await rows(kind).count(), 5);
     assert.deepEqual(await cells(kind, 'mots-plus'), await cells(kind, 'mots+'));
   }
   // It is in the grid, the pair comparison and the exports like a method.
   assert.equal(await page.locator('table.grille thead button[data-tri="mots-plus"]').count(), 1);
   const allee = page.locator('table.grille tr', { hasText: 'Allée où passent les voitures' });
-  assert.equal(await allee.locator('td.rang-grille').nth(2).textContent(), '1–2');
+  assert.equal(await allee.locator('td.rang-grille').nth(4).textContent(), '1–2');
   await page.selectOption('#comparer-a', 'mots-plus');
   await page.selectOption('#comparer-b', 'mots+');
   assert.match(await page.textContent('#comparaison p[data-type="courante"]'), /mots-plus place la bonne fiche plus haut que mots\+ 0 fois, plus bas 0 fois, au même rang 20 fois/);
   const [j] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="json"]')]);
   const json = JSON.parse(await readFile(await j.path(), 'utf8'));
-  assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+', 'mots-plus']);
-  assert.deepEqual(json[2].kinds, json[1].kinds);
+  assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+', 'sens local', 'hybride local', 'mots-plus']);
+  const named = (n) => json.find((m) => m.method === n);
+  assert.deepEqual(named('mots-plus').kinds, named('mots+').kinds);
   const [r] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="run:mots-plus"]')]);
   assert.equal(r.suggestedFilename(), 'run-mots-plus.txt');
   assert.equal(await readFile(await r.path(), 'utf8'), run, 'the run exported again is the run imported');
   await page.click('button[data-retirer-runs]');
-  assert.equal(await rows('courante').count(), 2);
+  assert.equal(await rows('courante').count(), 4);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -14,7 +14,7 @@ use crate::search::bm25::{Explanation, FORMULA};
 
 use super::super::dom::{by_id, highlighted, input, replace_children, set_hidden, set_text, E};
 use super::super::ids;
-use super::super::state::State;
+use super::super::state::{LocalModel, State};
 use super::{charts, Memo};
 
 /// Results shown per method for a question.
@@ -74,6 +74,9 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.question_from_link,
         s.question_vector().is_some(),
         s.search_error.as_ref().filter(|(e, _)| e == q),
+        s.data.lab.local_vectors().is_some(),
+        s.local_qvectors.contains_key(q),
+        s.local.key(),
     );
     if memo.changed("resultats", inputs) {
         let runnable: Vec<Method> = s
@@ -92,8 +95,16 @@ pub fn render(s: &State, memo: &mut Memo) {
 
 /// Why `method` cannot run for the question in the box, if it cannot: what would enable it.
 fn unavailable(s: &State, method: Method) -> Option<&'static str> {
-    if !method.is_dense() {
-        return None;
+    match method.encoder() {
+        None => return None,
+        Some(crate::lab::Encoder::Local) => {
+            return match (s.data.lab.local_vectors().is_some(), &s.local) {
+                (false, _) => Some("les vecteurs du modèle local, livrés pour le catalogue de l'exercice seulement"),
+                (true, LocalModel::Unavailable(_)) => Some("le modèle local, qui n'est pas disponible sur ce site"),
+                _ => None,
+            };
+        }
+        Some(crate::lab::Encoder::Mistral) => {}
     }
     match (
         s.data.lab.vectors().is_some(),
@@ -161,7 +172,7 @@ fn summary(s: &State, runnable: &[Method]) -> String {
     let parts: Vec<String> = runnable
         .iter()
         .map(|&m| {
-            let hits = match lab.search(m, &s.question, s.question_vector(), DEPTH) {
+            let hits = match lab.search(m, &s.question, s.vector_for(m, &s.question), DEPTH) {
                 Ok(h) => h,
                 Err(_) => return format!("{} en attente", m.name()),
             };
@@ -277,8 +288,29 @@ fn column(s: &State, method: Method) -> Element {
         return empty(column, "Tapez une question ou choisissez un exemple.");
     }
     let lab = &s.data.lab;
-    let vector = s.question_vector();
-    if method.is_dense() {
+    let vector = s.vector_for(method, question);
+    if method.encoder() == Some(crate::lab::Encoder::Local) && vector.is_none() {
+        let text = s
+            .local
+            .status()
+            .unwrap_or_else(|| "Plongement de la question par le modèle local…".to_owned());
+        let mut col = column.child(E::new("p").class("vide").attr("role", "status").text(&text));
+        if let LocalModel::Fetching {
+            done,
+            total: Some(t),
+        } = &s.local
+        {
+            col = col.child(
+                E::new("progress")
+                    .attr("id", "modele-progression")
+                    .attr("max", &t.to_string())
+                    .attr("value", &done.to_string())
+                    .attr("aria-label", "Modèle local chargé"),
+            );
+        }
+        return col.build();
+    }
+    if method.encoder() == Some(crate::lab::Encoder::Mistral) {
         if lab.vectors().is_none() {
             return empty(
                 column,
@@ -313,7 +345,7 @@ fn column(s: &State, method: Method) -> Element {
     }
     let query_terms: HashSet<String> = match method {
         Method::Keyword(k) => k.analyzer().terms(question).into_iter().collect(),
-        Method::Sens | Method::Hybride(_) => HashSet::new(),
+        _ => HashSet::new(),
     };
     if matches!(method, Method::Keyword(_)) && query_terms.is_empty() {
         return empty(
@@ -344,7 +376,7 @@ fn column(s: &State, method: Method) -> Element {
                 k.analyzer()
                     .highlight_spans(&fiche.texte, &query_terms, MAX_MARKS)
             }
-            Method::Sens | Method::Hybride(_) => Vec::new(),
+            _ => Vec::new(),
         };
         let is_expected = expected == Some(fiche.id.as_str());
         let (rank, tied) = rank_text(&hits, i);
@@ -413,16 +445,16 @@ fn why(s: &State, method: Method, doc: usize, score: f64) -> Element {
             let label = format!("Détail du score de {id} sous {}", method.name());
             explanation(&lab.explain(k, &s.question, doc), k, &label)
         }
-        Method::Sens => E::new("p")
+        Method::Sens | Method::SensLocal => E::new("p")
             .text(&format!(
                 "Cosinus entre le vecteur de la question et celui de la fiche : {}. Le sens ne se décompose pas mot à mot : \
                  deux textes proches par le sens ont des vecteurs proches, même sans mot commun.",
                 fr::decimal(score, 4)
             ))
             .build(),
-        Method::Hybride(k) => match lab.explain_fusion(k, &s.question, s.question_vector(), doc) {
+        Method::Hybride(_) | Method::HybrideLocal => match lab.explain_fusion(method, &s.question, s.vector_for(method, &s.question), doc) {
             Ok(e) => E::new("ul")
-                .children(labels::fusion_lines(k, &e).iter().map(|l| E::new("li").text(l).build()))
+                .children(labels::fusion_lines(method, &e).iter().map(|l| E::new("li").text(l).build()))
                 .build(),
             Err(e) => E::new("p").text(&messages::search(&e)).build(),
         },

@@ -1,0 +1,74 @@
+// « sens local » and « hybride local » (issue 13): the local encoder's methods for a learner with
+// no key. Their measurement ships with the page (no model request); a typed question fetches the
+// model once, with its progress, and ranks; a reload reads the model from this browser's cache.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { openPage, suite, ranked } from './harness.mjs';
+
+let browser;
+let server;
+suite((s) => ({ browser, server } = s));
+
+const MODEL = 'data/modele-local.safetensors';
+const present = existsSync(new URL(`../../dist/${MODEL}`, import.meta.url));
+if (!present) {
+  if (process.env.CI === 'true') throw new Error(`${MODEL} is missing from dist/ (CI=true requires it: bash scripts/modele.sh)`);
+  console.log(`*** SKIPPED the local encoder's page tests: no dist/${MODEL} (bash scripts/modele.sh, then build) ***`);
+}
+
+test('a fresh page with no key measures sens local and hybride local without fetching the model', { skip: !present }, async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  const models = [];
+  page.on('request', (r) => { if (r.url().endsWith(MODEL)) models.push(r.url()); });
+  await page.goto(server.url + '#vue=mesurer');
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('table.comparaison[data-type="courante"] tr[data-methode="hybride local"]');
+  const row = (kind, m) => page.locator(`table.comparaison[data-type="${kind}"] tr[data-methode="${m}"]`);
+  // The figures mesurer --all prints (README): the shipped vectors are our encoder's.
+  assert.equal(await ranked(row('exacte', 'sens local').locator('.hit1')), '14/15');
+  assert.equal(await ranked(row('courante', 'sens local').locator('.hit1')), '11/20');
+  assert.equal(await ranked(row('courante', 'sens local').locator('.hit5')), '18/20');
+  assert.equal(await ranked(row('courante', 'hybride local').locator('.hit5')), '19/20');
+  assert.deepEqual(models, [], 'no request for the model');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a typed question with sens local shown fetches the model once, shows its progress, ranks; a reload uses the cache', { skip: !present }, async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  const models = [];
+  page.on('request', (r) => { if (r.url().endsWith(MODEL)) models.push(r.url()); });
+  // Every status the column shows while the model comes, recorded as it changes.
+  await page.evaluate(() => {
+    window.statuses = [];
+    new MutationObserver(() => {
+      const p = document.querySelector('[data-methode="sens local"] p[role="status"]');
+      if (p && window.statuses.at(-1) !== p.textContent) window.statuses.push(p.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.check('#voir-sens-local');
+  await page.check('#voir-hybride-local');
+  await page.fill('#question', 'Une plaque de plâtre pour une pièce humide');
+  const results = page.locator('#colonne-sens-local li.resultat');
+  await results.first().waitFor({ timeout: 60000 });
+  assert.equal(await results.count(), 5);
+  assert.equal(await page.locator('#colonne-hybride-local li.resultat').count(), 5);
+  const statuses = await page.evaluate(() => window.statuses);
+  assert.ok(statuses.some((t) => /^Chargement du modèle local/.test(t)), statuses.join(' | '));
+  assert.equal(models.length, 1, 'the model is fetched once');
+  // Another question: embedded here, no new request.
+  await page.fill('#question', 'Isoler les combles en soufflant');
+  await page.waitForFunction(() => document.querySelectorAll('#colonne-sens-local li.resultat').length === 5
+    && !document.querySelector('[data-methode="sens local"] p[role="status"]'));
+  assert.equal(models.length, 1);
+  // A reload: the model comes from IndexedDB.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.check('#voir-sens-local');
+  await page.fill('#question', 'Une colle pour la faïence de la cuisine');
+  await page.locator('#colonne-sens-local li.resultat').first().waitFor({ timeout: 60000 });
+  assert.equal(models.length, 1, 'the reload reads the model from the cache');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
