@@ -9,6 +9,9 @@
 //! questions); the pruned file is written only if its vectors agree with the full model's at
 //! cosine ≥ 0.999 on the fiches, the questions and `--controle` (French questions, one per line).
 
+// The page never runs `modele`: on wasm32 it compiles to nothing but a failing `main`.
+#![cfg_attr(target_arch = "wasm32", allow(unused))]
+
 use std::collections::{BTreeSet, HashMap};
 use std::process::ExitCode;
 
@@ -30,6 +33,7 @@ const USAGE: &str = "usage: modele --paquet DIR [--elaguer WORDS] [--out PATH] [
 /// The pruned model must agree with the full one at least this well on every text checked.
 const AGREEMENT: f32 = 0.999;
 
+#[cfg(not(target_arch = "wasm32"))]
 /// A `.npy` array: its dtype, shape and data bytes.
 fn npy(bytes: &[u8], name: &str) -> Result<(String, Vec<usize>, Vec<u8>), String> {
     let bad = |why: &str| format!("{name}: {why}");
@@ -74,6 +78,7 @@ fn npy(bytes: &[u8], name: &str) -> Result<(String, Vec<usize>, Vec<u8>), String
     Ok((descr, dims, bytes[start + len..].to_vec()))
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The full model from the package's files.
 fn load(dir: &str) -> Result<Model, String> {
     let path = |name: &str| format!("{dir}/{name}");
@@ -122,10 +127,12 @@ fn load(dir: &str) -> Result<Model, String> {
     Model::new(tokenizer, table, (0..vocab as u32).collect(), tensors).map_err(|e| e.to_string())
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run() -> Result<(), Fail> {
     let mut dir = None;
     let mut words = None;
@@ -259,6 +266,12 @@ fn run() -> Result<(), Fail> {
     Ok(())
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn main() -> ExitCode {
     rag_fiches::cli::finish("modele", USAGE, run())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() -> ExitCode {
+    ExitCode::FAILURE
 }

@@ -138,7 +138,9 @@ pub struct Model {
     row_of: Vec<u32>,
     scale: Vec<f32>,
     lo: Vec<f32>,
-    /// The named f32 tensors, as the package names them (`proj2`, `w1_3`, `d0`…).
+    /// The named f32 tensors, as the package names them (`proj2`, `w1_3`, `d0`…), kept natively
+    /// to write the file again (the page does not hold them twice).
+    #[cfg(not(target_arch = "wasm32"))]
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
     proj: Dense,
     proj_b: Vec<f32>,
@@ -304,6 +306,7 @@ impl Model {
             tokenizer,
             table,
             row_of,
+            #[cfg(not(target_arch = "wasm32"))]
             tensors,
         })
     }
@@ -427,6 +430,8 @@ impl Model {
         z
     }
 
+    /// (Native only: the page reads the file, `modele` writes it.)
+    #[cfg(not(target_arch = "wasm32"))]
     /// The model as one safetensors file the page can fetch: the table (`table`, U8, rows ×
     /// 512) and its ids (`table_ids`, U32, only when pruned), the tokenizer (`spm_pieces`: the
     /// pieces NUL-separated, U8; `spm_scores`, F32; `spm_charsmap`, U8), and every f32 tensor

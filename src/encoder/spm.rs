@@ -39,6 +39,7 @@ impl fmt::Display for SpmError {
 
 impl std::error::Error for SpmError {}
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Protobuf fields of one message: field number → (start, length) of each length-delimited or
 /// 32-bit value, in order.
 fn fields(data: &[u8]) -> Result<HashMap<u64, Vec<(usize, usize)>>, SpmError> {
@@ -232,6 +233,8 @@ pub struct Tokenizer {
 }
 
 impl Tokenizer {
+    /// (Native only: `modele` reads the package's file; the page reads the parts.)
+    #[cfg(not(target_arch = "wasm32"))]
     /// Reads a `.model` file of the legacy layout the USE model uses: pieces in field 1, the
     /// charsmap in field 2 of the trainer spec (field 3).
     pub fn from_model(data: &[u8]) -> Result<Tokenizer, SpmError> {
