@@ -232,7 +232,7 @@ fn vecteurs_keeps_the_manifest_s_other_fields() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("manifeste.json updated: it now names v.safetensors"));
+        .contains("manifeste.json updated: its vecteurs now names v.safetensors"));
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.0.join("manifeste.json")).unwrap()).unwrap();
     assert_eq!(
