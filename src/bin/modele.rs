@@ -229,7 +229,7 @@ fn run() -> Result<(), Fail> {
         for (c, t) in cosines.iter().filter(|(c, _)| *c < AGREEMENT).take(10) {
             eprintln!("  cosine {c:.6}: {t:.70}");
         }
-        if worst.map_or(true, |(c, _)| c >= AGREEMENT) {
+        if worst.is_none_or(|(c, _)| c >= AGREEMENT) {
             model = pruned;
         } else {
             eprintln!(

@@ -276,7 +276,7 @@ mod tests {
         let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (4000000000, 0), }";
         let mut tiny = b"\x93NUMPY\x01\x00".to_vec();
         let mut h = header.to_owned();
-        while (10 + h.len() + 1) % 64 != 0 {
+        while !(10 + h.len() + 1).is_multiple_of(64) {
             h.push(' ');
         }
         h.push('\n');

@@ -384,7 +384,7 @@ impl VectorSet {
             });
         }
         let mut header = header.to_string().into_bytes();
-        while header.len() % 8 != 0 {
+        while !header.len().is_multiple_of(8) {
             header.push(b' ');
         }
         let mut out = Vec::with_capacity(8 + header.len() + data.len());

@@ -184,7 +184,7 @@ impl Measurement {
                     figures(lot.iter().map(|o| o.worst_rank()));
                 let missed = lot
                     .iter()
-                    .filter(|o| !o.rank.is_some_and(|r| r <= 5))
+                    .filter(|o| o.rank.is_none_or(|r| r > 5))
                     .map(|o| o.question.clone())
                     .collect();
                 KindStats {
