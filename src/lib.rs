@@ -13,6 +13,7 @@
 //! - [`search`]: how fiches are ranked. [`search::analysis`] (the seed's analyser and the
 //!   French-aware one, highlight spans), [`search::bm25`] (formula, index, explanations),
 //!   [`search::dense`] (cosine), [`search::fusion`] (RRF), [`search::embed`] (the fake embedder).
+//! - [`kernels`]: `dot` and `axpy`, with wasm `simd128` paths bit-identical to the scalar ones.
 //! - [`lab`]: one catalogue with its indexes, and the named methods (`mots`, `mots+`, `sens`,
 //!   `hybride`, `hybride+`) both fronts offer.
 //! - [`measure`]: hit@1, hit@5, MRR@10 and the seed's report byte for byte; [`measure::compare`]
@@ -44,6 +45,7 @@ pub mod data;
 pub mod encoder;
 pub mod fr;
 pub mod journal;
+pub mod kernels;
 pub mod lab;
 pub mod link;
 pub mod measure;

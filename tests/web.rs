@@ -157,3 +157,37 @@ fn numbers_are_written_the_french_way() {
     assert_eq!((fr_int(0), fr_int(999)), ("0".to_owned(), "999".to_owned()));
     assert_eq!(fr(0.5675, 2), "0,57");
 }
+
+// The page and these tests are built with `simd128` (`.cargo/config.toml`): without it this file
+// does not compile, so the test below compares the vector path, not the scalar one twice.
+const _: () = assert!(
+    cfg!(target_feature = "simd128"),
+    "the wasm is built without simd128"
+);
+
+/// The page is built with `simd128` (`.cargo/config.toml`): its vector kernels must give the
+/// scalar path's bits, so the native figures hold in the page.
+#[wasm_bindgen_test]
+fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
+    use rag_fiches::kernels::{axpy, dot, scalar_axpy, scalar_dot};
+    let mut x = 7u32;
+    let mut next = || {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        ((x >> 8) as f32 / (1u32 << 24) as f32 - 0.5) * if x.is_multiple_of(7) { 1e4 } else { 1e-3 }
+    };
+    for n in [0usize, 1, 3, 4, 15, 16, 17, 255, 512, 1024, 1027] {
+        let a: Vec<f32> = (0..n).map(|_| next()).collect();
+        let b: Vec<f32> = (0..n).map(|_| next()).collect();
+        assert_eq!(
+            dot(&a, &b).to_bits(),
+            scalar_dot(&a, &b).to_bits(),
+            "dot n={n}"
+        );
+        let mut y1: Vec<f32> = (0..n).map(|_| next()).collect();
+        let mut y2 = y1.clone();
+        axpy(&mut y1, 0.37, &a);
+        scalar_axpy(&mut y2, 0.37, &a);
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&y1), bits(&y2), "axpy n={n}");
+    }
+}

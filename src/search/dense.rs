@@ -31,22 +31,12 @@ impl std::fmt::Display for DenseError {
 
 impl std::error::Error for DenseError {}
 
-/// Dot product over 16 independent partial sums: without them every addition waits for the
-/// previous one (floating-point addition is not reassociated by the compiler), and the loop runs at
-/// the adder's latency instead of its throughput. Measured natively at 50k × 1024: 37.5 ms with 4
-/// sums, see BENCHMARKS.md for the current figure.
+/// Dot product over 16 independent partial sums ([`crate::kernels::dot`]: in the page, wasm
+/// `simd128` instructions, bit-identical to the scalar path). Without them every addition waits
+/// for the previous one (floating-point addition is not reassociated by the compiler), and the
+/// loop runs at the adder's latency instead of its throughput.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    const LANES: usize = 16;
-    let mut acc = [0f32; LANES];
-    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..LANES {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
-    acc.iter().sum::<f32>() + tail
+    crate::kernels::dot(a, b)
 }
 
 /// The `k` fiches closest to `query`: `(row, cosine)`, best first.
