@@ -29,12 +29,28 @@ use spm::Tokenizer;
 /// The model's name in vectors files: never mixed with mistral-embed's.
 pub const MODEL: &str = "use-multilingual-v3";
 pub const DIM: usize = 512;
+/// Characters of a text the encoder reads: the rest is ignored, in the page and the terminal
+/// alike. The model averages its tokens' features, so a longer text only dilutes, and its cost
+/// grows with its length: a learner's 20 MB fiche must not hold the page for minutes. The
+/// exercise's fiches have at most 222 characters.
+pub const MAX_INPUT_CHARS: usize = 2_000;
 const CHUNKS: usize = 17;
 const CNN: usize = 256;
 const FEATS: usize = DIM + 3 * CNN;
 /// (n-gram order, left context) of the three branches.
 const ORDERS: [(usize, usize); 3] = [(2, 0), (3, 1), (5, 2)];
 const SUFFIX: [&str; 3] = ["2", "3", "5"];
+
+/// The output of a future that never waits (the native paths of the pausing functions, whose
+/// pauses are ready at once); `None` if it does wait.
+pub(crate) fn now_or_never<F: std::future::Future>(f: F) -> Option<F::Output> {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => Some(v),
+        std::task::Poll::Pending => None,
+    }
+}
 
 /// Why a model file could not be read.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,9 +104,7 @@ impl Dense {
                 continue;
             }
             let row = &self.w[i * self.outputs..(i + 1) * self.outputs];
-            for (yj, wj) in y.iter_mut().zip(row) {
-                *yj += xi * wj;
-            }
+            crate::kernels::axpy(y, xi, row);
         }
     }
 
@@ -105,9 +119,7 @@ impl Dense {
                 if xi == 0.0 {
                     continue;
                 }
-                for (yj, wj) in y.iter_mut().zip(row) {
-                    *yj += xi * wj;
-                }
+                crate::kernels::axpy(y, xi, row);
             }
         }
     }
@@ -237,7 +249,7 @@ impl Model {
             }
         }
         let rows = table.len() / DIM;
-        if table.len() % DIM != 0
+        if !table.len().is_multiple_of(DIM)
             || row_of.len() != tokenizer.pieces().len()
             || row_of.iter().any(|&r| r != u32::MAX && r as usize >= rows)
         {
@@ -330,9 +342,13 @@ impl Model {
         }
     }
 
-    /// The 512-value unit vector of `text`.
+    /// The 512-value unit vector of `text`'s first [`MAX_INPUT_CHARS`] characters.
     pub fn embed(&self, text: &str) -> Vec<f32> {
-        self.embed_ids(&self.tokenizer.encode(text))
+        let cut = text
+            .char_indices()
+            .nth(MAX_INPUT_CHARS)
+            .map_or(text, |(i, _)| &text[..i]);
+        self.embed_ids(&self.tokenizer.encode(cut))
     }
 
     /// The vector of already-tokenized ids.
@@ -525,6 +541,23 @@ impl Model {
 
     /// Reads a file made by [`Model::to_safetensors`].
     pub fn from_safetensors(bytes: &[u8]) -> Result<Model, ModelError> {
+        now_or_never(Self::from_safetensors_pausing(bytes, |_| {
+            std::future::ready(())
+        }))
+        .unwrap_or_else(|| Err(ModelError::Format("preparation suspended".into())))
+    }
+
+    /// [`Model::from_safetensors`], awaiting `pause(percent done)` between bounded pieces of
+    /// work (8,192 tokenizer pieces, 8 MB of the table, a few tensors): the page yields to its
+    /// event loop there, so preparing the 81 MB model never holds its thread for long.
+    pub async fn from_safetensors_pausing<F, Fut>(
+        bytes: &[u8],
+        mut pause: F,
+    ) -> Result<Model, ModelError>
+    where
+        F: FnMut(u8) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
         let st = SafeTensors::deserialize(bytes).map_err(|e| ModelError::Format(e.to_string()))?;
         let tensor = |name: &str, dtype: Dtype| -> Result<TensorView<'_>, ModelError> {
             let t = st
@@ -568,10 +601,11 @@ impl Model {
             Ok(t) => u32s(t.data()),
             Err(_) => (0..kept_pieces.len() as u32).collect(),
         };
-        let table = tensor("table", Dtype::U8)?.data().to_vec();
+        let table_view = tensor("table", Dtype::U8)?;
+        let table_len = table_view.data().len();
         if ids.len() != kept_pieces.len()
             || kept_scores.len() != ids.len()
-            || table.len() != ids.len() * DIM
+            || table_len != ids.len() * DIM
             || ids.iter().any(|&i| i as usize >= vocab)
         {
             return Err(ModelError::Shape {
@@ -581,10 +615,11 @@ impl Model {
                     "{} pieces, {} scores, {} bytes",
                     kept_pieces.len(),
                     kept_scores.len(),
-                    table.len()
+                    table_len
                 ),
             });
         }
+        pause(5).await;
         let mut pieces = vec![String::new(); vocab];
         let mut scores = vec![0.0f32; vocab];
         let mut row_of = vec![u32::MAX; vocab];
@@ -594,13 +629,28 @@ impl Model {
             scores[id as usize] = score;
             row_of[id as usize] = row as u32;
         }
-        let tokenizer = Tokenizer::with_min_score(pieces, scores, min_score, &charsmap)
+        pause(10).await;
+        let tokenizer =
+            Tokenizer::with_min_score_pausing(pieces, scores, min_score, &charsmap, |done| {
+                pause((10 + 50 * done / vocab.max(1)) as u8)
+            })
+            .await
             .map_err(ModelError::Tokenizer)?;
-        let mut tensors = HashMap::new();
-        for (name, _) in tensor_shapes() {
-            let t = tensor(&name, Dtype::F32)?;
-            tensors.insert(name.clone(), (t.shape().to_vec(), floats(t.data())));
+        let mut table = Vec::with_capacity(table_len);
+        for chunk in table_view.data().chunks(8 << 20) {
+            table.extend_from_slice(chunk);
+            pause((60 + 25 * table.len() / table_len.max(1)) as u8).await;
         }
+        let mut tensors = HashMap::new();
+        let names = tensor_shapes();
+        for (i, (name, _)) in names.iter().enumerate() {
+            let t = tensor(name, Dtype::F32)?;
+            tensors.insert(name.clone(), (t.shape().to_vec(), floats(t.data())));
+            if i % 4 == 3 {
+                pause((85 + 10 * i / names.len()) as u8).await;
+            }
+        }
+        pause(95).await;
         Model::new(tokenizer, table, row_of, tensors)
     }
 

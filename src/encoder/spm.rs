@@ -161,7 +161,7 @@ impl Normalizer {
                 b if b >> 3 == 0x1e => 4,
                 _ => 1,
             };
-            if (1..len).any(|k| data.get(pos + k).map_or(true, |b| b & 0xc0 != 0x80)) {
+            if (1..len).any(|k| data.get(pos + k).is_none_or(|b| b & 0xc0 != 0x80)) {
                 len = 1;
             }
             return (&data[pos..pos + len], len);
@@ -215,6 +215,9 @@ impl Normalizer {
         String::from_utf8_lossy(&out).into_owned()
     }
 }
+
+/// Pieces indexed between two pauses of [`Tokenizer::with_min_score_pausing`].
+pub const PAUSE_EVERY: usize = 8192;
 
 /// A unigram SentencePiece tokenizer. A pruned one keeps some pieces (the others are empty
 /// strings, never matched) with their original ids and the full model's lowest score, so that a
@@ -292,12 +295,45 @@ impl Tokenizer {
         min_score: f32,
         charsmap: &[u8],
     ) -> Result<Tokenizer, SpmError> {
+        super::now_or_never(Self::with_min_score_pausing(
+            pieces,
+            scores,
+            min_score,
+            charsmap,
+            |_| std::future::ready(()),
+        ))
+        .unwrap_or(Err(SpmError::NoPieces))
+    }
+
+    /// [`Tokenizer::with_min_score`], awaiting `pause(pieces done)` every [`PAUSE_EVERY`] pieces:
+    /// indexing 128k pieces' prefixes takes a few hundred milliseconds in a page, which must
+    /// not hold its thread that long.
+    pub async fn with_min_score_pausing<F, Fut>(
+        pieces: Vec<String>,
+        scores: Vec<f32>,
+        min_score: f32,
+        charsmap: &[u8],
+        mut pause: F,
+    ) -> Result<Tokenizer, SpmError>
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
         if pieces.is_empty() || scores.len() != pieces.len() {
             return Err(SpmError::NoPieces);
         }
-        let mut prefixes: HashMap<String, u32> = HashMap::new();
+        // Sized once for every prefix (an upper bound): growing a map of 300k strings rehashes
+        // it all at once, which held a page's thread for 100 ms.
+        let bound: usize = pieces.iter().map(|p| p.chars().count()).sum();
+        let mut prefixes: HashMap<String, u32> = HashMap::with_capacity(bound);
         let mut max_chars = 0;
-        for (id, piece) in pieces.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+        for (id, piece) in pieces.iter().enumerate() {
+            if id % PAUSE_EVERY == PAUSE_EVERY - 1 {
+                pause(id + 1).await;
+            }
+            if piece.is_empty() {
+                continue;
+            }
             let ends: Vec<usize> = piece.char_indices().map(|(i, _)| i).skip(1).collect();
             max_chars = max_chars.max(ends.len() + 1);
             for e in ends {

@@ -101,9 +101,15 @@ impl App {
             }
             Effect::ReadRuns { epoch, files } => spawn(tasks::read_runs(app, epoch, files)),
             Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
-            Effect::EmbedLocal { model, question } => {
-                spawn(tasks::embed_local(app, model, question))
-            }
+            Effect::EmbedLocal(model) => spawn(tasks::embed_local(app, model)),
+            Effect::EmbedLocalFiches {
+                epoch,
+                model,
+                fiches,
+                questions,
+            } => spawn(tasks::embed_local_fiches(
+                app, epoch, model, fiches, questions,
+            )),
             Effect::SaveJournal(text) => spawn(async move {
                 store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;
             }),

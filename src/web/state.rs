@@ -94,7 +94,8 @@ pub enum LocalModel {
         total: Option<u64>,
     },
     /// Read from the browser's cache or the network, being prepared.
-    Preparing,
+    /// Being prepared: the percentage done.
+    Preparing(u8),
     Ready(std::rc::Rc<crate::encoder::Model>),
     /// Why it cannot be used here (not built for this site, network, damaged file).
     Unavailable(String),
@@ -116,7 +117,7 @@ impl LocalModel {
                     crate::fr::decimal(*done as f64 / 1e6, 1)
                 ),
             }),
-            LocalModel::Preparing => Some("Préparation du modèle local…".to_owned()),
+            LocalModel::Preparing(p) => Some(format!("Préparation du modèle local : {p} %…")),
             LocalModel::Unavailable(why) => Some(why.clone()),
         }
     }
@@ -126,7 +127,7 @@ impl LocalModel {
         match self {
             LocalModel::Idle => (0, 0),
             LocalModel::Fetching { done, .. } => (1, *done),
-            LocalModel::Preparing => (2, 0),
+            LocalModel::Preparing(p) => (2, u64::from(*p)),
             LocalModel::Ready(_) => (3, 0),
             LocalModel::Unavailable(_) => (4, 0),
         }
@@ -312,6 +313,15 @@ pub struct State {
     /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
     pub local: LocalModel,
     pub local_qvectors: QuestionVectors,
+    /// A local embedding task is spawned and has not reported: no second one starts. It embeds
+    /// the question in the box when it runs, so keystrokes typed meanwhile are not embedded one
+    /// by one.
+    pub local_embedding: bool,
+    /// The local encoder's vectors being computed for the learner's catalogue: (epoch, texts
+    /// done, texts in all). `None` when no computation runs.
+    pub local_fiches: Option<(u64, usize, usize)>,
+    /// Why computing them failed, for the catalogue of that epoch: not retried for it.
+    pub local_fiches_error: Option<(u64, String)>,
 }
 
 impl State {
@@ -359,6 +369,9 @@ impl State {
             journal: Journal::default(),
             local: LocalModel::Idle,
             local_qvectors: QuestionVectors::new(),
+            local_embedding: false,
+            local_fiches: None,
+            local_fiches_error: None,
         }
     }
 
@@ -394,6 +407,22 @@ impl State {
             && self.data.lab.local_vectors().is_some()
             && !self.question.trim().is_empty()
             && !self.local_qvectors.contains_key(&self.question)
+    }
+
+    /// The learner's catalogue needs the local encoder's fiche vectors: a local method is shown
+    /// and they are neither shipped nor computed. (The exercise's ship with the page.)
+    pub fn wants_local_fiche_vectors(&self) -> bool {
+        self.data.label.is_some()
+            && self
+                .shown
+                .iter()
+                .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
+            && self.data.lab.local_vectors().is_none()
+            && !self.data.lab.fiches().is_empty()
+            && self
+                .local_fiches_error
+                .as_ref()
+                .is_none_or(|(e, _)| *e != self.data.epoch)
     }
 
     /// The state a link carries: never the key, never data.
@@ -508,8 +537,8 @@ impl State {
             && !self.question_from_link
             && !q.trim().is_empty()
             && !self.qvectors.contains_key(q)
-            && self.search_error.as_ref().map_or(true, |(e, _)| e != q)
-            && self.calls.search.as_ref().map_or(true, |(s, _)| s != q)
+            && self.search_error.as_ref().is_none_or(|(e, _)| e != q)
+            && self.calls.search.as_ref().is_none_or(|(s, _)| s != q)
     }
 }
 
@@ -569,17 +598,32 @@ pub enum Msg {
         epoch: u64,
         set: Box<VectorSet>,
     },
+    /// The local encoder's vectors of the learner's catalogue: texts done so far.
+    LocalFichesProgress {
+        epoch: u64,
+        done: usize,
+    },
+    /// The local encoder's vectors of the learner's catalogue, and of its questions.
+    LocalFichesEmbedded {
+        epoch: u64,
+        set: Box<VectorSet>,
+        questions: Vec<(String, Vec<f32>)>,
+    },
+    /// Computing them failed (the message says why).
+    LocalFichesFailed {
+        epoch: u64,
+        message: String,
+    },
     LocalModelProgress {
         done: u64,
         total: Option<u64>,
     },
-    LocalModelPreparing,
+    LocalModelPreparing(u8),
     LocalModelReady(std::rc::Rc<crate::encoder::Model>),
     LocalModelFailed(String),
-    LocalEmbedded {
-        question: String,
-        vector: Vec<f32>,
-    },
+    /// The local embedding task ended: the question it embedded and its vector, or nothing when
+    /// there was no question left to embed.
+    LocalEmbedded(Option<(String, Vec<f32>)>),
     ExportRequested(String),
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),
@@ -711,9 +755,14 @@ pub enum Effect {
     /// Fetches (or reads from the cache) and prepares the local encoder.
     LoadLocalModel,
     /// Embeds a question with the local encoder.
-    EmbedLocal {
+    EmbedLocal(std::rc::Rc<crate::encoder::Model>),
+    /// Embeds the learner's fiches and questions with the local encoder, for the catalogue of
+    /// `epoch`.
+    EmbedLocalFiches {
+        epoch: u64,
         model: std::rc::Rc<crate::encoder::Model>,
-        question: String,
+        fiches: Vec<crate::data::Fiche>,
+        questions: Vec<String>,
     },
     /// Reads TREC run files for the catalogue of `epoch`.
     ReadRuns {

@@ -182,30 +182,83 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
 const LOCAL_MODEL: &str = "data/modele-local.safetensors";
 
 /// The local encoder: from this browser's cache, else fetched once with its progress shown (it is
-/// large: its size is said), kept in the cache, then prepared.
+/// large: its size is said), kept in the cache, then prepared. No step holds the page's thread
+/// for long: the download stays in JavaScript chunks, is cached as a Blob (the browser writes it,
+/// not our thread), is copied into the module 8 MB at a time, and is prepared in steps.
 pub async fn load_local_model(app: Shared) {
-    let bytes = match store::get_bytes(store::MODEL, LOCAL_MODEL).await {
-        Some(b) => b,
-        None => match fetch_with_progress(&app, LOCAL_MODEL).await {
-            Ok(b) => {
-                store::put_bytes(store::MODEL, LOCAL_MODEL, &b).await;
-                b
-            }
-            Err(why) => {
-                app.dispatch(Msg::LocalModelFailed(why));
-                return;
-            }
-        },
+    let bytes = match local_model_bytes(&app).await {
+        Ok(b) => b,
+        Err(why) => {
+            app.dispatch(Msg::LocalModelFailed(why));
+            return;
+        }
     };
-    app.dispatch(Msg::LocalModelPreparing);
-    // Let the page paint « Préparation… » before the work.
-    yield_now().await;
-    match crate::encoder::Model::from_safetensors(&bytes) {
+    // Prepared in bounded steps with a turn of the event loop between them: the page stays
+    // responsive and shows the percentage (each change is one message, about twenty in all).
+    let shown = std::cell::Cell::new(u8::MAX);
+    let prepared = crate::encoder::Model::from_safetensors_pausing(&bytes, |percent| {
+        if shown.replace(percent) != percent {
+            app.dispatch(Msg::LocalModelPreparing(percent));
+        }
+        yield_now()
+    })
+    .await;
+    match prepared {
         Ok(model) => app.dispatch(Msg::LocalModelReady(std::rc::Rc::new(model))),
         Err(e) => app.dispatch(Msg::LocalModelFailed(format!(
             "Le modèle local est refusé ({e}) : sens local ne peut pas plonger de nouvelle question."
         ))),
     }
+}
+
+/// The model file's bytes: from the cache (a Blob; a Uint8Array from an earlier version), else
+/// fetched and cached.
+async fn local_model_bytes(app: &Shared) -> Result<Vec<u8>, String> {
+    use wasm_bindgen::JsCast;
+    let cached = store::get(store::MODEL, LOCAL_MODEL).await;
+    let array = match cached {
+        Some(v) if v.is_instance_of::<web_sys::Blob>() => blob_bytes(&v.unchecked_into()).await,
+        Some(v) if v.is_instance_of::<js_sys::Uint8Array>() => Some(v.unchecked_into()),
+        _ => None,
+    };
+    let array = match array {
+        Some(a) => a,
+        None => {
+            let blob = fetch_with_progress(app, LOCAL_MODEL).await?;
+            store::put(store::MODEL, LOCAL_MODEL, &blob).await;
+            blob_bytes(&blob).await.ok_or_else(|| {
+                "Le modèle local n'a pas pu être lu après son chargement.".to_owned()
+            })?
+        }
+    };
+    app.dispatch(Msg::LocalModelPreparing(0));
+    Ok(copy_in_steps(&array).await)
+}
+
+/// A Blob's bytes (read by the browser, off this thread).
+async fn blob_bytes(blob: &web_sys::Blob) -> Option<js_sys::Uint8Array> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
+        .await
+        .ok()?;
+    Some(js_sys::Uint8Array::new(&buffer))
+}
+
+/// Bytes copied from JavaScript into the module 8 MB at a time, with a turn of the event loop
+/// between copies (one 81 MB copy held the thread for about 100 ms).
+async fn copy_in_steps(array: &js_sys::Uint8Array) -> Vec<u8> {
+    const STEP: u32 = 8 << 20;
+    let n = array.length();
+    let mut out = Vec::with_capacity(n as usize);
+    let mut at = 0u32;
+    while at < n {
+        let end = n.min(at + STEP);
+        let start = out.len();
+        out.resize(start + (end - at) as usize, 0);
+        array.subarray(at, end).copy_to(&mut out[start..]);
+        at = end;
+        yield_now().await;
+    }
+    out
 }
 
 /// Resolves on the next turn of the event loop.
@@ -219,8 +272,9 @@ async fn yield_now() {
     wasm_bindgen_futures::JsFuture::from(promise).await.ok();
 }
 
-/// The bytes at `path`, reporting progress as they arrive.
-async fn fetch_with_progress(app: &Shared, path: &str) -> Result<Vec<u8>, String> {
+/// The file at `path` as a Blob of the chunks received, reporting progress as they arrive. The
+/// chunks stay in JavaScript: nothing grows or copies in the module while downloading.
+async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_sys::Blob, String> {
     use wasm_bindgen::JsCast;
     let absent = || {
         "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
@@ -234,17 +288,25 @@ async fn fetch_with_progress(app: &Shared, path: &str) -> Result<Vec<u8>, String
     if !resp.ok() {
         return Err(absent());
     }
+    // A compressed response's Content-Length counts compressed bytes: it is no total then.
+    let encoded = resp
+        .headers()
+        .get("content-encoding")
+        .ok()
+        .flatten()
+        .is_some_and(|e| e != "identity");
     let total = resp
         .headers()
         .get("content-length")
         .ok()
         .flatten()
-        .and_then(|v| v.parse::<u64>().ok());
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|_| !encoded);
     let body = resp.body().ok_or_else(absent)?;
     let reader: web_sys::ReadableStreamDefaultReader =
         body.get_reader().dyn_into().map_err(|_| absent())?;
-    let mut out: Vec<u8> = Vec::with_capacity(total.unwrap_or(0) as usize);
-    let mut reported = 0u64;
+    let chunks = js_sys::Array::new();
+    let (mut received, mut reported) = (0u64, 0u64);
     loop {
         let chunk = wasm_bindgen_futures::JsFuture::from(reader.read())
             .await
@@ -259,27 +321,82 @@ async fn fetch_with_progress(app: &Shared, path: &str) -> Result<Vec<u8>, String
             break;
         }
         if let Ok(value) = js_sys::Reflect::get(&chunk, &"value".into()) {
-            out.extend(js_sys::Uint8Array::new(&value).to_vec());
+            received += u64::from(js_sys::Uint8Array::new(&value).length());
+            chunks.push(&value);
         }
         // One message per megabyte: the bar moves, the page does not re-render per packet.
-        if out.len() as u64 - reported >= 1_000_000 {
-            reported = out.len() as u64;
+        if received - reported >= 1_000_000 {
+            reported = received;
             app.dispatch(Msg::LocalModelProgress {
                 done: reported,
                 total,
             });
         }
     }
-    Ok(out)
+    web_sys::Blob::new_with_u8_array_sequence(&chunks)
+        .map_err(|_| "Le modèle local n'a pas pu être assemblé après son chargement.".to_owned())
 }
 
-/// Embeds the question with the local encoder (a few milliseconds), unless it changed meanwhile.
-pub async fn embed_local(app: Shared, model: std::rc::Rc<crate::encoder::Model>, question: String) {
-    if app.peek(|s| s.question == question) != Some(true) {
-        return;
+/// Embeds the question in the box with the local encoder (about 8 ms in the page), right after
+/// the message that asked for it: in the same turn of the event loop, so the browser lays the page
+/// out once per keystroke, not twice. Only one such task is pending at a time
+/// (`State::local_embedding`): it embeds the box's text when it runs, never a stale one, and when
+/// it reports, `update` starts another if the box changed meanwhile.
+pub async fn embed_local(app: Shared, model: std::rc::Rc<crate::encoder::Model>) {
+    let question = app
+        .peek(|s| s.wants_local_vector().then(|| s.question.clone()))
+        .flatten();
+    let embedded = question.map(|q| {
+        let vector = model.embed(&q);
+        (q, vector)
+    });
+    app.dispatch(Msg::LocalEmbedded(embedded));
+}
+
+/// Embeds the learner's fiches, then their questions, with the local encoder, in slices of about
+/// 30 ms with a turn of the event loop between them (the page stays responsive and shows the
+/// count), for the catalogue of `epoch`: it stops as soon as another catalogue is loaded.
+pub async fn embed_local_fiches(
+    app: Shared,
+    epoch: u64,
+    model: std::rc::Rc<crate::encoder::Model>,
+    fiches: Vec<Fiche>,
+    questions: Vec<String>,
+) {
+    const SLICE_MS: f64 = 30.0;
+    let mut rows = Vec::with_capacity(fiches.len());
+    let mut qvectors = Vec::with_capacity(questions.len());
+    let texts = fiches
+        .iter()
+        .map(|f| f.texte.as_str())
+        .chain(questions.iter().map(String::as_str));
+    let mut slice = js_sys::Date::now();
+    for (i, text) in texts.enumerate() {
+        let vector = model.embed(text);
+        match i.checked_sub(fiches.len()) {
+            None => rows.push(vector),
+            Some(q) => qvectors.push((questions[q].clone(), vector)),
+        }
+        if js_sys::Date::now() - slice >= SLICE_MS {
+            app.dispatch(Msg::LocalFichesProgress { epoch, done: i + 1 });
+            yield_now().await;
+            if !app.is_current(epoch) {
+                return;
+            }
+            slice = js_sys::Date::now();
+        }
     }
-    let vector = model.embed(&question);
-    app.dispatch(Msg::LocalEmbedded { question, vector });
+    match VectorSet::new(crate::encoder::MODEL, &fiches, rows) {
+        Ok(set) => app.dispatch(Msg::LocalFichesEmbedded {
+            epoch,
+            set: Box::new(set),
+            questions: qvectors,
+        }),
+        Err(e) => app.dispatch(Msg::LocalFichesFailed {
+            epoch,
+            message: messages::vectors(&e),
+        }),
+    }
 }
 
 /// Embeds the question in the box, after a pause in typing; the cache first.

@@ -352,12 +352,43 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::LocalVectorsLoaded { .. } => {}
+        Msg::LocalFichesProgress { epoch, done } if epoch == s.data.epoch => {
+            if let Some((e, d, _)) = s.local_fiches.as_mut() {
+                if *e == epoch {
+                    *d = done;
+                }
+            }
+        }
+        Msg::LocalFichesEmbedded {
+            epoch,
+            set,
+            questions,
+        } if epoch == s.data.epoch => {
+            s.local_fiches = None;
+            match s.data.lab.set_local_vectors(*set) {
+                Ok(()) => {
+                    s.local_qvectors.extend(questions);
+                    measure_local(s);
+                }
+                Err(e) => s.local_fiches_error = Some((epoch, messages::vectors(&e))),
+            }
+        }
+        Msg::LocalFichesFailed { epoch, message } if epoch == s.data.epoch => {
+            s.local_fiches = None;
+            s.local_fiches_error = Some((epoch, message));
+        }
+        Msg::LocalFichesProgress { .. }
+        | Msg::LocalFichesEmbedded { .. }
+        | Msg::LocalFichesFailed { .. } => {}
         Msg::LocalModelProgress { done, total } => s.local = LocalModel::Fetching { done, total },
-        Msg::LocalModelPreparing => s.local = LocalModel::Preparing,
+        Msg::LocalModelPreparing(p) => s.local = LocalModel::Preparing(p),
         Msg::LocalModelReady(model) => s.local = LocalModel::Ready(model),
         Msg::LocalModelFailed(why) => s.local = LocalModel::Unavailable(why),
-        Msg::LocalEmbedded { question, vector } => {
-            s.local_qvectors.insert(question, vector);
+        Msg::LocalEmbedded(embedded) => {
+            s.local_embedding = false;
+            if let Some((question, vector)) = embedded {
+                s.local_qvectors.insert(question, vector);
+            }
         }
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => {
@@ -496,7 +527,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         | Msg::EvalProgress { .. }
         | Msg::EvalEnded { .. } => {}
     }
-    if s.wants_local_vector() {
+    if s.wants_local_fiche_vectors() {
         match &s.local {
             LocalModel::Idle => {
                 s.local = LocalModel::Fetching {
@@ -505,10 +536,41 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 };
                 effects.push(Effect::LoadLocalModel);
             }
-            LocalModel::Ready(model) => effects.push(Effect::EmbedLocal {
-                model: model.clone(),
-                question: s.question.clone(),
-            }),
+            LocalModel::Ready(model)
+                if s.local_fiches.is_none_or(|(e, _, _)| e != s.data.epoch) =>
+            {
+                let fiches = s.data.lab.fiches().to_vec();
+                let questions: Vec<String> = s
+                    .data
+                    .questions
+                    .iter()
+                    .map(|q| q.text.clone())
+                    .filter(|t| !s.local_qvectors.contains_key(t))
+                    .collect();
+                s.local_fiches = Some((s.data.epoch, 0, fiches.len() + questions.len()));
+                effects.push(Effect::EmbedLocalFiches {
+                    epoch: s.data.epoch,
+                    model: model.clone(),
+                    fiches,
+                    questions,
+                });
+            }
+            _ => {}
+        }
+    }
+    if s.wants_local_vector() && !s.local_embedding {
+        match &s.local {
+            LocalModel::Idle => {
+                s.local = LocalModel::Fetching {
+                    done: 0,
+                    total: None,
+                };
+                effects.push(Effect::LoadLocalModel);
+            }
+            LocalModel::Ready(model) => {
+                s.local_embedding = true;
+                effects.push(Effect::EmbedLocal(model.clone()));
+            }
             _ => {}
         }
     }
@@ -548,6 +610,7 @@ fn forget_key(s: &mut State, effects: &mut Vec<Effect>) {
     s.waiting = None;
     s.key_check = None;
     s.compute = Phase::Idle;
+    s.local_fiches = None;
     s.dense = Phase::Idle;
     s.answering.pending = false;
     s.evaluation.confirming = false;

@@ -72,3 +72,37 @@ test('a typed question with sens local shown fetches the model once, shows its p
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('« Vos données » with sens local shown: the page embeds the fiches and questions with its own encoder, with progress, and measures as the shipped vectors do', { skip: !present }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const fiches = await readFile(new URL('../../data/fiches.jsonl', import.meta.url));
+  const questions = await readFile(new URL('../../data/questions.csv', import.meta.url));
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.evaluate(() => {
+    window.statuses = [];
+    new MutationObserver(() => {
+      const p = document.querySelector('[data-methode="sens local"] p[role="status"]');
+      if (p && window.statuses.at(-1) !== p.textContent) window.statuses.push(p.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  // The exercise's own files under other names: the page cannot use the shipped vectors' file
+  // (it is a learner's catalogue), so it must compute every vector itself.
+  const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
+  await page.setInputFiles('#fichiers', [file('mes-fiches.jsonl', fiches), file('mes-questions.csv', questions)]);
+  await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
+  await page.check('#voir-sens-local');
+  await page.check('#voir-hybride-local');
+  await page.waitForFunction(() => window.statuses.some((t) => /^Calcul des vecteurs du modèle local pour vos fiches et vos questions : [\d  ]+ sur [\d  ]+…/.test(t)), null, { timeout: 120000 });
+  await page.fill('#question', 'Une plaque de plâtre pour une pièce humide');
+  await page.locator('#colonne-sens-local li.resultat').first().waitFor({ timeout: 120000 });
+  await page.click('#onglet-mesurer');
+  const row = (kind, m) => page.locator(`table.comparaison[data-type="${kind}"] tr[data-methode="${m}"]`);
+  await row('courante', 'hybride local').waitFor({ timeout: 60000 });
+  // The figures of the vectors computed natively and shipped: the page's encoder is the same.
+  assert.equal(await ranked(row('exacte', 'sens local').locator('.hit1')), '14/15');
+  assert.equal(await ranked(row('courante', 'sens local').locator('.hit1')), '11/20');
+  assert.equal(await ranked(row('courante', 'sens local').locator('.hit5')), '18/20');
+  assert.equal(await ranked(row('courante', 'hybride local').locator('.hit5')), '19/20');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

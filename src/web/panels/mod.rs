@@ -33,15 +33,25 @@ pub mod vectors;
 
 /// What each heavy panel last rendered, as a hash of everything it reads from the state.
 #[derive(Default)]
-pub struct Memo(HashMap<&'static str, u64>);
+pub struct Memo(HashMap<String, u64>);
 
 impl Memo {
     /// Whether `panel`'s inputs differ from its last render (and records them).
-    pub fn changed(&mut self, panel: &'static str, inputs: impl Hash) -> bool {
+    pub fn changed(&mut self, panel: &str, inputs: impl Hash) -> bool {
         let mut h = DefaultHasher::new();
         inputs.hash(&mut h);
         let now = h.finish();
-        self.0.insert(panel, now) != Some(now)
+        match self.0.get_mut(panel) {
+            Some(last) if *last == now => false,
+            Some(last) => {
+                *last = now;
+                true
+            }
+            None => {
+                self.0.insert(panel.to_owned(), now);
+                true
+            }
+        }
     }
 }
 

@@ -74,9 +74,13 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.question_from_link,
         s.question_vector().is_some(),
         s.search_error.as_ref().filter(|(e, _)| e == q),
-        s.data.lab.local_vectors().is_some(),
-        s.local_qvectors.contains_key(q),
-        s.local.key(),
+        (
+            s.data.lab.local_vectors().is_some(),
+            s.local_qvectors.contains_key(q),
+            s.local.key(),
+            s.local_fiches,
+            &s.local_fiches_error,
+        ),
     );
     if memo.changed("resultats", inputs) {
         let runnable: Vec<Method> = s
@@ -85,11 +89,63 @@ pub fn render(s: &State, memo: &mut Memo) {
             .copied()
             .filter(|&m| unavailable(s, m).is_none())
             .collect();
-        let columns = runnable.iter().map(|&m| column(s, m));
-        replace_children(&by_id(ids::RESULTATS), columns);
+        place_columns(s, memo, &runnable);
         render_unavailable(s);
         render_changes(s);
         set_text(&by_id(ids::RESUME_RESULTATS), &summary(s, &runnable));
+    }
+}
+
+/// The columns of `runnable`, in order. A column whose own inputs did not change keeps its
+/// elements: when the local encoder's vector arrives, only « sens local » and « hybride local »
+/// are rebuilt, not every column with its fiches and score tables.
+fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
+    let container = by_id(ids::RESULTATS);
+    let doc = super::super::dom::document();
+    let q = &s.question;
+    let columns: Vec<Element> = runnable
+        .iter()
+        .map(|&m| {
+            let id = ids::column(m);
+            let mistral = m.encoder() == Some(crate::lab::Encoder::Mistral);
+            let local = m.encoder() == Some(crate::lab::Encoder::Local);
+            let inputs = (
+                s.data.epoch,
+                q,
+                s.example,
+                mistral.then(|| {
+                    (
+                        s.data.lab.vectors().map(|v| v.len()),
+                        s.key.is_some(),
+                        s.question_from_link,
+                        s.question_vector().is_some(),
+                        s.search_error.as_ref().filter(|(e, _)| e == q),
+                    )
+                }),
+                local.then(|| {
+                    (
+                        s.data.lab.local_vectors().is_some(),
+                        s.local_qvectors.contains_key(q),
+                        s.local.key(),
+                        s.local_fiches,
+                    )
+                }),
+            );
+            let fresh = memo.changed(&id, inputs);
+            match doc.get_element_by_id(&id) {
+                Some(kept) if !fresh => kept,
+                _ => column(s, m),
+            }
+        })
+        .collect();
+    let children = container.children();
+    let same = children.length() as usize == columns.len()
+        && columns
+            .iter()
+            .enumerate()
+            .all(|(i, c)| children.item(i as u32).as_ref() == Some(c));
+    if !same {
+        replace_children(&container, columns);
     }
 }
 
@@ -98,9 +154,19 @@ fn unavailable(s: &State, method: Method) -> Option<&'static str> {
     match method.encoder() {
         None => return None,
         Some(crate::lab::Encoder::Local) => {
+            let own = s.data.label.is_some();
+            let failed = s
+                .local_fiches_error
+                .as_ref()
+                .is_some_and(|(e, _)| *e == s.data.epoch);
             return match (s.data.lab.local_vectors().is_some(), &s.local) {
-                (false, _) => Some("les vecteurs du modèle local, livrés pour le catalogue de l'exercice seulement"),
-                (true, LocalModel::Unavailable(_)) => Some("le modèle local, qui n'est pas disponible sur ce site"),
+                (_, LocalModel::Unavailable(_)) => {
+                    Some("le modèle local, qui n'est pas disponible sur ce site")
+                }
+                (false, _) if !own => Some("les vecteurs du modèle local, livrés avec la page"),
+                (false, _) if failed => {
+                    Some("les vecteurs du modèle local pour vos fiches, dont le calcul a échoué")
+                }
                 _ => None,
             };
         }
@@ -284,31 +350,23 @@ fn column(s: &State, method: Method) -> Element {
         .attr("data-methode", method.name())
         .child(E::new("h3").text(labels::method_title(method)));
     let question = s.question.as_str();
+    let local = method.encoder() == Some(crate::lab::Encoder::Local);
+    let lab = &s.data.lab;
+    // The learner's fiches without the local encoder's vectors: what is under way, even before
+    // a question is typed.
+    if local && lab.local_vectors().is_none() {
+        return local_progress(
+            column,
+            s,
+            "Calcul des vecteurs du modèle local pour vos fiches…",
+        );
+    }
     if question.trim().is_empty() {
         return empty(column, "Tapez une question ou choisissez un exemple.");
     }
-    let lab = &s.data.lab;
     let vector = s.vector_for(method, question);
-    if method.encoder() == Some(crate::lab::Encoder::Local) && vector.is_none() {
-        let text = s
-            .local
-            .status()
-            .unwrap_or_else(|| "Plongement de la question par le modèle local…".to_owned());
-        let mut col = column.child(E::new("p").class("vide").attr("role", "status").text(&text));
-        if let LocalModel::Fetching {
-            done,
-            total: Some(t),
-        } = &s.local
-        {
-            col = col.child(
-                E::new("progress")
-                    .attr("id", "modele-progression")
-                    .attr("max", &t.to_string())
-                    .attr("value", &done.to_string())
-                    .attr("aria-label", "Modèle local chargé"),
-            );
-        }
-        return col.build();
+    if local && vector.is_none() {
+        return local_progress(column, s, "Plongement de la question par le modèle local…");
     }
     if method.encoder() == Some(crate::lab::Encoder::Mistral) {
         if lab.vectors().is_none() {
@@ -433,6 +491,43 @@ fn column(s: &State, method: Method) -> Element {
             column.child(E::new("p").class("hors").text(&text)).build()
         }
         _ => column.build(),
+    }
+}
+
+/// A local method's column while its model loads, or while the learner's fiches are embedded:
+/// the step under way and its progress bar (`otherwise` when the model is ready).
+fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
+    let (text, progress) = match (&s.local, s.local_fiches) {
+        (LocalModel::Ready(_), Some((_, done, total))) => (
+            format!(
+                "Calcul des vecteurs du modèle local pour vos fiches et vos questions : {} sur {}…",
+                fr::int(done as u64),
+                fr::int(total as u64)
+            ),
+            Some((done as u64, total as u64)),
+        ),
+        (LocalModel::Fetching { done, total }, _) => (
+            s.local.status().unwrap_or_default(),
+            total.map(|t| (*done, t)),
+        ),
+        (LocalModel::Preparing(p), _) => (
+            s.local.status().unwrap_or_default(),
+            Some((u64::from(*p), 100)),
+        ),
+        (other, _) => (other.status().unwrap_or_else(|| otherwise.to_owned()), None),
+    };
+    let col = column.child(E::new("p").class("vide").attr("role", "status").text(&text));
+    match progress {
+        Some((done, max)) => col
+            .child(
+                E::new("progress")
+                    .class("modele-progression")
+                    .attr("max", &max.to_string())
+                    .attr("value", &done.to_string())
+                    .attr("aria-label", "Progression du modèle local"),
+            )
+            .build(),
+        None => col.build(),
     }
 }
 
