@@ -42,6 +42,35 @@ pub fn axpy(y: &mut [f32], a: f32, x: &[f32]) {
     }
 }
 
+/// `ys[t][j] += Σ_i xs[t][i] · w[i·outputs + j]` for every row `t`: a dense layer applied to a
+/// batch (the local encoder's tokens), `w` row-major `inputs × outputs`. Each output sums its
+/// terms in ascending `i`, exactly as `axpy` row after row would: the blocked vector path (four
+/// rows × eight outputs held in registers while `i` runs) gives the same bits as the scalar one.
+pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::matmul_acc(xs, w, outputs, ys)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        scalar_matmul_acc(xs, w, outputs, ys)
+    }
+}
+
+/// The reference [`matmul_acc`]: one `axpy` per input and row.
+pub fn scalar_matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
+    if outputs == 0 {
+        return;
+    }
+    for (i, row) in w.chunks_exact(outputs).enumerate() {
+        for (x, y) in xs.iter().zip(ys.iter_mut()) {
+            if let Some(&xi) = x.get(i) {
+                scalar_axpy(y, xi, row);
+            }
+        }
+    }
+}
+
 /// The reference [`dot`]: sixteen partial sums, then the tail.
 pub fn scalar_dot(a: &[f32], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
@@ -114,6 +143,64 @@ mod simd {
         sum + tail
     }
 
+    pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
+        const ROWS: usize = 4;
+        const COLS: usize = 8;
+        if outputs == 0 {
+            return;
+        }
+        let inputs = w.len() / outputs;
+        let rows = xs.len().min(ys.len());
+        // Rows too short for the layer, or outputs not a multiple of the block: the plain path
+        // (never the case for the encoder's layers).
+        let regular = outputs.is_multiple_of(COLS)
+            && xs[..rows].iter().all(|x| x.len() >= inputs)
+            && ys[..rows].iter().all(|y| y.len() >= outputs);
+        if !regular {
+            super::scalar_matmul_acc(xs, w, outputs, ys);
+            return;
+        }
+        // Each block of four rows transposed once: input i's four values side by side (zeros
+        // past the last row), so the inner loop reads them without bounds checks.
+        let blocks: Vec<Vec<[f32; ROWS]>> = (0..rows)
+            .step_by(ROWS)
+            .map(|t| {
+                let mut b = vec![[0f32; ROWS]; inputs];
+                for (k, x) in xs[t..rows.min(t + ROWS)].iter().enumerate() {
+                    for (bi, &v) in b.iter_mut().zip(&x[..inputs]) {
+                        bi[k] = v;
+                    }
+                }
+                b
+            })
+            .collect();
+        let zero = f32x4_splat(0.0);
+        for j in (0..outputs).step_by(COLS) {
+            for (bn, block) in blocks.iter().enumerate() {
+                let t = bn * ROWS;
+                let n = ROWS.min(rows - t);
+                let mut acc = [[zero; 2]; ROWS];
+                for k in 0..n {
+                    acc[k][0] = load(&ys[t + k][j..j + 4]);
+                    acc[k][1] = load(&ys[t + k][j + 4..j + 8]);
+                }
+                for (x, row) in block.iter().zip(w.chunks_exact(outputs)) {
+                    let wj = &row[j..j + COLS];
+                    let (w0, w1) = (load(&wj[..4]), load(&wj[4..]));
+                    for (a, &xk) in acc.iter_mut().zip(x) {
+                        let xv = f32x4_splat(xk);
+                        a[0] = f32x4_add(a[0], f32x4_mul(xv, w0));
+                        a[1] = f32x4_add(a[1], f32x4_mul(xv, w1));
+                    }
+                }
+                for k in 0..n {
+                    store(&mut ys[t + k][j..j + 4], acc[k][0]);
+                    store(&mut ys[t + k][j + 4..j + 8], acc[k][1]);
+                }
+            }
+        }
+    }
+
     pub fn axpy(y: &mut [f32], a: f32, x: &[f32]) {
         let n = y.len().min(x.len());
         let (y, x) = (&mut y[..n], &x[..n]);
@@ -166,6 +253,25 @@ mod tests {
                 y2.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 "axpy n={n}"
             );
+        }
+    }
+
+    #[test]
+    fn matmul_equals_row_by_row_axpy_bit_for_bit() {
+        for (rows, inputs, outputs) in [(1, 3, 8), (5, 17, 16), (9, 64, 24), (3, 5, 7), (0, 4, 8)] {
+            let w = awkward(inputs * outputs, 4);
+            let xs: Vec<Vec<f32>> = (0..rows).map(|r| awkward(inputs, 10 + r as u32)).collect();
+            let start: Vec<Vec<f32>> = (0..rows).map(|r| awkward(outputs, 50 + r as u32)).collect();
+            let mut fast = start.clone();
+            matmul_acc(&xs, &w, outputs, &mut fast);
+            let mut slow = start.clone();
+            for i in 0..inputs {
+                for (x, y) in xs.iter().zip(slow.iter_mut()) {
+                    scalar_axpy(y, x[i], &w[i * outputs..(i + 1) * outputs]);
+                }
+            }
+            let bits = |v: &[Vec<f32>]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fast), bits(&slow), "{rows}×{inputs}×{outputs}");
         }
     }
 

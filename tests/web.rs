@@ -190,4 +190,20 @@ fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&y1), bits(&y2), "axpy n={n}");
     }
+    // The encoder's blocked layer: four rows × eight outputs in registers, against row-by-row
+    // scalar axpy; 7 rows (a partial block), 40 inputs, 24 outputs.
+    let (rows, inputs, outputs) = (7, 40, 24);
+    let w: Vec<f32> = (0..inputs * outputs).map(|_| next()).collect();
+    let xs: Vec<Vec<f32>> = (0..rows)
+        .map(|_| (0..inputs).map(|_| next()).collect())
+        .collect();
+    let start: Vec<Vec<f32>> = (0..rows)
+        .map(|_| (0..outputs).map(|_| next()).collect())
+        .collect();
+    let mut fast = start.clone();
+    rag_fiches::kernels::matmul_acc(&xs, &w, outputs, &mut fast);
+    let mut slow = start;
+    rag_fiches::kernels::scalar_matmul_acc(&xs, &w, outputs, &mut slow);
+    let bits = |v: &[Vec<f32>]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&fast), bits(&slow), "matmul_acc");
 }

@@ -108,20 +108,11 @@ impl Dense {
         }
     }
 
-    /// `ys[k] += xs[k] @ W` for every token `k`: each row of W is read once for all the tokens
-    /// (it stays in cache), not once per token — the per-token loop streamed up to 1.3 MB of
-    /// weights per token. Each output sums in the same order as [`Dense::apply_add`].
+    /// `ys[k] += xs[k] @ W` for every token `k` ([`crate::kernels::matmul_acc`]: in the page,
+    /// four tokens × eight outputs kept in vector registers while the inputs run). Each output
+    /// sums in the same order as [`Dense::apply_add`].
     fn apply_batch(&self, xs: &[Vec<f32>], ys: &mut [Vec<f32>]) {
-        for i in 0..self.inputs {
-            let row = &self.w[i * self.outputs..(i + 1) * self.outputs];
-            for (x, y) in xs.iter().zip(ys.iter_mut()) {
-                let xi = x[i];
-                if xi == 0.0 {
-                    continue;
-                }
-                crate::kernels::axpy(y, xi, row);
-            }
-        }
+        crate::kernels::matmul_acc(xs, &self.w, self.outputs, ys);
     }
 
     fn apply(&self, x: &[f32]) -> Vec<f32> {
