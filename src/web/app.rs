@@ -101,7 +101,6 @@ impl App {
             }
             Effect::ReadRuns { epoch, files } => spawn(tasks::read_runs(app, epoch, files)),
             Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
-            Effect::EmbedLocal(model) => spawn(tasks::embed_local(app, model)),
             Effect::EmbedLocalFiches {
                 epoch,
                 model,

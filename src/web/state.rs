@@ -313,10 +313,6 @@ pub struct State {
     /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
     pub local: LocalModel,
     pub local_qvectors: QuestionVectors,
-    /// A local embedding task is spawned and has not reported: no second one starts. It embeds
-    /// the question in the box when it runs, so keystrokes typed meanwhile are not embedded one
-    /// by one.
-    pub local_embedding: bool,
     /// The local encoder's vectors being computed for the learner's catalogue: (epoch, texts
     /// done, texts in all). `None` when no computation runs.
     pub local_fiches: Option<(u64, usize, usize)>,
@@ -369,7 +365,6 @@ impl State {
             journal: Journal::default(),
             local: LocalModel::Idle,
             local_qvectors: QuestionVectors::new(),
-            local_embedding: false,
             local_fiches: None,
             local_fiches_error: None,
         }
@@ -621,9 +616,6 @@ pub enum Msg {
     LocalModelPreparing(u8),
     LocalModelReady(std::rc::Rc<crate::encoder::Model>),
     LocalModelFailed(String),
-    /// The local embedding task ended: the question it embedded and its vector, or nothing when
-    /// there was no question left to embed.
-    LocalEmbedded(Option<(String, Vec<f32>)>),
     ExportRequested(String),
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),
@@ -755,7 +747,6 @@ pub enum Effect {
     /// Fetches (or reads from the cache) and prepares the local encoder.
     LoadLocalModel,
     /// Embeds a question with the local encoder.
-    EmbedLocal(std::rc::Rc<crate::encoder::Model>),
     /// Embeds the learner's fiches and questions with the local encoder, for the catalogue of
     /// `epoch`.
     EmbedLocalFiches {

@@ -337,22 +337,6 @@ async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_sys::Blob, 
         .map_err(|_| "Le modèle local n'a pas pu être assemblé après son chargement.".to_owned())
 }
 
-/// Embeds the question in the box with the local encoder (about 8 ms in the page), right after
-/// the message that asked for it: in the same turn of the event loop, so the browser lays the page
-/// out once per keystroke, not twice. Only one such task is pending at a time
-/// (`State::local_embedding`): it embeds the box's text when it runs, never a stale one, and when
-/// it reports, `update` starts another if the box changed meanwhile.
-pub async fn embed_local(app: Shared, model: std::rc::Rc<crate::encoder::Model>) {
-    let question = app
-        .peek(|s| s.wants_local_vector().then(|| s.question.clone()))
-        .flatten();
-    let embedded = question.map(|q| {
-        let vector = model.embed(&q);
-        (q, vector)
-    });
-    app.dispatch(Msg::LocalEmbedded(embedded));
-}
-
 /// Embeds the learner's fiches, then their questions, with the local encoder, with a turn of the
 /// event loop as soon as 8 ms of work have passed (a fiche of the exercise takes about 40 ms in
 /// the page: one fiche per turn, so no task reaches 50 ms unless one text does), showing the

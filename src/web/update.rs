@@ -384,12 +384,6 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::LocalModelPreparing(p) => s.local = LocalModel::Preparing(p),
         Msg::LocalModelReady(model) => s.local = LocalModel::Ready(model),
         Msg::LocalModelFailed(why) => s.local = LocalModel::Unavailable(why),
-        Msg::LocalEmbedded(embedded) => {
-            s.local_embedding = false;
-            if let Some((question, vector)) = embedded {
-                s.local_qvectors.insert(question, vector);
-            }
-        }
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => {
             let (name, text) = match what.as_str() {
@@ -558,7 +552,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             _ => {}
         }
     }
-    if s.wants_local_vector() && !s.local_embedding {
+    if s.wants_local_vector() {
         match &s.local {
             LocalModel::Idle => {
                 s.local = LocalModel::Fetching {
@@ -567,9 +561,11 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 };
                 effects.push(Effect::LoadLocalModel);
             }
+            // A question takes 5–10 ms to embed in the page: done here, before the one render
+            // of this message, rather than by a task whose result would need a second render.
             LocalModel::Ready(model) => {
-                s.local_embedding = true;
-                effects.push(Effect::EmbedLocal(model.clone()));
+                let vector = model.embed(&s.question);
+                s.local_qvectors.insert(s.question.clone(), vector);
             }
             _ => {}
         }
