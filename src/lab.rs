@@ -237,6 +237,27 @@ pub struct Lab {
     vectors: Option<VectorSet>,
     /// The local encoder's fiche vectors.
     local: Option<VectorSet>,
+    /// Dense top lists already computed, by encoder and question vector: `sens`, `hybride` and
+    /// `hybride+` need the same scan of every fiche vector for a question (at 50,000 fiches, 24
+    /// ms each), as do the columns, the summary and the answer of one render. Each list is the
+    /// top [`RRF_DEPTH`] (or more when asked), and a shorter top is its prefix (the order is
+    /// total: score, then position), so a cached answer is exactly the computed one. Emptied
+    /// when vectors change.
+    dense_memo: std::cell::RefCell<HashMap<(Encoder, u64), Vec<Ranked>>>,
+}
+
+/// Question vectors remembered by [`Lab`]'s dense memo before it is emptied.
+const DENSE_MEMO_CAP: usize = 2048;
+
+/// A question vector's identity for the dense memo: its length and bits.
+fn vector_key(v: &[f32]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    v.len().hash(&mut h);
+    for x in v {
+        x.to_bits().hash(&mut h);
+    }
+    h.finish()
 }
 
 impl Lab {
@@ -251,6 +272,7 @@ impl Lab {
             mots_plus,
             vectors: None,
             local: None,
+            dense_memo: Default::default(),
         }
     }
 
@@ -269,6 +291,7 @@ impl Lab {
     pub fn set_vectors(&mut self, vectors: VectorSet) -> Result<(), VectorsError> {
         vectors.check_fiches(&self.fiches)?;
         self.vectors = Some(vectors);
+        self.dense_memo.borrow_mut().clear();
         Ok(())
     }
 
@@ -281,6 +304,7 @@ impl Lab {
         vectors.check_fiches(&self.fiches)?;
         vectors.check_model(crate::encoder::MODEL, crate::encoder::DIM)?;
         self.local = Some(vectors);
+        self.dense_memo.borrow_mut().clear();
         Ok(())
     }
 
@@ -318,11 +342,24 @@ impl Lab {
         let v = vector.ok_or_else(|| SearchError::NoQuestionVector {
             question: question.to_owned(),
         })?;
-        Ok(dense::search(set, v, k)
+        let key = (encoder, vector_key(v));
+        if let Some(top) = self.dense_memo.borrow().get(&key) {
+            if top.len() >= k || top.len() == set.len() {
+                return Ok(top.iter().take(k).copied().collect());
+            }
+        }
+        let top: Vec<Ranked> = dense::search(set, v, k.max(RRF_DEPTH))
             .map_err(SearchError::Dense)?
             .into_iter()
             .map(|(doc, score)| Ranked { doc, score })
-            .collect())
+            .collect();
+        let mut memo = self.dense_memo.borrow_mut();
+        if memo.len() >= DENSE_MEMO_CAP {
+            memo.clear();
+        }
+        let answer = top.iter().take(k).copied().collect();
+        memo.insert(key, top);
+        Ok(answer)
     }
 
     /// The `k` best fiches for `question` under `method`, best first. Dense methods need the

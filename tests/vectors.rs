@@ -434,3 +434,58 @@ fn vecteurs_writes_the_questions_and_verifier_without_a_key_exits_2() {
     assert!(err.contains("MISTRAL_API_KEY is not set"), "{err}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The lab remembers dense top lists (one scan per question for sens, hybride and hybride+): what
+/// it answers from memory must be what a fresh lab computes, for every method, depth and order of
+/// asking, and new vectors must not be answered from the old ones' memory.
+#[test]
+fn the_dense_memo_answers_exactly_what_a_fresh_scan_does() {
+    use rag_fiches::lab::{Keyword, Lab, Method};
+    let fiches = fiches();
+    let e = FakeEmbedder::new(1024);
+    let questions = [
+        "colle pour faïence",
+        "isoler les combles",
+        "gravier pour allée",
+    ];
+    let qv = e.embed(&questions);
+    let fresh = || {
+        let mut lab = Lab::new(fiches.clone());
+        lab.set_vectors(fake_set(&fiches)).unwrap();
+        lab
+    };
+    let methods = [
+        Method::Sens,
+        Method::Hybride(Keyword::Mots),
+        Method::Hybride(Keyword::MotsPlus),
+    ];
+    let warm = fresh();
+    for k in [3, 11, 50, 120, 200, 5] {
+        for m in methods {
+            for (q, v) in questions.iter().zip(&qv) {
+                let remembered = warm.search(m, q, Some(v), k).unwrap();
+                let computed = fresh().search(m, q, Some(v), k).unwrap();
+                assert_eq!(remembered, computed, "{} k={k} {q}", m.name());
+            }
+        }
+    }
+    // Other vectors for the same fiches: the memory is emptied, the answers are the new ones'.
+    let mut warm = warm;
+    let other = FakeEmbedder::new(1024);
+    let texts: Vec<String> = fiches
+        .iter()
+        .map(|f| format!("{} autre", f.texte))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let shifted = VectorSet::new(other.model(), &fiches, other.embed(&refs)).unwrap();
+    let mut expected = Lab::new(fiches.clone());
+    expected.set_vectors(shifted.clone()).unwrap();
+    warm.set_vectors(shifted).unwrap();
+    assert_eq!(
+        warm.search(Method::Sens, questions[0], Some(&qv[0]), 10)
+            .unwrap(),
+        expected
+            .search(Method::Sens, questions[0], Some(&qv[0]), 10)
+            .unwrap()
+    );
+}
