@@ -21,12 +21,22 @@ Réponds à la question du client uniquement à partir des fiches ci-dessous, en
 Cite chaque fiche que tu utilises par son numéro entre crochets, par exemple [AR-0040]. \
 N'invente ni produit ni numéro. Si aucune fiche ne répond à la question, réponds exactement : pas dans le catalogue";
 
+/// Characters of a fiche's text sent with a question: a longer fiche is sent cut, and the prompt
+/// says so. (The exercise's fiches have at most 222; five learner's fiches of 3 MB would make a
+/// 16 MB request no model reads.)
+pub const PROMPT_FICHE_CHARS: usize = 4_000;
+
 /// The messages sent for `question` with `fiches` (in rank order): the instructions, then the
-/// fiches and the question. Only each fiche's id, name and text are sent.
+/// fiches and the question. Only each fiche's id, name and text (its first
+/// [`PROMPT_FICHE_CHARS`] characters) are sent.
 pub fn prompt(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
     let mut user = String::from("Fiches :\n");
     for f in fiches {
-        user += &format!("[{}] {}\n{}\n\n", f.id, f.nom, f.texte);
+        let text = match f.texte.char_indices().nth(PROMPT_FICHE_CHARS) {
+            Some((i, _)) => format!("{} […fiche coupée]", &f.texte[..i]),
+            None => f.texte.clone(),
+        };
+        user += &format!("[{}] {}\n{}\n\n", f.id, f.nom, text);
     }
     user += &format!("Question : {question}");
     vec![
@@ -199,6 +209,23 @@ mod tests {
             nom: format!("nom {id}"),
             texte: format!("texte {id}"),
         }
+    }
+
+    #[test]
+    fn a_giant_fiche_is_sent_cut_and_the_prompt_says_so() {
+        let mut giant = fiche("G-1");
+        giant.texte = "é".repeat(3_000_000);
+        let small = fiche("S-1");
+        let m = prompt("q", &[&giant, &small]);
+        let user = &m[1].content;
+        assert!(user.contains(&format!(
+            "{} […fiche coupée]",
+            "é".repeat(PROMPT_FICHE_CHARS)
+        )));
+        assert!(!user.contains(&"é".repeat(PROMPT_FICHE_CHARS + 1)));
+        // A fiche within the limit is sent whole, unmarked.
+        assert!(user.contains("[S-1] nom S-1\ntexte S-1\n"));
+        assert_eq!(user.matches("fiche coupée").count(), 1);
     }
 
     #[test]

@@ -223,3 +223,39 @@ test('76,000 questions (a 2 MB file, within the limits) load, measure and show a
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a 20 MB catalogue of six giant fiches (within the limits) loads and searches: results show excerpts, the request sent is cut, the tab lives', async () => {
+  // Six fiches of 3.3 MB of French words, and one question: just under the page's 20 MB limit.
+  const words = ['plâtre', 'colle', 'carrelage', 'mortier', 'béton', 'isolant', 'laine', 'plaque', 'humide', 'pièce', 'enduit', 'mur'];
+  const lines = [];
+  for (let i = 0; i < 6; i += 1) {
+    const parts = [];
+    let k = i;
+    for (let n = 0; n < 470_000; n += 1) { parts.push(words[k % words.length]); k = (k * 7 + 3) % 1000; }
+    lines.push(JSON.stringify({ id: `G-${i}`, nom: `Géante ${i}`, famille: 'essai', texte: parts.join(' ') }));
+  }
+  const fiches = Buffer.from(`${lines.join('\n')}\n`);
+  assert.ok(fiches.length > 20_000_000 && fiches.length <= 20 << 20, `${fiches.length} bytes`);
+  const csv = Buffer.from('type;question;fiche_attendue\ncourante;plaque de plâtre pour pièce humide;G-1\n');
+  const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
+  const { page, context, problems } = await openPage(browser, server.url);
+  let crashed = false;
+  page.on('crash', () => { crashed = true; });
+  await page.setInputFiles('#fichiers', [file('geantes.jsonl', fiches), file('q.csv', csv)]);
+  await page.waitForFunction(() => /^6 fiches/.test(document.querySelector('#resume').textContent), null, { timeout: 120000 });
+  await page.fill('#question', 'plaque de plâtre pour pièce humide');
+  await page.locator('#colonne-mots li.resultat').first().waitFor({ timeout: 120000 });
+  // Each result shows the beginning of its fiche and says it is cut: 32 MB of text were drawn
+  // per question before (five results per column), and the page froze for 20 s.
+  const drawn = await page.evaluate(() => document.querySelector('#resultats').textContent.length);
+  assert.ok(drawn < 100_000, `${drawn} characters drawn in the results`);
+  assert.match(await page.locator('#colonne-mots li.resultat .coupe').first().textContent(),
+    /les 1\s000 premiers caractères d'une fiche qui en compte 3\s\d{3}\s\d{3}/);
+  // The request « Rédiger la réponse » would send carries each fiche cut, and says so.
+  const sent = await page.evaluate(() => document.querySelector('#reponse').textContent);
+  assert.ok(sent.length < 60_000, `${sent.length} characters in the answer panel`);
+  assert.match(sent, /\[…fiche coupée\]/);
+  assert.equal(crashed, false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
