@@ -43,9 +43,19 @@ const page = await context.newPage();
 await page.goto(server.url);
 await page.waitForSelector('body[data-ready="true"]');
 await page.addScriptTag({ path: new URL('node_modules/minisearch/dist/umd/index.js', import.meta.url).pathname });
+await page.addScriptTag({ path: new URL('node_modules/flexsearch/dist/flexsearch.bundle.min.js', import.meta.url).pathname });
+// Orama ships ES modules with relative imports: served from node_modules under /orama/.
+const ORAMA = new URL('node_modules/@orama/orama/dist/browser/', import.meta.url).pathname;
+await context.route('**/orama/**', (route) => route.fulfill({
+  path: join(ORAMA, new URL(route.request().url()).pathname.replace(/^.*\/orama\//, '')),
+  contentType: 'text/javascript',
+}));
+await page.addScriptTag({ type: 'module', content: "import * as O from './orama/index.js'; window.Orama = O;" });
+await page.waitForFunction(() => window.Orama && window.FlexSearch && window.MiniSearch);
 
 console.log('\n| fiches | wasm build (parse + mots + mots+) | MiniSearch build | wasm mots / query | wasm mots+ / query | MiniSearch / query | MiniSearch / wasm mots | 40-question evaluation mots + mots+ |');
 console.log('|---|---|---|---|---|---|---|---|');
+const peers = [];
 for (const n of sizes) {
   let fiches;
   let questions;
@@ -88,11 +98,55 @@ for (const n of sizes) {
     const mots = runs((q) => lab.search('mots', q, 10));
     const plus = runs((q) => lab.search('mots+', q, 10));
     const mini = runs((q) => ms.search(q).slice(0, 10));
+    // FlexSearch and Orama on the same ground: the same words (lowercase, split on what is not a
+    // letter or digit, the seed's stop words dropped, no stemming). Orama scores by BM25;
+    // FlexSearch by its own contextual resolution, so its top 10 is compared with ours.
+    const words = (t) => t.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w && !STOP.has(w));
+    const flexBuilds = []; let flex;
+    for (let i = 0; i < 3; i++) {
+      flexBuilds.push(time(() => {
+        flex = new window.FlexSearch.Index({ encode: words, tokenize: 'strict', resolution: 9 });
+        docs.forEach((d, j) => flex.add(j, d.texte));
+      }));
+    }
+    const oramaBuilds = []; let orama;
+    for (let i = 0; i < 3; i++) {
+      oramaBuilds.push(time(() => {
+        orama = window.Orama.create({
+          schema: { texte: 'string' },
+          components: { tokenizer: { tokenize: (raw) => words(raw), language: 'french', normalizationCache: new Map() } },
+        });
+        docs.forEach((d, j) => window.Orama.insert(orama, { id: String(j), texte: d.texte }));
+      }));
+    }
+    const flexq = runs((q) => flex.search(q, { limit: 10, suggest: true }));
+    const oramaq = runs((q) => window.Orama.search(orama, { term: q, properties: ['texte'], limit: 10 }));
+    // How much of each peer's top 10 is ours (mots), over the 40 questions.
+    const ours = qs.map((q) => new Set(lab.search('mots', q, 10).map((h) => h.id)));
+    const share = (top) => {
+      let shared = 0; let all = 0;
+      qs.forEach((q, i) => { const ids = top(q); all += ours[i].size; shared += ids.filter((id) => ours[i].has(id)).length; });
+      return all ? shared / all : 0;
+    };
+    const sameTop = {
+      mini: share((q) => ms.search(q).slice(0, 10).map((h) => h.id)),
+      flex: share((q) => flex.search(q, { limit: 10, suggest: true }).map((j) => docs[j].id)),
+      orama: share((q) => window.Orama.search(orama, { term: q, properties: ['texte'], limit: 10 }).hits.map((h) => docs[Number(h.id)].id)),
+    };
     const evals = med(Array.from({ length: 5 }, () => time(() => { lab.measure('mots'); lab.measure('mots+'); })));
-    return { build: med(builds), msBuild: med(msBuilds), mots, plus, mini, evals };
+    return { build: med(builds), msBuild: med(msBuilds), mots, plus, mini, evals,
+      flexBuild: med(flexBuilds), oramaBuild: med(oramaBuilds), flexq, oramaq, sameTop };
   }, { fiches, questions });
   const f = (x) => (x.p50 < 1 ? `${(x.p50 * 1000).toFixed(0)} µs (${(x.p10 * 1000).toFixed(0)}–${(x.p90 * 1000).toFixed(0)})` : `${x.p50.toFixed(1)} ms (${x.p10.toFixed(1)}–${x.p90.toFixed(1)})`);
   console.log(`| ${n === 0 ? '200 (exercise)' : n} | ${f(r.build)} | ${f(r.msBuild)} | ${f(r.mots)} | ${f(r.plus)} | ${f(r.mini)} | ${(r.mini.p50 / r.mots.p50).toFixed(2)} | ${f(r.evals)} |`);
+  peers.push({ n, r, f });
+}
+console.log('\n| fiches | wasm mots / query | MiniSearch | FlexSearch | Orama | ÷ wasm mots: MiniSearch, FlexSearch, Orama | builds: wasm (both), MiniSearch, FlexSearch, Orama | top 10 shared with mots: MiniSearch, FlexSearch, Orama |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const { n, r, f } of peers) {
+  const x = (p) => (p.p50 / r.mots.p50).toFixed(1);
+  const pc = (v) => `${Math.round(v * 100)} %`;
+  console.log(`| ${n === 0 ? '200 (exercise)' : n} | ${f(r.mots)} | ${f(r.mini)} | ${f(r.flexq)} | ${f(r.oramaq)} | ${x(r.mini)}, ${x(r.flexq)}, ${x(r.oramaq)} | ${f(r.build)}, ${f(r.msBuild)}, ${f(r.flexBuild)}, ${f(r.oramaBuild)} | ${pc(r.sameTop.mini)}, ${pc(r.sameTop.flex)}, ${pc(r.sameTop.orama)} |`);
 }
 // Dense search and fusion in the page: vectors made by the terminal (fake embedder, 1024 dims, f16
 // file), served to the page, loaded through the exported API; random unit query vectors.
