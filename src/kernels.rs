@@ -57,6 +57,69 @@ pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>
     }
 }
 
+/// `Σ a[i]·b[i]` over the shorter of two int8 slices, in i32: the dense scan's candidate score.
+/// Integer sums are exact in any order (1024 × 127² is far below 2³¹), so the vector path equals
+/// the scalar one by construction. Slices longer than 133,000 values could overflow; vectors have
+/// at most 16,384 (`MAX_DIM`).
+#[inline]
+pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::dot_i8(a, b)
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::dot_i8(a, b)
+    }
+    #[cfg(not(any(
+        all(target_arch = "wasm32", target_feature = "simd128"),
+        target_arch = "x86_64"
+    )))]
+    {
+        scalar_dot_i8(a, b)
+    }
+}
+
+/// The reference [`dot_i8`].
+pub fn scalar_dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+        .sum()
+}
+
+/// Widens IEEE half-precision values (as bit patterns) into `dst`, over the shorter of the two.
+/// Exact for every finite value (normal and subnormal); infinities stay infinite and NaN stay NaN
+/// (so that a vectors file holding one is refused). The exponent and mantissa bits are moved into
+/// an f32 and scaled by 2¹¹² (the difference of the biases), which is exact; an all-ones exponent
+/// is made all ones again; the sign is put back. The same few integer operations on four lanes at a time in the page (`half`'s own
+/// conversion is a branchy software routine there).
+#[inline]
+pub fn widen_f16(src: &[u16], dst: &mut [f32]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::widen_f16(src, dst)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        scalar_widen_f16(src, dst)
+    }
+}
+
+/// 2¹¹², as f32 bits: f32's exponent bias (127) minus f16's (15).
+const F16_SCALE_BITS: u32 = (127 - 15 + 127) << 23;
+
+/// The reference [`widen_f16`].
+pub fn scalar_widen_f16(src: &[u16], dst: &mut [f32]) {
+    let scale = f32::from_bits(F16_SCALE_BITS);
+    for (d, &h) in dst.iter_mut().zip(src) {
+        let h = u32::from(h);
+        let magnitude = (f32::from_bits((h & 0x7fff) << 13) * scale).to_bits();
+        let special = if h & 0x7c00 == 0x7c00 { 0x7f80_0000 } else { 0 };
+        *d = f32::from_bits(magnitude | special | ((h & 0x8000) << 16));
+    }
+}
+
 /// The reference [`matmul_acc`]: one `axpy` per input and row.
 pub fn scalar_matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
     if outputs == 0 {
@@ -91,6 +154,48 @@ pub fn scalar_dot(a: &[f32], b: &[f32]) -> f32 {
 pub fn scalar_axpy(y: &mut [f32], a: f32, x: &[f32]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += a * xi;
+    }
+}
+
+/// The terminal's [`dot_i8`] on x86-64, where SSE2 is always present: at the release profile's
+/// `opt-level = "z"` LLVM leaves the scalar loop scalar (a 10,000-fiche scan took 17 ms).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod sse2 {
+    use core::arch::x86_64::{
+        __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_madd_epi16,
+        _mm_setzero_si128, _mm_shuffle_epi32, _mm_srai_epi16, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    };
+
+    pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+        let n = a.len().min(b.len());
+        let (a, b) = (&a[..n], &b[..n]);
+        let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+        let (ra, rb) = (ca.remainder(), cb.remainder());
+        // SAFETY: SSE2 is part of x86-64; each chunk holds 16 readable bytes and loadu has no
+        // alignment requirement.
+        unsafe {
+            let mut acc = _mm_setzero_si128();
+            for (x, y) in ca.zip(cb) {
+                let x = _mm_loadu_si128(x.as_ptr().cast::<__m128i>());
+                let y = _mm_loadu_si128(y.as_ptr().cast::<__m128i>());
+                // Each byte into the high half of an i16, shifted down arithmetically: the
+                // sign-extended values (SSE2 has no byte-to-word extension).
+                let (xl, xh) = (
+                    _mm_srai_epi16::<8>(_mm_unpacklo_epi8(x, x)),
+                    _mm_srai_epi16::<8>(_mm_unpackhi_epi8(x, x)),
+                );
+                let (yl, yh) = (
+                    _mm_srai_epi16::<8>(_mm_unpacklo_epi8(y, y)),
+                    _mm_srai_epi16::<8>(_mm_unpackhi_epi8(y, y)),
+                );
+                acc = _mm_add_epi32(acc, _mm_madd_epi16(xl, yl));
+                acc = _mm_add_epi32(acc, _mm_madd_epi16(xh, yh));
+            }
+            let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b01_00_11_10>(acc));
+            let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b10_11_00_01>(acc));
+            _mm_cvtsi128_si32(acc) + super::scalar_dot_i8(ra, rb)
+        }
     }
 }
 
@@ -141,6 +246,77 @@ mod simd {
         }
         let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
         sum + tail
+    }
+
+    pub fn widen_f16(src: &[u16], dst: &mut [f32]) {
+        use core::arch::wasm32::{
+            i32x4_eq, i32x4_shl, u32x4_extend_high_u16x8, u32x4_extend_low_u16x8, u32x4_splat,
+            v128_and, v128_or,
+        };
+        let n = src.len().min(dst.len());
+        let (src, dst) = (&src[..n], &mut dst[..n]);
+        let scale = f32x4_splat(f32::from_bits(super::F16_SCALE_BITS));
+        let (low15, sign) = (u32x4_splat(0x7fff), u32x4_splat(0x8000));
+        let (exponent, all_ones) = (u32x4_splat(0x7c00), u32x4_splat(0x7f80_0000));
+        let one = |h: v128| {
+            let magnitude = f32x4_mul(i32x4_shl(v128_and(h, low15), 13), scale);
+            let special = v128_and(i32x4_eq(v128_and(h, exponent), exponent), all_ones);
+            v128_or(
+                v128_or(magnitude, special),
+                i32x4_shl(v128_and(h, sign), 16),
+            )
+        };
+        let mut cs = src.chunks_exact(8);
+        let mut cd = dst.chunks_exact_mut(8);
+        for (s, d) in (&mut cs).zip(&mut cd) {
+            // SAFETY: `s` holds 8 u16 (16 readable bytes), `d` 8 f32 (32 writable bytes); no
+            // alignment is required.
+            unsafe {
+                let h = v128_load(s.as_ptr().cast::<v128>());
+                v128_store(
+                    d.as_mut_ptr().cast::<v128>(),
+                    one(u32x4_extend_low_u16x8(h)),
+                );
+                v128_store(
+                    d.as_mut_ptr().add(4).cast::<v128>(),
+                    one(u32x4_extend_high_u16x8(h)),
+                );
+            }
+        }
+        super::scalar_widen_f16(cs.remainder(), cd.into_remainder());
+    }
+
+    /// Sixteen int8 pairs per step: each half multiplied into i16 lanes (`i16x8.extmul_*_i8x16_s`:
+    /// at most 128² = 16,384, no overflow), neighbours summed into i32 lanes
+    /// (`i32x4.extadd_pairwise_i16x8_s`), two accumulators.
+    pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+        use core::arch::wasm32::{
+            i16x8_extmul_high_i8x16, i16x8_extmul_low_i8x16, i32x4_add,
+            i32x4_extadd_pairwise_i16x8, i32x4_extract_lane, i32x4_splat,
+        };
+        let n = a.len().min(b.len());
+        let (a, b) = (&a[..n], &b[..n]);
+        let (mut lo, mut hi) = (i32x4_splat(0), i32x4_splat(0));
+        let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+        let (ra, rb) = (ca.remainder(), cb.remainder());
+        for (x, y) in ca.zip(cb) {
+            // SAFETY: each chunk holds 16 i8 (16 readable bytes); no alignment is required.
+            let (x, y) = unsafe { (v128_load(x.as_ptr().cast()), v128_load(y.as_ptr().cast())) };
+            lo = i32x4_add(
+                lo,
+                i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(x, y)),
+            );
+            hi = i32x4_add(
+                hi,
+                i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(x, y)),
+            );
+        }
+        let s = i32x4_add(lo, hi);
+        i32x4_extract_lane::<0>(s)
+            + i32x4_extract_lane::<1>(s)
+            + i32x4_extract_lane::<2>(s)
+            + i32x4_extract_lane::<3>(s)
+            + super::scalar_dot_i8(ra, rb)
     }
 
     pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
@@ -272,6 +448,39 @@ mod tests {
             }
             let bits = |v: &[Vec<f32>]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&fast), bits(&slow), "{rows}×{inputs}×{outputs}");
+        }
+    }
+
+    #[test]
+    fn int8_dot_equals_the_scalar_one_at_the_extremes() {
+        for n in [0, 1, 15, 16, 17, 33, 1024, 1027] {
+            let a: Vec<i8> = (0..n).map(|i| [127, -127, 3, -128][i % 4]).collect();
+            let b: Vec<i8> = (0..n).map(|i| [127, 127, -5, -128][(i / 3) % 4]).collect();
+            let slow: i32 = a.iter().zip(&b).map(|(&x, &y)| x as i32 * y as i32).sum();
+            assert_eq!(dot_i8(&a, &b), slow, "n={n}");
+            assert_eq!(scalar_dot_i8(&a, &b), slow, "n={n}");
+        }
+        assert_eq!(dot_i8(&[1, 2, 3], &[4, 5]), 14);
+    }
+
+    /// Every half-precision value, widened, is `half`'s conversion: bit for bit when finite, the
+    /// same infinity or a NaN otherwise.
+    #[test]
+    fn f16_widening_is_exact_for_every_value() {
+        let all: Vec<u16> = (0..=u16::MAX).collect();
+        let mut fast = vec![0f32; all.len()];
+        widen_f16(&all, &mut fast);
+        let mut slow = vec![0f32; all.len()];
+        scalar_widen_f16(&all, &mut slow);
+        for ((&h, a), b) in all.iter().zip(&fast).zip(&slow) {
+            let want = half::f16::from_bits(h).to_f32();
+            for got in [a, b] {
+                if want.is_nan() {
+                    assert!(got.is_nan(), "{h:#06x}");
+                } else {
+                    assert_eq!(got.to_bits(), want.to_bits(), "{h:#06x}");
+                }
+            }
         }
     }
 

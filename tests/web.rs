@@ -206,4 +206,26 @@ fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
     rag_fiches::kernels::scalar_matmul_acc(&xs, &w, outputs, &mut slow);
     let bits = |v: &[Vec<f32>]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&fast), bits(&slow), "matmul_acc");
+    // The dense scan's int8 dot, at the extremes of its range and with tails.
+    for n in [0usize, 1, 15, 16, 17, 1024, 1027] {
+        let a: Vec<i8> = (0..n).map(|i| [127, -127, -128, 5][i % 4]).collect();
+        let b: Vec<i8> = (0..n).map(|i| [-128, 127, -128, -3][(i / 3) % 4]).collect();
+        assert_eq!(
+            rag_fiches::kernels::dot_i8(&a, &b),
+            rag_fiches::kernels::scalar_dot_i8(&a, &b),
+            "dot_i8 n={n}"
+        );
+    }
+    // The exact rows' widening from f16: every value as `half` converts it (any NaN for NaN).
+    let all: Vec<u16> = (0..=u16::MAX).collect();
+    let mut fast = vec![0f32; all.len() + 3];
+    rag_fiches::kernels::widen_f16(&all, &mut fast);
+    for (&h, v) in all.iter().zip(&fast) {
+        let want = half::f16::from_bits(h).to_f32();
+        if want.is_nan() {
+            assert!(v.is_nan(), "{h:#06x}");
+        } else {
+            assert_eq!(v.to_bits(), want.to_bits(), "{h:#06x}");
+        }
+    }
 }

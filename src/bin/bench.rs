@@ -2,21 +2,21 @@
 //! Nothing here asserts a time. `cargo run --release --bin bench [-- --sizes 1000,10000,50000]`.
 //!
 //! Measures, on synthetic catalogues (`synth`): index build (mots, mots+), BM25 query, dense top-10
-//! over N × 1024 vectors stored in f32, f16 and int8 (with the int8 rank agreement), RRF, the memory
-//! bandwidth bound of the dense scan; and on the bundled catalogue the full 40-question evaluation
-//! of every method (fake vectors).
+//! over N × 1024 vectors (an exact f32 scan, and the lab's int8 scan with exact re-scoring, with how
+//! often the two agree exactly over 1,000 random questions, and the memory each holds), RRF, the
+//! memory read bound of each scan; and on the bundled catalogue the full 40-question evaluation of
+//! every method (fake vectors).
 
 // A benchmark on the bundled data stops at once if that data is broken: nothing to recover.
 #![allow(clippy::expect_used)]
 
 use std::time::Instant;
 
-use half::f16;
 use rag_fiches::data::synth;
 use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{parse_fiches, parse_questions};
 use rag_fiches::lab::{Lab, Method, QuestionVectors};
-use rag_fiches::search::dense::dot;
+use rag_fiches::search::dense::{self, dot};
 use rag_fiches::search::embed::{Embedder, FakeEmbedder};
 use rag_fiches::search::fusion::rrf;
 
@@ -67,14 +67,6 @@ fn random_unit_vectors(n: usize, seed: u64) -> Vec<f32> {
     data
 }
 
-fn top10(scores: impl Iterator<Item = f32>) -> Vec<usize> {
-    let mut s: Vec<(usize, f32)> = scores.enumerate().collect();
-    s.select_nth_unstable_by(9, |a, b| b.1.total_cmp(&a.1));
-    s.truncate(10);
-    s.sort_by(|a, b| b.1.total_cmp(&a.1));
-    s.into_iter().map(|x| x.0).collect()
-}
-
 fn main() {
     let mut sizes = vec![1_000usize, 10_000, 50_000];
     let args: Vec<String> = std::env::args().collect();
@@ -103,8 +95,8 @@ fn main() {
     drop(big);
     println!("memory read bandwidth (one core, eight independent u64 sums over 512 MiB): {bandwidth:.1} GB/s\n");
 
-    println!("| fiches | build mots | build mots+ | query mots p50 | query mots+ p50 | dense f32 top-10 | dense f16 | dense int8 | int8 top-10 agreement | bound f32 scan |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| fiches | build mots | build mots+ | query mots p50 | query mots+ p50 | dense top-10, exact f32 scan | its read bound | dense top-10, int8 + exact re-score | its read bound (int8) | exact top 10 (1,000 random questions) | vectors in memory |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &sizes {
         let (fiches, questions) = synth::catalogue(&bundled, n, 40, 1);
         let build_mots = time(3, || {
@@ -132,67 +124,67 @@ fn main() {
             i += 1;
             lab.search(Method::MOTS_PLUS, texts[i % texts.len()], None, 10)
         });
-        // Dense: f32 rows; the same rows in f16 (converted at each dot); int8 with a scale per row.
+        // Dense. The page's path: the vectors file read back (f16 rows and their int8 copy),
+        // the int8 scan picking candidates, re-scored exactly (`dense::search`). Against it, the
+        // exact scan of every row on the same values in f32, as the page did before.
         let data = random_unit_vectors(n, 42 + n as u64);
-        let halves: Vec<f16> = data.iter().map(|&x| f16::from_f32(x)).collect();
-        let (codes, scales): (Vec<i8>, Vec<f32>) = {
-            let mut codes = Vec::with_capacity(data.len());
-            let mut scales = Vec::with_capacity(n);
-            for row in data.chunks_exact(DIM) {
-                let m = row.iter().fold(0f32, |a, x| a.max(x.abs())).max(1e-12);
-                scales.push(m / 127.0);
-                codes.extend(row.iter().map(|x| (x / m * 127.0).round() as i8));
-            }
-            (codes, scales)
+        let rows: Vec<Vec<f32>> = data.chunks_exact(DIM).map(<[f32]>::to_vec).collect();
+        drop(data);
+        let set = VectorSet::new("bench", lab.fiches(), rows).expect("vectors");
+        let set = VectorSet::from_safetensors(&set.to_safetensors()).expect("read back");
+        let exact_rows: Vec<f32> = (0..n).flat_map(|i| set.row(i)).collect();
+        let exact_top10 = |q: &[f32]| -> Vec<(usize, f64)> {
+            let scale = 1.0 / dot(q, q).sqrt();
+            let mut s: Vec<(usize, f64)> = exact_rows
+                .chunks_exact(DIM)
+                .map(|r| (dot(r, q) * scale) as f64)
+                .enumerate()
+                .collect();
+            let order =
+                |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+            s.select_nth_unstable_by(9, order);
+            s.truncate(10);
+            s.sort_by(order);
+            s
         };
-        let queries = random_unit_vectors(20, 7);
+        let queries = random_unit_vectors(1000, 7);
+        let query = |j: usize| &queries[(j % 1000) * DIM..(j % 1000 + 1) * DIM];
         let mut k = 0;
         let dense32 = time(20, || {
             k += 1;
-            let q = &queries[(k % 20) * DIM..(k % 20 + 1) * DIM];
-            top10(data.chunks_exact(DIM).map(|r| dot(r, q)))
-        });
-        let dense16 = time(10, || {
-            k += 1;
-            let q = &queries[(k % 20) * DIM..(k % 20 + 1) * DIM];
-            top10(
-                halves
-                    .chunks_exact(DIM)
-                    .map(|r| r.iter().zip(q).map(|(a, b)| a.to_f32() * b).sum::<f32>()),
-            )
+            exact_top10(query(k))
         });
         let dense8 = time(20, || {
             k += 1;
-            let q = &queries[(k % 20) * DIM..(k % 20 + 1) * DIM];
-            let m = q.iter().fold(0f32, |a, x| a.max(x.abs())).max(1e-12);
-            let qc: Vec<i32> = q.iter().map(|x| (x / m * 127.0).round() as i32).collect();
-            top10(codes.chunks_exact(DIM).zip(&scales).map(|(r, s)| {
-                r.iter().zip(&qc).map(|(&a, &b)| a as i32 * b).sum::<i32>() as f32 * s
-            }))
+            dense::search(&set, query(k), 10)
         });
-        // Rank agreement of int8 with f32: shared fiches in the top 10, over the 20 queries.
-        let mut shared = 0;
-        for j in 0..20 {
-            let q = &queries[j * DIM..(j + 1) * DIM];
-            let a = top10(data.chunks_exact(DIM).map(|r| dot(r, q)));
-            let m = q.iter().fold(0f32, |x, y| x.max(y.abs())).max(1e-12);
-            let qc: Vec<i32> = q.iter().map(|x| (x / m * 127.0).round() as i32).collect();
-            let b = top10(codes.chunks_exact(DIM).zip(&scales).map(|(r, s)| {
-                r.iter().zip(&qc).map(|(&x, &y)| x as i32 * y).sum::<i32>() as f32 * s
-            }));
-            shared += a.iter().filter(|d| b.contains(d)).count();
-        }
-        let bound_ms = (n * DIM * 4) as f64 / (bandwidth * 1e9) * 1000.0;
+        // Exactness: the same ten fiches, order and score bits as the exact scan, per query.
+        let exact = (0..1000)
+            .filter(|&j| {
+                let got = dense::search(&set, query(j), 10).expect("searched");
+                let want = exact_top10(query(j));
+                if j < 3 {
+                    let full = dense::search_exact(&set, query(j), 10).expect("searched");
+                    assert_eq!(full, want, "the reference here is dense::search_exact");
+                }
+                got == want
+            })
+            .count();
+        drop(exact_rows);
+        let bound_ms = |bytes: usize| bytes as f64 / (bandwidth * 1e9) * 1000.0;
         println!(
-            "| {n} | {} | {} | {} | {} | {} | {} | {} | {:.1} % | {bound_ms:.2} ms |",
+            "| {n} | {} | {} | {} | {} | {} | {:.2} ms | {} | {:.2} ms | {:.1} % | {:.1} MB (f32: {:.1}) |",
             show(build_mots),
             show(build_plus),
             show(q_mots),
             show(q_plus),
             show(dense32),
-            show(dense16),
+            bound_ms(n * DIM * 4),
             show(dense8),
-            shared as f64 / 2.0
+            bound_ms(n * DIM),
+            exact as f64 / 10.0,
+            set.memory_bytes() as f64 / 1e6,
+            (n * DIM * 4) as f64 / 1e6,
         );
     }
 

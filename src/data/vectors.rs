@@ -220,7 +220,78 @@ fn read_questions(
         .collect())
 }
 
-/// Vectors of a catalogue, one row per fiche, in f32 for searching.
+/// A catalogue's rows as they came: f16 as read from a file (widening them to f32 doubled their
+/// memory, 205 MB at 50,000 × 1024), f32 when computed in this session. Either way a score is
+/// computed on exactly these values, widened to f32 one row at a time.
+#[derive(Debug, Clone, PartialEq)]
+enum Rows {
+    /// IEEE half-precision bit patterns, widened by [`crate::kernels::widen_f16`].
+    F16(Vec<u16>),
+    F32(Vec<f32>),
+}
+
+/// The rows again in int8, one symmetric scale per row (`value ≈ code × scale`, codes in
+/// −127..=127): a quarter of f32's bytes, read by the dense scan to pick candidates that are then
+/// scored exactly (see [`crate::search::dense`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Int8Rows {
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+/// Symmetric int8 codes of `v` (largest magnitude ↦ ±127) and their scale.
+pub fn quantise(v: &[f32], codes: &mut Vec<i8>) -> f32 {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if !(max > 0.0 && max.is_finite()) {
+        codes.extend(std::iter::repeat_n(0, v.len()));
+        return 0.0;
+    }
+    let scale = max / 127.0;
+    let inv = 127.0 / max;
+    // Ties to even: one wasm instruction (`f32.nearest`), where `round` is a libm call.
+    codes.extend(
+        v.iter()
+            .map(|x| (x * inv).round_ties_even().clamp(-127.0, 127.0) as i8),
+    );
+    scale
+}
+
+impl Int8Rows {
+    fn of(rows: &Rows, dim: usize) -> Int8Rows {
+        let count = rows.len() / dim.max(1);
+        let mut codes = Vec::with_capacity(count * dim);
+        let mut scales = Vec::with_capacity(count);
+        let mut buf = Vec::with_capacity(dim);
+        for i in 0..count {
+            rows.widen(i, dim, &mut buf);
+            scales.push(quantise(&buf, &mut codes));
+        }
+        Int8Rows { codes, scales }
+    }
+}
+
+impl Rows {
+    fn len(&self) -> usize {
+        match self {
+            Rows::F16(v) => v.len(),
+            Rows::F32(v) => v.len(),
+        }
+    }
+
+    /// Row `i` as f32 into `out` (replacing its contents).
+    fn widen(&self, i: usize, dim: usize, out: &mut Vec<f32>) {
+        out.clear();
+        match self {
+            Rows::F16(v) => {
+                out.resize(dim, 0.0);
+                crate::kernels::widen_f16(&v[i * dim..(i + 1) * dim], out);
+            }
+            Rows::F32(v) => out.extend_from_slice(&v[i * dim..(i + 1) * dim]),
+        }
+    }
+}
+
+/// Vectors of a catalogue, one row per fiche: the exact values, and an int8 copy to scan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorSet {
     pub model: String,
@@ -228,7 +299,8 @@ pub struct VectorSet {
     pub ids: Vec<String>,
     pub fingerprint: String,
     /// `count × dim` values, row-major.
-    pub data: Vec<f32>,
+    rows: Rows,
+    int8: Int8Rows,
     /// Question vectors shipped with the fiches' (same model and dimension): text, vector.
     pub questions: Vec<(String, Vec<f32>)>,
 }
@@ -268,12 +340,14 @@ impl VectorSet {
             normalise(&mut v);
             data.extend_from_slice(&v);
         }
+        let rows = Rows::F32(data);
         let set = VectorSet {
             model: model.to_owned(),
             dim,
             ids: fiches.iter().map(|f| f.id.clone()).collect(),
             fingerprint: fingerprint(fiches),
-            data,
+            int8: Int8Rows::of(&rows, dim),
+            rows,
             questions: Vec::new(),
         };
         set.check_values()?;
@@ -317,15 +391,38 @@ impl VectorSet {
         self.ids.is_empty()
     }
 
-    pub fn row(&self, i: usize) -> &[f32] {
-        &self.data[i * self.dim..(i + 1) * self.dim]
+    /// Row `i`, exactly, as f32.
+    pub fn row(&self, i: usize) -> Vec<f32> {
+        let mut out = Vec::with_capacity(self.dim);
+        self.rows.widen(i, self.dim, &mut out);
+        out
+    }
+
+    /// Row `i`, exactly, as f32 into `out` (replacing its contents): no allocation once `out`
+    /// has grown to `dim`.
+    pub fn row_into(&self, i: usize, out: &mut Vec<f32>) {
+        self.rows.widen(i, self.dim, out);
+    }
+
+    /// Row `i`'s int8 codes and their scale (`value ≈ code × scale`).
+    pub fn int8_row(&self, i: usize) -> (&[i8], f32) {
+        (
+            &self.int8.codes[i * self.dim..(i + 1) * self.dim],
+            self.int8.scales[i],
+        )
+    }
+
+    /// Bytes the set holds in memory for its fiche rows: the exact values and the int8 copy.
+    pub fn memory_bytes(&self) -> usize {
+        let exact = match &self.rows {
+            Rows::F16(v) => v.len() * 2,
+            Rows::F32(v) => v.len() * 4,
+        };
+        exact + self.int8.codes.len() + self.int8.scales.len() * 4
     }
 
     fn check_values(&self) -> Result<(), VectorsError> {
-        let fiches = (0..self.len()).map(|row| self.row(row));
-        let questions = self.questions.iter().map(|(_, v)| v.as_slice());
-        // Question rows are numbered after the fiche rows.
-        for (row, v) in fiches.chain(questions).enumerate() {
+        let check = |row: usize, v: &[f32]| {
             if v.iter().any(|x| !x.is_finite()) {
                 return Err(VectorsError::NotFinite { row });
             }
@@ -333,6 +430,16 @@ impl VectorSet {
             if (norm - 1.0).abs() > NORM_TOLERANCE {
                 return Err(VectorsError::Norm { row, norm });
             }
+            Ok(())
+        };
+        let mut buf = Vec::with_capacity(self.dim);
+        for row in 0..self.len() {
+            self.rows.widen(row, self.dim, &mut buf);
+            check(row, &buf)?;
+        }
+        // Question rows are numbered after the fiche rows.
+        for (i, (_, v)) in self.questions.iter().enumerate() {
+            check(self.len() + i, v)?;
         }
         Ok(())
     }
@@ -343,9 +450,14 @@ impl VectorSet {
     /// Keys are sorted; the header is padded with spaces to a multiple of 8 bytes, as the crate
     /// does; the crate reads the result back (see the tests).
     pub fn to_safetensors(&self) -> Vec<u8> {
-        let mut data = Vec::with_capacity(self.data.len() * 2);
-        for &x in &self.data {
-            data.extend_from_slice(&f16::from_f32(x).to_le_bytes());
+        let mut data = Vec::with_capacity(self.rows.len() * 2);
+        match &self.rows {
+            Rows::F16(v) => v
+                .iter()
+                .for_each(|x| data.extend_from_slice(&x.to_le_bytes())),
+            Rows::F32(v) => v
+                .iter()
+                .for_each(|&x| data.extend_from_slice(&f16::from_f32(x).to_le_bytes())),
         }
         let fiche_bytes = data.len();
         for (_, v) in &self.questions {
@@ -455,7 +567,15 @@ impl VectorSet {
                 reason: format!("shape {:?}, metadata says [{count}, {dim}]", view.shape()),
             });
         }
-        let data = values(&view);
+        let rows = match view.dtype() {
+            Dtype::F16 => Rows::F16(
+                view.data()
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                    .collect(),
+            ),
+            _ => Rows::F32(values(&view)),
+        };
         let questions = match meta.get("questions") {
             None => Vec::new(),
             Some(texts) => read_questions(&tensors, texts, meta.get("questions_count"), dim)?,
@@ -465,7 +585,8 @@ impl VectorSet {
             dim,
             ids,
             fingerprint: get("fingerprint")?.clone(),
-            data,
+            int8: Int8Rows::of(&rows, dim),
+            rows,
             questions,
         };
         set.check_values()?;
