@@ -539,3 +539,41 @@ fn the_int8_scan_with_exact_rescoring_gives_the_exact_top_lists() {
     let q = vector();
     assert_eq!(dense::search_with(&read, &q, 20, 1).unwrap().len(), 20);
 }
+
+/// A vectors file read in steps (the page yields between them) pauses after every 512 rows, says
+/// how far it is, and reads exactly what the one-go reader reads.
+#[test]
+fn reading_in_steps_pauses_every_512_rows_and_reads_the_same_set() {
+    let bundled = fiches();
+    let (fiches, _) = rag_fiches::data::synth::catalogue(&bundled, 1300, 0, 3);
+    let mut s = 42u64;
+    let rows: Vec<Vec<f32>> = (0..fiches.len())
+        .map(|_| {
+            (0..64)
+                .map(|_| {
+                    s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+                })
+                .collect()
+        })
+        .collect();
+    let bytes = VectorSet::new("test", &fiches, rows)
+        .unwrap()
+        .to_safetensors();
+    let mut seen = Vec::new();
+    let read = {
+        let reading = VectorSet::from_safetensors_pausing(&bytes, |p| {
+            seen.push(p);
+            std::future::ready(())
+        });
+        let mut reading = std::pin::pin!(reading);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let std::task::Poll::Ready(read) = std::future::Future::poll(reading.as_mut(), &mut cx)
+        else {
+            panic!("its pauses were ready: it must not wait");
+        };
+        read
+    };
+    assert_eq!(read.unwrap(), VectorSet::from_safetensors(&bytes).unwrap());
+    assert_eq!(seen, vec![39, 78]);
+}

@@ -239,6 +239,23 @@ struct Int8Rows {
     scales: Vec<f32>,
 }
 
+/// Rows read, checked and quantised between two pauses of
+/// [`VectorSet::from_safetensors_pausing`]: 512 × 1024 values, about 12 ms in the page.
+pub const ROWS_PER_STEP: usize = 512;
+
+/// A stored vector must be finite with a norm of 1 (± [`NORM_TOLERANCE`]); rows are numbered from
+/// the first fiche, the questions' after the fiches'.
+fn check_row(row: usize, v: &[f32]) -> Result<(), VectorsError> {
+    if v.iter().any(|x| !x.is_finite()) {
+        return Err(VectorsError::NotFinite { row });
+    }
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if (norm - 1.0).abs() > NORM_TOLERANCE {
+        return Err(VectorsError::Norm { row, norm });
+    }
+    Ok(())
+}
+
 /// Symmetric int8 codes of `v` (largest magnitude ↦ ±127) and their scale.
 pub fn quantise(v: &[f32], codes: &mut Vec<i8>) -> f32 {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
@@ -422,16 +439,7 @@ impl VectorSet {
     }
 
     fn check_values(&self) -> Result<(), VectorsError> {
-        let check = |row: usize, v: &[f32]| {
-            if v.iter().any(|x| !x.is_finite()) {
-                return Err(VectorsError::NotFinite { row });
-            }
-            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if (norm - 1.0).abs() > NORM_TOLERANCE {
-                return Err(VectorsError::Norm { row, norm });
-            }
-            Ok(())
-        };
+        let check = check_row;
         let mut buf = Vec::with_capacity(self.dim);
         for row in 0..self.len() {
             self.rows.widen(row, self.dim, &mut buf);
@@ -509,6 +517,27 @@ impl VectorSet {
     /// Reads a vectors file, checking its structure and values (not yet its catalogue: see
     /// [`VectorSet::check_fiches`]). Never panics on untrusted bytes.
     pub fn from_safetensors(bytes: &[u8]) -> Result<VectorSet, VectorsError> {
+        crate::encoder::now_or_never(Self::from_safetensors_pausing(bytes, |_| {
+            std::future::ready(())
+        }))
+        .unwrap_or_else(|| {
+            Err(VectorsError::Unreadable {
+                reason: "reading suspended".into(),
+            })
+        })
+    }
+
+    /// [`VectorSet::from_safetensors`], awaiting `pause(percent done)` after every
+    /// [`ROWS_PER_STEP`] rows read, checked and quantised: the page yields to its event loop
+    /// there (50,000 rows held its thread for 1.2 s in one task).
+    pub async fn from_safetensors_pausing<F, Fut>(
+        bytes: &[u8],
+        mut pause: F,
+    ) -> Result<VectorSet, VectorsError>
+    where
+        F: FnMut(u8) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
         if bytes.len() > MAX_FILE_BYTES {
             return Err(VectorsError::TooLarge {
                 bytes: bytes.len(),
@@ -567,30 +596,54 @@ impl VectorSet {
                 reason: format!("shape {:?}, metadata says [{count}, {dim}]", view.shape()),
             });
         }
-        let rows = match view.dtype() {
-            Dtype::F16 => Rows::F16(
-                view.data()
-                    .chunks_exact(2)
-                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                    .collect(),
-            ),
-            _ => Rows::F32(values(&view)),
-        };
         let questions = match meta.get("questions") {
             None => Vec::new(),
             Some(texts) => read_questions(&tensors, texts, meta.get("questions_count"), dim)?,
         };
-        let set = VectorSet {
-            model: get("model")?.clone(),
+        let (model, fingerprint) = (get("model")?.clone(), get("fingerprint")?.clone());
+        // Row by row: stored as read, widened once to be checked and quantised.
+        let half = view.dtype() == Dtype::F16;
+        let mut rows = if half {
+            Rows::F16(Vec::with_capacity(count * dim))
+        } else {
+            Rows::F32(Vec::with_capacity(count * dim))
+        };
+        let mut int8 = Int8Rows {
+            codes: Vec::with_capacity(count * dim),
+            scales: Vec::with_capacity(count),
+        };
+        let mut buf = Vec::with_capacity(dim);
+        let width = if half { 2 } else { 4 };
+        for (row, raw) in view.data().chunks_exact(dim * width).enumerate() {
+            match &mut rows {
+                Rows::F16(v) => v.extend(
+                    raw.chunks_exact(2)
+                        .map(|b| u16::from_le_bytes([b[0], b[1]])),
+                ),
+                Rows::F32(v) => v.extend(
+                    raw.chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                ),
+            }
+            rows.widen(row, dim, &mut buf);
+            check_row(row, &buf)?;
+            int8.scales.push(quantise(&buf, &mut int8.codes));
+            if (row + 1) % ROWS_PER_STEP == 0 {
+                pause(((row + 1) * 100 / count) as u8).await;
+            }
+        }
+        for (i, (_, v)) in questions.iter().enumerate() {
+            check_row(count + i, v)?;
+        }
+        Ok(VectorSet {
+            model,
             dim,
             ids,
-            fingerprint: get("fingerprint")?.clone(),
-            int8: Int8Rows::of(&rows, dim),
+            fingerprint,
+            int8,
             rows,
             questions,
-        };
-        set.check_values()?;
-        Ok(set)
+        })
     }
 
     /// Refuses a set made for other fiches, naming the first difference.

@@ -706,13 +706,19 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         if let Some((i, kind)) = selection.vectors {
             let v = file(i)?;
             let name = v.name();
-            let bytes = read_file(v).await?;
+            // Copied into the module and read in steps, each followed by a turn of the event
+            // loop: 50,000 vectors (100 MB) held the page's thread for 1.2 s in one task.
+            let buffer = wasm_bindgen_futures::JsFuture::from(v.array_buffer())
+                .await
+                .map_err(|_| format!("{name} : lecture impossible."))?;
+            let bytes = copy_in_steps(&js_sys::Uint8Array::new(&buffer)).await;
+            drop(buffer);
             let set = if kind == FileKind::Npy {
                 let rows = crate::data::npy::read_matrix(&bytes)
                     .map_err(|e| format!("{name} : {}", messages::npy(&e)))?;
                 VectorSet::new(mistral::MODEL, data.lab.fiches(), rows)
             } else {
-                VectorSet::from_safetensors(&bytes)
+                VectorSet::from_safetensors_pausing(&bytes, |_| yield_now()).await
             };
             let set = set.and_then(|s| s.check_model(mistral::MODEL, mistral::DIM).map(|()| s));
             let attached = set.and_then(|s| data.lab.set_vectors(s));
