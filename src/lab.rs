@@ -263,9 +263,21 @@ fn vector_key(v: &[f32]) -> u64 {
 impl Lab {
     /// Indexes `fiches` for every keyword method, with the seed's BM25 parameters.
     pub fn new(fiches: Vec<Fiche>) -> Lab {
+        crate::steps::run_ready(Lab::new_pausing(fiches, |_| std::future::ready(())))
+    }
+
+    /// [`Lab::new`], awaiting `pause(fiches indexed, over both indexes)` between steps of
+    /// [`crate::search::bm25::Bm25Index::build_pausing`].
+    pub async fn new_pausing<F, Fut>(fiches: Vec<Fiche>, mut pause: F) -> Lab
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
         let params = Bm25Params::default();
-        let mots = Bm25Index::build(&fiches, Analyzer::Seed, params);
-        let mots_plus = Bm25Index::build(&fiches, Analyzer::French, params);
+        let n = fiches.len();
+        let mots = Bm25Index::build_pausing(&fiches, Analyzer::Seed, params, &mut pause).await;
+        let mots_plus =
+            Bm25Index::build_pausing(&fiches, Analyzer::French, params, |d| pause(n + d)).await;
         Lab {
             fiches,
             mots,

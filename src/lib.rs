@@ -51,5 +51,6 @@ pub mod link;
 pub mod measure;
 pub mod mistral;
 pub mod search;
+pub mod steps;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

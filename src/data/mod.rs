@@ -233,11 +233,27 @@ fn strip_bom(text: &str) -> &str {
 /// Parses `fiches.jsonl`: one object a line with string fields `id`, `famille`, `nom`, `texte`
 /// (other fields are ignored). Blank lines are skipped; ids must be unique and non-empty.
 pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
+    crate::steps::run_ready(parse_fiches_pausing(text, |_| std::future::ready(())))
+}
+
+/// Lines of `fiches.jsonl` parsed between two pauses of [`parse_fiches_pausing`].
+pub const LINES_PER_STEP: usize = 500;
+
+/// [`parse_fiches`], awaiting `pause(lines read)` after every [`LINES_PER_STEP`] lines: the page
+/// yields to its event loop there.
+pub async fn parse_fiches_pausing<F, Fut>(text: &str, mut pause: F) -> Result<Vec<Fiche>, DataError>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
     const FILE: &str = "fiches.jsonl";
     let mut fiches = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, raw) in strip_bom(text).split('\n').enumerate() {
         let line = i + 1;
+        if line % LINES_PER_STEP == 0 {
+            pause(line).await;
+        }
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         if raw.trim().is_empty() {
             continue;

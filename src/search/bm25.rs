@@ -50,6 +50,9 @@ pub struct Hit {
     pub score: f64,
 }
 
+/// Fiches indexed between two pauses of [`Bm25Index::build_pausing`].
+pub const DOCS_PER_STEP: usize = 256;
+
 /// An inverted index of one catalogue under one analyser.
 #[derive(Debug, Clone)]
 pub struct Bm25Index {
@@ -104,6 +107,23 @@ pub struct Explanation {
 impl Bm25Index {
     /// Indexes the `texte` of every fiche. An empty catalogue gives an index that finds nothing.
     pub fn build(fiches: &[Fiche], analyzer: Analyzer, params: Bm25Params) -> Bm25Index {
+        crate::steps::run_ready(Self::build_pausing(fiches, analyzer, params, |_| {
+            std::future::ready(())
+        }))
+    }
+
+    /// [`Bm25Index::build`], awaiting `pause(fiches indexed)` after every [`DOCS_PER_STEP`]
+    /// fiches: the page yields to its event loop there.
+    pub async fn build_pausing<F, Fut>(
+        fiches: &[Fiche],
+        analyzer: Analyzer,
+        params: Bm25Params,
+        mut pause: F,
+    ) -> Bm25Index
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
         let n = fiches.len();
         let mut vocabulary: HashMap<String, u32> = HashMap::new();
         let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
@@ -111,6 +131,9 @@ impl Bm25Index {
         let mut total: u64 = 0;
         let mut counts: HashMap<u32, u32> = HashMap::new();
         for (doc, fiche) in fiches.iter().enumerate() {
+            if doc > 0 && doc % DOCS_PER_STEP == 0 {
+                pause(doc).await;
+            }
             counts.clear();
             let terms = analyzer.terms(&fiche.texte);
             doc_len.push(terms.len() as u32);

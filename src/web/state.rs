@@ -49,11 +49,34 @@ impl Dataset {
         questions: Vec<Question>,
         label: Option<String>,
     ) -> Dataset {
-        let lab = Lab::new(fiches);
-        let measurements = [Keyword::Mots, Keyword::MotsPlus]
-            .iter()
-            .map(|&k| lab.measure_keyword(k, &questions))
-            .collect();
+        crate::steps::run_ready(Dataset::new_pausing(
+            epoch,
+            fiches,
+            questions,
+            label,
+            |_| std::future::ready(()),
+        ))
+    }
+
+    /// [`Dataset::new`], awaiting `pause` between steps of the index builds and between the two
+    /// keyword measurements.
+    pub async fn new_pausing<F, Fut>(
+        epoch: u64,
+        fiches: Vec<Fiche>,
+        questions: Vec<Question>,
+        label: Option<String>,
+        mut pause: F,
+    ) -> Dataset
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        let lab = Lab::new_pausing(fiches, &mut pause).await;
+        let mut measurements = Vec::new();
+        for k in [Keyword::Mots, Keyword::MotsPlus] {
+            pause(0).await;
+            measurements.push(lab.measure_keyword(k, &questions));
+        }
         Dataset {
             epoch,
             lab,
