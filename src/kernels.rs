@@ -92,8 +92,8 @@ pub fn scalar_dot_i8(a: &[i8], b: &[i8]) -> i32 {
 /// Exact for every finite value (normal and subnormal); infinities stay infinite and NaN stay NaN
 /// (so that a vectors file holding one is refused). The exponent and mantissa bits are moved into
 /// an f32 and scaled by 2¹¹² (the difference of the biases), which is exact; an all-ones exponent
-/// is made all ones again; the sign is put back. The same few integer operations on four lanes at a time in the page (`half`'s own
-/// conversion is a branchy software routine there).
+/// is made all ones again; the sign is put back. In the page the same few operations run on four
+/// lanes at a time (`half`'s own conversion is a branchy software routine there).
 #[inline]
 pub fn widen_f16(src: &[u16], dst: &mut [f32]) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]

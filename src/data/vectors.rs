@@ -274,16 +274,28 @@ pub fn quantise(v: &[f32], codes: &mut Vec<i8>) -> f32 {
 }
 
 impl Int8Rows {
+    fn with_capacity(count: usize, dim: usize) -> Int8Rows {
+        Int8Rows {
+            codes: Vec::with_capacity(count * dim),
+            scales: Vec::with_capacity(count),
+        }
+    }
+
+    /// Appends the codes and scale of one row.
+    fn push(&mut self, row: &[f32]) {
+        let scale = quantise(row, &mut self.codes);
+        self.scales.push(scale);
+    }
+
     fn of(rows: &Rows, dim: usize) -> Int8Rows {
         let count = rows.len() / dim.max(1);
-        let mut codes = Vec::with_capacity(count * dim);
-        let mut scales = Vec::with_capacity(count);
+        let mut int8 = Int8Rows::with_capacity(count, dim);
         let mut buf = Vec::with_capacity(dim);
         for i in 0..count {
             rows.widen(i, dim, &mut buf);
-            scales.push(quantise(&buf, &mut codes));
+            int8.push(&buf);
         }
-        Int8Rows { codes, scales }
+        int8
     }
 }
 
@@ -439,15 +451,14 @@ impl VectorSet {
     }
 
     fn check_values(&self) -> Result<(), VectorsError> {
-        let check = check_row;
         let mut buf = Vec::with_capacity(self.dim);
         for row in 0..self.len() {
             self.rows.widen(row, self.dim, &mut buf);
-            check(row, &buf)?;
+            check_row(row, &buf)?;
         }
         // Question rows are numbered after the fiche rows.
         for (i, (_, v)) in self.questions.iter().enumerate() {
-            check(self.len() + i, v)?;
+            check_row(self.len() + i, v)?;
         }
         Ok(())
     }
@@ -517,14 +528,9 @@ impl VectorSet {
     /// Reads a vectors file, checking its structure and values (not yet its catalogue: see
     /// [`VectorSet::check_fiches`]). Never panics on untrusted bytes.
     pub fn from_safetensors(bytes: &[u8]) -> Result<VectorSet, VectorsError> {
-        crate::encoder::now_or_never(Self::from_safetensors_pausing(bytes, |_| {
+        crate::steps::run_ready(Self::from_safetensors_pausing(bytes, |_| {
             std::future::ready(())
         }))
-        .unwrap_or_else(|| {
-            Err(VectorsError::Unreadable {
-                reason: "reading suspended".into(),
-            })
-        })
     }
 
     /// [`VectorSet::from_safetensors`], awaiting `pause(percent done)` after every
@@ -608,10 +614,7 @@ impl VectorSet {
         } else {
             Rows::F32(Vec::with_capacity(count * dim))
         };
-        let mut int8 = Int8Rows {
-            codes: Vec::with_capacity(count * dim),
-            scales: Vec::with_capacity(count),
-        };
+        let mut int8 = Int8Rows::with_capacity(count, dim);
         let mut buf = Vec::with_capacity(dim);
         let width = if half { 2 } else { 4 };
         for (row, raw) in view.data().chunks_exact(dim * width).enumerate() {
@@ -627,7 +630,7 @@ impl VectorSet {
             }
             rows.widen(row, dim, &mut buf);
             check_row(row, &buf)?;
-            int8.scales.push(quantise(&buf, &mut int8.codes));
+            int8.push(&buf);
             if (row + 1) % ROWS_PER_STEP == 0 {
                 pause(((row + 1) * 100 / count) as u8).await;
             }

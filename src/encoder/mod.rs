@@ -41,17 +41,6 @@ const FEATS: usize = DIM + 3 * CNN;
 const ORDERS: [(usize, usize); 3] = [(2, 0), (3, 1), (5, 2)];
 const SUFFIX: [&str; 3] = ["2", "3", "5"];
 
-/// The output of a future that never waits (the native paths of the pausing functions, whose
-/// pauses are ready at once); `None` if it does wait.
-pub(crate) fn now_or_never<F: std::future::Future>(f: F) -> Option<F::Output> {
-    let mut f = std::pin::pin!(f);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match f.as_mut().poll(&mut cx) {
-        std::task::Poll::Ready(v) => Some(v),
-        std::task::Poll::Pending => None,
-    }
-}
-
 /// Why a model file could not be read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelError {
@@ -532,10 +521,9 @@ impl Model {
 
     /// Reads a file made by [`Model::to_safetensors`].
     pub fn from_safetensors(bytes: &[u8]) -> Result<Model, ModelError> {
-        now_or_never(Self::from_safetensors_pausing(bytes, |_| {
+        crate::steps::run_ready(Self::from_safetensors_pausing(bytes, |_| {
             std::future::ready(())
         }))
-        .unwrap_or_else(|| Err(ModelError::Format("preparation suspended".into())))
     }
 
     /// [`Model::from_safetensors`], awaiting `pause(percent done)` between bounded pieces of

@@ -295,14 +295,13 @@ impl Tokenizer {
         min_score: f32,
         charsmap: &[u8],
     ) -> Result<Tokenizer, SpmError> {
-        super::now_or_never(Self::with_min_score_pausing(
+        crate::steps::run_ready(Self::with_min_score_pausing(
             pieces,
             scores,
             min_score,
             charsmap,
             |_| std::future::ready(()),
         ))
-        .unwrap_or(Err(SpmError::NoPieces))
     }
 
     /// [`Tokenizer::with_min_score`], awaiting `pause(pieces done)` every [`PAUSE_EVERY`] pieces:
