@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::data::vectors::{VectorSet, VectorsError};
 use crate::data::{Fiche, Question};
-use crate::measure::{Measurement, DEPTH};
+use crate::measure::{Measurement, QuestionOutcome, DEPTH};
 use crate::search::analysis::Analyzer;
 use crate::search::bm25::{Bm25Index, Bm25Params, Explanation};
 use crate::search::dense::{self, DenseError};
@@ -244,6 +244,11 @@ pub struct Lab {
     /// total: score, then position), so a cached answer is exactly the computed one. Emptied
     /// when vectors change.
     dense_memo: std::cell::RefCell<HashMap<(Encoder, u64), Vec<Ranked>>>,
+    /// The fiches' [`fingerprint`](crate::data::vectors::fingerprint), computed once: every
+    /// vectors file attached and every cache key is checked against it.
+    fingerprint: std::cell::OnceCell<String>,
+    /// Each fiche's position by id, built at the first [`Lab::doc_of`].
+    by_id: std::cell::OnceCell<HashMap<String, usize>>,
 }
 
 /// Question vectors remembered by [`Lab`]'s dense memo before it is emptied.
@@ -285,6 +290,41 @@ impl Lab {
             vectors: None,
             local: None,
             dense_memo: Default::default(),
+            fingerprint: Default::default(),
+            by_id: Default::default(),
+        }
+    }
+
+    /// The position of the fiche `id`, if it is one of these.
+    pub fn doc_of(&self, id: &str) -> Option<usize> {
+        self.by_id
+            .get_or_init(|| {
+                self.fiches
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.id.clone(), i))
+                    .collect()
+            })
+            .get(id)
+            .copied()
+    }
+
+    /// The fiches' fingerprint (computed at the first call, then kept).
+    pub fn fingerprint(&self) -> &str {
+        self.fingerprint
+            .get_or_init(|| crate::data::vectors::fingerprint(&self.fiches))
+    }
+
+    /// Computes the fingerprint in steps (see
+    /// [`fingerprint_pausing`](crate::data::vectors::fingerprint_pausing)) if it is not known yet.
+    pub async fn fingerprint_pausing<F, Fut>(&self, pause: F)
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        if self.fingerprint.get().is_none() {
+            let f = crate::data::vectors::fingerprint_pausing(&self.fiches, pause).await;
+            self.fingerprint.get_or_init(|| f);
         }
     }
 
@@ -301,7 +341,7 @@ impl Lab {
 
     /// Attaches fiche vectors after checking they were made for exactly these fiches.
     pub fn set_vectors(&mut self, vectors: VectorSet) -> Result<(), VectorsError> {
-        vectors.check_fiches(&self.fiches)?;
+        vectors.check_fiches_with(&self.fiches, self.fingerprint())?;
         self.vectors = Some(vectors);
         self.dense_memo.borrow_mut().clear();
         Ok(())
@@ -313,7 +353,7 @@ impl Lab {
 
     /// Attaches the local encoder's fiche vectors (checked against these fiches and the model).
     pub fn set_local_vectors(&mut self, vectors: VectorSet) -> Result<(), VectorsError> {
-        vectors.check_fiches(&self.fiches)?;
+        vectors.check_fiches_with(&self.fiches, self.fingerprint())?;
         vectors.check_model(crate::encoder::MODEL, crate::encoder::DIM)?;
         self.local = Some(vectors);
         self.dense_memo.borrow_mut().clear();
@@ -475,21 +515,32 @@ impl Lab {
         questions: &[Question],
         vectors: &QuestionVectors,
     ) -> Result<Measurement, SearchError> {
-        let mut outcomes = Vec::with_capacity(questions.len());
-        for q in questions {
-            let v = vectors.get(&q.text).map(Vec::as_slice);
-            let top: Vec<(String, f64)> = self
-                .search(method, &q.text, v, DEPTH + 1)?
-                .into_iter()
-                .map(|r| (self.fiches[r.doc].id.clone(), r.score))
-                .collect();
-            outcomes.push(Measurement::outcome(q, top));
-        }
+        let outcomes = questions
+            .iter()
+            .map(|q| self.outcome(method, q, vectors))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Measurement::from_outcomes(
             method.name(),
             method.score_decimals(),
             outcomes,
         ))
+    }
+
+    /// One question of [`Lab::measure`]: its first results and where the expected fiche is. The
+    /// page measures in steps of a few questions with this.
+    pub fn outcome(
+        &self,
+        method: Method,
+        q: &Question,
+        vectors: &QuestionVectors,
+    ) -> Result<QuestionOutcome, SearchError> {
+        let v = vectors.get(&q.text).map(Vec::as_slice);
+        let top: Vec<(String, f64)> = self
+            .search(method, &q.text, v, DEPTH + 1)?
+            .into_iter()
+            .map(|r| (self.fiches[r.doc].id.clone(), r.score))
+            .collect();
+        Ok(Measurement::outcome(q, top))
     }
 
     /// A keyword method measured on `questions` (it cannot fail).

@@ -73,4 +73,30 @@ mod tests {
             }
         }
     }
+
+    /// The fingerprint hashed in steps (a pause after each megabyte of text) is the one-go
+    /// fingerprint, and the lab keeps the one it computed.
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn stepped_fingerprint_equals_the_one_go_fingerprint() {
+        use crate::data::vectors::{fingerprint, fingerprint_pausing, FINGERPRINT_STEP_BYTES};
+        let bundled = crate::data::parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
+        let (fiches, _) = crate::data::synth::catalogue(&bundled, 20_000, 0, 1);
+        let bytes: usize = fiches.iter().map(|f| f.texte.len()).sum();
+        let mut pauses = Vec::new();
+        let stepped = run_ready(fingerprint_pausing(&fiches, |i| {
+            pauses.push(i);
+            std::future::ready(())
+        }));
+        assert_eq!(stepped, fingerprint(&fiches));
+        assert!(
+            pauses.len() >= bytes / FINGERPRINT_STEP_BYTES / 2,
+            "{pauses:?} {bytes}"
+        );
+        assert!(pauses.windows(2).all(|w| w[0] < w[1]));
+        let lab = crate::lab::Lab::new(fiches[..300].to_vec());
+        run_ready(lab.fingerprint_pausing(|_| std::future::ready(())));
+        assert_eq!(lab.fingerprint(), fingerprint(&fiches[..300]));
+        assert_ne!(lab.fingerprint(), stepped);
+    }
 }
