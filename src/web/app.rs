@@ -22,6 +22,8 @@ pub struct App {
     memo: RefCell<Memo>,
     queue: RefCell<VecDeque<Msg>>,
     busy: Cell<bool>,
+    /// A write of the URL is scheduled (see [`App::sync_url_soon`]).
+    url_pending: Cell<bool>,
 }
 
 pub type Shared = Rc<App>;
@@ -60,12 +62,30 @@ impl App {
         self.peek(|s| s.data.epoch == epoch).unwrap_or(false)
     }
 
-    fn render(&self) {
+    fn render(self: &Rc<Self>) {
         let (Ok(s), Ok(mut memo)) = (self.state.try_borrow(), self.memo.try_borrow_mut()) else {
             return;
         };
         panels::render(&s, &mut memo);
-        sync_url(&s.link_state());
+        drop((s, memo));
+        self.sync_url_soon();
+    }
+
+    /// Writes the state into the URL on the next turn of the event loop, once for however many
+    /// renders came before. Chromium's `replaceState` recalculates the page's styles at once when
+    /// the DOM has changed (40-60 ms after « Mesurer » is first shown); later, it costs nothing.
+    fn sync_url_soon(self: &Rc<Self>) {
+        if self.url_pending.replace(true) {
+            return;
+        }
+        let app = self.clone();
+        spawn(async move {
+            tasks::yield_now().await;
+            app.url_pending.set(false);
+            if let Some(link) = app.peek(State::link_state) {
+                sync_url(&link);
+            }
+        });
     }
 
     fn run(self: &Rc<Self>, effect: Effect) {
@@ -99,6 +119,12 @@ impl App {
             Effect::ReadFiles { files, selection } => {
                 spawn(tasks::read_files(app, files, selection))
             }
+            Effect::Measure {
+                seq,
+                epoch,
+                methods,
+                vectors,
+            } => spawn(tasks::measure(app, seq, epoch, methods, vectors)),
             Effect::ReadRuns { epoch, files } => spawn(tasks::read_runs(app, epoch, files)),
             Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
             Effect::EmbedLocalFiches {
@@ -183,6 +209,7 @@ pub async fn run() {
             memo: RefCell::new(Memo::default()),
             queue: RefCell::new(VecDeque::new()),
             busy: Cell::new(false),
+            url_pending: Cell::new(false),
         }),
         Err(message) => {
             fail(&message);

@@ -39,6 +39,11 @@ pub struct Dataset {
     pub questions_shipped: usize,
     /// Runs of other engines imported in « Mesurer » (TREC files), measured like methods.
     pub runs: Vec<Measurement>,
+    /// Question vectors that came in the learner's vectors file, moved into the page's question
+    /// vectors when the catalogue is installed.
+    pub shipped_questions: Vec<(String, Vec<f32>)>,
+    /// Counts every change of `measurements`: a method measured again keeps its name.
+    pub measure_version: u64,
 }
 
 impl Dataset {
@@ -72,6 +77,8 @@ impl Dataset {
         Fut: std::future::Future<Output = ()>,
     {
         let lab = Lab::new_pausing(fiches, &mut pause).await;
+        // Known from the start: the cache key of the vectors, and the check of every vectors file.
+        lab.fingerprint_pausing(&mut pause).await;
         let mut measurements = Vec::new();
         for k in [Keyword::Mots, Keyword::MotsPlus] {
             pause(0).await;
@@ -87,6 +94,8 @@ impl Dataset {
             computed: None,
             questions_shipped: 0,
             runs: Vec::new(),
+            shipped_questions: Vec::new(),
+            measure_version: 0,
         }
     }
 
@@ -341,6 +350,23 @@ pub struct State {
     pub local_fiches: Option<(u64, usize, usize)>,
     /// Why computing them failed, for the catalogue of that epoch: not retried for it.
     pub local_fiches_error: Option<(u64, String)>,
+    /// Measurements under way, in steps (see [`Measuring`]).
+    pub measuring: Vec<Measuring>,
+    /// Numbers the measurement requests; by method, the last one asked: an older result that
+    /// arrives later is dropped.
+    pub measure_seq: u64,
+    pub measure_latest: HashMap<&'static str, u64>,
+}
+
+/// A measurement of some methods on the catalogue's questions, run in steps of a few questions
+/// with turns of the event loop between them (at 50,000 fiches, each question's dense scan takes
+/// about 10 ms: 40 of them in one go held the page for 400 ms).
+pub struct Measuring {
+    pub seq: u64,
+    pub epoch: u64,
+    pub methods: Vec<Method>,
+    pub done: usize,
+    pub total: usize,
 }
 
 impl State {
@@ -390,7 +416,15 @@ impl State {
             local_qvectors: QuestionVectors::new(),
             local_fiches: None,
             local_fiches_error: None,
+            measuring: Vec::new(),
+            measure_seq: 0,
+            measure_latest: HashMap::new(),
         }
+    }
+
+    /// The measurement under way of `method`, if any.
+    pub fn measuring_of(&self, method: Method) -> Option<&Measuring> {
+        self.measuring.iter().find(|m| m.methods.contains(&method))
     }
 
     /// The expected question of the exercise picked, if any.
@@ -718,6 +752,17 @@ pub enum Msg {
     DatasetLoaded {
         data: Box<Dataset>,
     },
+    /// A stepped measurement's progress: questions done.
+    MeasureProgress {
+        seq: u64,
+        done: usize,
+    },
+    /// A stepped measurement's end: one measurement per method asked, or why it failed.
+    Measured {
+        seq: u64,
+        epoch: u64,
+        result: Result<Vec<Measurement>, String>,
+    },
 }
 
 /// A task that spends the learner's key: the catalogue it started under, the key, and its call
@@ -777,6 +822,13 @@ pub enum Effect {
         model: std::rc::Rc<crate::encoder::Model>,
         fiches: Vec<crate::data::Fiche>,
         questions: Vec<String>,
+    },
+    /// Measures `methods` on the questions of the catalogue of `epoch`, in steps.
+    Measure {
+        seq: u64,
+        epoch: u64,
+        methods: Vec<Method>,
+        vectors: QuestionVectors,
     },
     /// Reads TREC run files for the catalogue of `epoch`.
     ReadRuns {

@@ -8,7 +8,8 @@ use crate::data::intake::{utf8_text, FileKind, Selection};
 use crate::data::vectors::VectorSet;
 use crate::data::{check_expected, parse_fiches_pausing, parse_questions, Fiche};
 use crate::fr::messages;
-use crate::lab::Method;
+use crate::lab::{Method, QuestionVectors};
+use crate::measure::{Measurement, QuestionOutcome};
 use crate::mistral::chat::{Chat, Message};
 use crate::mistral::{self, cache, ApiError, ApiKey};
 
@@ -111,7 +112,7 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
     let Some((bundled, cache_key)) = app.peek(|s| {
         (
             s.data.label.is_none(),
-            vectors_cache_key(s.data.lab.fiches()),
+            vectors_cache_key(s.data.lab.fingerprint()),
         )
     }) else {
         return;
@@ -277,8 +278,13 @@ impl Pacer {
         }
     }
 
+    /// Whether the next [`Pacer::pause`] yields.
+    fn due(&self) -> bool {
+        js_sys::Date::now() - self.since.get() >= Self::SLICE_MS
+    }
+
     async fn pause(&self) {
-        if js_sys::Date::now() - self.since.get() >= Self::SLICE_MS {
+        if self.due() {
             yield_now().await;
             self.since.set(js_sys::Date::now());
         }
@@ -286,7 +292,7 @@ impl Pacer {
 }
 
 /// Resolves on the next turn of the event loop.
-async fn yield_now() {
+pub async fn yield_now() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
             w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
@@ -537,7 +543,12 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     if !app.is_current(epoch) || call.is_cancelled() {
         return;
     }
-    let kept = store::put_bytes(store::FICHE_VECTORS, &vectors_cache_key(&fiches), &bytes).await;
+    let kept = store::put_bytes(
+        store::FICHE_VECTORS,
+        &vectors_cache_key(&crate::data::vectors::fingerprint(&fiches)),
+        &bytes,
+    )
+    .await;
     let origin = if kept {
         "calculés dans ce navigateur (gardés en cache)".to_owned()
     } else {
@@ -704,11 +715,12 @@ pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, item
     });
 }
 
+/// A file's bytes, copied into the module in steps (see [`copy_in_steps`]).
 async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
         .await
         .map_err(|_| format!("{} : lecture impossible.", file.name()))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    Ok(copy_in_steps(&js_sys::Uint8Array::new(&buffer)).await)
 }
 
 /// Reads and checks the learner's files (fiches, questions, optionally vectors); nothing leaves
@@ -719,6 +731,8 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         let (f_file, q_file) = (file(selection.fiches)?, file(selection.questions)?);
         let text = |name: String, bytes| utf8_text(&name, bytes).map_err(|e| messages::intake(&e));
         let fiches_text = text(f_file.name(), read_file(f_file).await?)?;
+        // Checking 20 MB of UTF-8 takes about 20 ms: a turn of the event loop before going on.
+        yield_now().await;
         let questions_text = text(q_file.name(), read_file(q_file).await?)?;
         let (f_name, q_name) = (f_file.name(), q_file.name());
         let said = |e: crate::data::DataError| messages::data_in(&e, &f_name, &q_name);
@@ -751,7 +765,10 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
                 VectorSet::from_safetensors_pausing(&bytes, |_| pacer.pause()).await
             };
             let set = set.and_then(|s| s.check_model(mistral::MODEL, mistral::DIM).map(|()| s));
-            let attached = set.and_then(|s| data.lab.set_vectors(s));
+            let attached = set.and_then(|mut s| {
+                data.shipped_questions = std::mem::take(&mut s.questions);
+                data.lab.set_vectors(s)
+            });
             attached.map_err(|e| format!("{name} : {}", messages::vectors(&e)))?;
             data.vectors_origin = if kind == FileKind::Npy {
                 format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
@@ -768,6 +785,58 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         }),
         Err(e) => app.dispatch(Msg::FilesRefused(vec![e])),
     }
+}
+
+/// Measures `methods` on the catalogue's questions, a question at a time, with a turn of the event
+/// loop whenever 16 ms have passed. Each step reads the catalogue afresh and stops if it has been
+/// replaced.
+pub async fn measure(
+    app: Shared,
+    seq: u64,
+    epoch: u64,
+    methods: Vec<Method>,
+    vectors: QuestionVectors,
+) {
+    // Started by a message whose render has just run: the first step waits for the next turn.
+    yield_now().await;
+    let Some(questions) = app.peek(|s| s.data.questions.clone()) else {
+        return;
+    };
+    let mut outcomes: Vec<Vec<QuestionOutcome>> = vec![Vec::new(); methods.len()];
+    let pacer = Pacer::new();
+    for (i, q) in questions.iter().enumerate() {
+        let step = app.peek(|s| {
+            (s.data.epoch == epoch).then(|| {
+                methods
+                    .iter()
+                    .map(|&m| s.data.lab.outcome(m, q, &vectors))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+        });
+        match step.flatten() {
+            Some(Ok(row)) => {
+                for (list, o) in outcomes.iter_mut().zip(row) {
+                    list.push(o);
+                }
+            }
+            Some(Err(e)) => {
+                let result = Err(messages::search(&e));
+                app.dispatch(Msg::Measured { seq, epoch, result });
+                return;
+            }
+            None => return,
+        }
+        if pacer.due() {
+            app.dispatch(Msg::MeasureProgress { seq, done: i + 1 });
+            pacer.pause().await;
+        }
+    }
+    let result = Ok(methods
+        .iter()
+        .zip(outcomes)
+        .map(|(m, o)| Measurement::from_outcomes(m.name(), m.score_decimals(), o))
+        .collect());
+    app.dispatch(Msg::Measured { seq, epoch, result });
 }
 
 /// Reads TREC run files, one message per file (in the order chosen); nothing leaves the browser.

@@ -3,17 +3,17 @@
 
 use crate::answer::{self, AnswerOutcome};
 use crate::data::intake;
-use crate::data::vectors::fingerprint;
 use crate::fr::messages;
 use crate::journal::{Entry, Journal, Verdict};
-use crate::lab::{Keyword, Method};
-use crate::measure::export;
+use crate::lab::{Encoder, Keyword, Method, QuestionVectors};
+use crate::measure::{export, Measurement};
 use crate::mistral::chat::Chat;
 use crate::mistral::{self, ApiKey};
 
 use super::api::Call;
 use super::state::{
-    model_or_default, Costs, Dataset, Effect, EvalItem, Job, LocalModel, Msg, Phase, State,
+    model_or_default, Costs, Dataset, Effect, EvalItem, Job, LocalModel, Measuring, Msg, Phase,
+    State,
 };
 
 /// Applies `msg` to `s` and says what to start.
@@ -207,7 +207,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                         .all(|q| s.qvectors.contains_key(&q.text))
                         && !s.data.has_dense_measurements()
                     {
-                        measure_dense(s);
+                        measure_dense(s, &mut effects);
                     }
                 }
                 Err(e) => {
@@ -282,7 +282,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             if questions.is_empty() && s.data.lab.vectors().is_some() {
                 // Every question's vector is known (shipped, or embedded before): no call.
                 s.dense_message = None;
-                measure_dense(s);
+                measure_dense(s, &mut effects);
             } else if let (Some(key), false) = (s.key.clone(), s.dense.is_running()) {
                 let job = job(s, key);
                 s.calls.dense = Some(job.call.clone());
@@ -308,7 +308,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.calls.dense = None;
             s.dense_message = message;
             if s.dense_message.is_none() {
-                measure_dense(s);
+                measure_dense(s, &mut effects);
             }
         }
         Msg::GridSorted(by) => s.grid_sort = by,
@@ -348,7 +348,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             let shipped = set.questions.clone();
             if s.data.lab.set_local_vectors(*set).is_ok() {
                 s.local_qvectors.extend(shipped);
-                measure_local(s);
+                measure_local(s, &mut effects);
             }
         }
         Msg::LocalVectorsLoaded { .. } => {}
@@ -368,7 +368,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             match s.data.lab.set_local_vectors(*set) {
                 Ok(()) => {
                     s.local_qvectors.extend(questions);
-                    measure_local(s);
+                    measure_local(s, &mut effects);
                 }
                 Err(e) => s.local_fiches_error = Some((epoch, messages::vectors(&e))),
             }
@@ -501,6 +501,13 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.data_status = "Fichiers refusés : le catalogue en cours reste chargé.".into();
         }
         Msg::DatasetLoaded { data } => install(s, *data, &mut effects),
+        Msg::MeasureProgress { seq, done } => {
+            if let Some(m) = s.measuring.iter_mut().find(|m| m.seq == seq) {
+                m.done = done;
+            }
+        }
+        Msg::Measured { seq, epoch, result } if epoch == s.data.epoch => measured(s, seq, result),
+        Msg::Measured { .. } => {}
         Msg::BackToExercise => {
             let (f, q) = &s.bundled;
             if let (Ok(f), Ok(q)) = (
@@ -649,32 +656,91 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
         Some(_) => "Vos données sont chargées, dans ce navigateur seulement.".into(),
         None => "Catalogue de l'exercice.".into(),
     };
+    s.measuring.clear();
+    s.measure_latest.clear();
     if s.data.lab.vectors().is_none() {
         effects.push(Effect::LoadVectors {
             epoch: s.data.epoch,
         });
     }
+    // Question vectors in the learner's vectors file: their questions are measured without a key.
+    let shipped = std::mem::take(&mut s.data.shipped_questions);
+    if !shipped.is_empty() {
+        s.data.questions_shipped = shipped.len();
+        s.qvectors.extend(shipped);
+        if s.data
+            .questions
+            .iter()
+            .all(|q| s.qvectors.contains_key(&q.text))
+        {
+            measure_dense(s, effects);
+        }
+    }
 }
 
 /// `sens`, `hybride` and `hybride+` measured once every question has its vector.
-fn measure_dense(s: &mut State) {
-    let methods = [
+fn measure_dense(s: &mut State, effects: &mut Vec<Effect>) {
+    let methods = vec![
         Method::Sens,
         Method::Hybride(Keyword::Mots),
         Method::Hybride(Keyword::MotsPlus),
     ];
-    let results: Result<Vec<_>, _> = methods
-        .iter()
-        .map(|&m| s.data.lab.measure(m, &s.data.questions, &s.qvectors))
-        .collect();
-    match results {
+    let vectors = s.qvectors.clone();
+    request_measure(s, effects, methods, vectors);
+}
+
+/// Starts measuring `methods` in steps (see [`super::state::Measuring`]); a measurement of the
+/// same methods under way is superseded.
+fn request_measure(
+    s: &mut State,
+    effects: &mut Vec<Effect>,
+    methods: Vec<Method>,
+    vectors: QuestionVectors,
+) {
+    s.measure_seq += 1;
+    let seq = s.measure_seq;
+    s.measuring
+        .retain(|m| !m.methods.iter().any(|x| methods.contains(x)));
+    for m in &methods {
+        s.measure_latest.insert(m.name(), seq);
+    }
+    s.measuring.push(Measuring {
+        seq,
+        epoch: s.data.epoch,
+        methods: methods.clone(),
+        done: 0,
+        total: s.data.questions.len(),
+    });
+    effects.push(Effect::Measure {
+        seq,
+        epoch: s.data.epoch,
+        methods,
+        vectors,
+    });
+}
+
+/// A stepped measurement ended: each method's measurement replaces the one before, unless a
+/// newer measurement of that method was asked for meanwhile.
+fn measured(s: &mut State, seq: u64, result: Result<Vec<Measurement>, String>) {
+    let dense = s.measuring.iter().find(|m| m.seq == seq).is_some_and(|m| {
+        m.methods
+            .iter()
+            .any(|x| x.encoder() == Some(Encoder::Mistral))
+    });
+    s.measuring.retain(|m| m.seq != seq);
+    match result {
         Ok(ms) => {
-            s.data
-                .measurements
-                .retain(|m| !Method::parse(&m.method).is_some_and(Method::is_dense));
-            s.data.measurements.extend(ms);
+            for m in ms {
+                if s.measure_latest.get(m.method.as_str()) != Some(&seq) {
+                    continue;
+                }
+                s.data.measurements.retain(|x| x.method != m.method);
+                s.data.measurements.push(m);
+                s.data.measure_version += 1;
+            }
         }
-        Err(e) => s.dense_message = Some(format!("Mesure impossible : {}", messages::search(&e))),
+        Err(message) if dense => s.dense_message = Some(format!("Mesure impossible : {message}")),
+        Err(_) => {}
     }
 }
 
@@ -831,7 +897,7 @@ fn note_unanswered(s: &mut State, effects: &mut Vec<Effect>) {
 }
 
 /// The local methods measured, when every question has its local vector (shipped with the page).
-fn measure_local(s: &mut State) {
+fn measure_local(s: &mut State, effects: &mut Vec<Effect>) {
     let all = s
         .data
         .questions
@@ -840,16 +906,13 @@ fn measure_local(s: &mut State) {
     if !all {
         return;
     }
-    for method in [Method::SensLocal, Method::HybrideLocal] {
-        if let Ok(m) = s
-            .data
-            .lab
-            .measure(method, &s.data.questions, &s.local_qvectors)
-        {
-            s.data.measurements.retain(|x| x.method != m.method);
-            s.data.measurements.push(m);
-        }
-    }
+    let vectors = s.local_qvectors.clone();
+    request_measure(
+        s,
+        effects,
+        vec![Method::SensLocal, Method::HybrideLocal],
+        vectors,
+    );
 }
 
 /// A TREC run file is refused above this size before it is read.
@@ -925,7 +988,7 @@ pub fn embedding_cost(fiches: u64, questions: u64) -> Costs {
     }
 }
 
-/// The cache key of the fiche vectors of `fiches`.
-pub fn vectors_cache_key(fiches: &[crate::data::Fiche]) -> String {
-    mistral::cache::fiche_vectors(mistral::MODEL, &fingerprint(fiches))
+/// The cache key of the fiche vectors of the fiches whose fingerprint is `fingerprint`.
+pub fn vectors_cache_key(fingerprint: &str) -> String {
+    mistral::cache::fiche_vectors(mistral::MODEL, fingerprint)
 }

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPage, suite, settings, enterKey, pickExample, ranked } from './harness.mjs';
@@ -53,6 +53,18 @@ function npy(rows) {
 }
 
 const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
+
+/** A safetensors file whose header names another model (the page takes mistral-embed's only). */
+function renamed(bytes, model) {
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  header.__metadata__.model = model;
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+  return Buffer.concat([len, Buffer.from(json), bytes.subarray(8 + n)]);
+}
 
 let mock;
 let browser;
@@ -128,6 +140,32 @@ test('the seed\'s vecteurs.npy is accepted after a shape check, and sens runs on
   await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('v.npy', npy(fiches.slice(0, 20).map((f) => fakeEmbed(f.texte))))]);
   await page.waitForSelector('#donnees-erreurs li');
   assert.match(await page.textContent('#donnees-erreurs'), /v\.npy : 20 vecteurs pour 24 fiches/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a vectors file that carries the questions\' vectors measures sens and the fusions without a key', async () => {
+  const { jsonl, csv } = catalogue();
+  const dir = await mkdtemp(join(tmpdir(), 'vos-vecteurs-'));
+  await writeFile(join(dir, 'f.jsonl'), jsonl);
+  await writeFile(join(dir, 'q.csv'), csv);
+  // The fake embedder's 1024 values per text, in a file that says mistral-embed.
+  await promisify(execFile)(new URL('target/release/vecteurs', ROOT).pathname, ['--embedder', 'fake',
+    '--fiches', join(dir, 'f.jsonl'), '--questions', join(dir, 'q.csv'), '--out', join(dir, 'v.safetensors')]);
+  const vectors = renamed(await readFile(join(dir, 'v.safetensors')), 'mistral-embed');
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('v.safetensors', vectors)]);
+  await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('#mesures section.methode[data-methode="hybride+"]', { state: 'attached' });
+  for (const m of ['sens', 'hybride', 'hybride+']) {
+    for (const kind of ['exacte', 'courante']) {
+      const row = page.locator(`table.comparaison[data-type="${kind}"] tr[data-methode="${m}"]`);
+      assert.match(await ranked(row.locator('.hit5')), /^\d\/4$/);
+    }
+  }
+  assert.match(await page.textContent('#mesure-sens-etat'), /fournis avec votre fichier de vecteurs \(10\) : aucune clé nécessaire/);
+  assert.match(await page.textContent('#cle-etat'), /mesurés sur vos questions avec les vecteurs de votre fichier/);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -124,12 +124,29 @@ pub fn render(s: &State, memo: &mut Memo) {
 
 /// What a run would send, at most, and what that costs at the model's price (answers extra).
 fn estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
+    // The method is measured: its first results per question are those a run sends (the first
+    // five of the same search), read from the measurement instead of searched again.
+    let measured = s
+        .data
+        .measured()
+        .into_iter()
+        .find(|m| m.method == method.name());
+    let lab = &s.data.lab;
     let tokens: usize = s
         .data
         .questions
         .iter()
-        .filter_map(|q| {
-            let sent = s.fiches_for(method, &q.text).ok()?;
+        .enumerate()
+        .filter_map(|(i, q)| {
+            let sent: Vec<Fiche> = match measured.and_then(|m| m.questions.get(i)) {
+                Some(o) if o.question == q.text => o
+                    .top
+                    .iter()
+                    .take(answer::FICHES_SENT)
+                    .filter_map(|(id, _)| lab.fiches().get(lab.doc_of(id)?).cloned())
+                    .collect(),
+                _ => s.fiches_for(method, &q.text).ok()?,
+            };
             let refs: Vec<&Fiche> = sent.iter().collect();
             Some(chat::estimate_tokens(&answer::prompt(&q.text, &refs)))
         })

@@ -21,6 +21,7 @@ pub fn render(s: &State) {
         remember.set_checked(s.remembered);
     }
     let text = match (s.key.is_some(), s.remembered) {
+        (false, _) if s.data.questions_shipped > 0 && s.data.label.is_some() => "Aucune clé : sens et hybride sont mesurés sur vos questions avec les vecteurs de votre fichier ; une question que vous tapez demande votre clé.",
         (false, _) if s.data.questions_shipped > 0 => "Aucune clé : sens et hybride sont mesurés sur les questions de l'exercice avec les vecteurs fournis ; une question que vous tapez demande votre clé.",
         (false, _) => "Aucune clé : les méthodes sens et hybride attendent la vôtre.",
         (true, false) => "Clé en mémoire, pour cet onglet seulement.",

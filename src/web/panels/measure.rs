@@ -27,6 +27,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         .collect();
     let inputs = (
         s.data.epoch,
+        s.data.measure_version,
         &methods,
         &s.grid_sort,
         s.grid_limit,
@@ -50,6 +51,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         missing,
         &s.dense,
         &s.dense_message,
+        s.measuring_of(Method::Sens).map(|m| (m.done, m.total)),
     );
     if memo.changed("mesures-sens", dense_inputs) {
         replace_children(&by_id(ids::MESURES_SENS), dense_part(s, missing));
@@ -305,12 +307,27 @@ fn method_section(m: &Measurement, method: Method) -> Element {
 
 /// The dense methods' part: nothing once measured; else what it takes and costs, and the button.
 fn dense_part(s: &State, missing: usize) -> Vec<Element> {
+    if let Some(m) = s.measuring_of(Method::Sens) {
+        let text = format!(
+            "Mesure de sens, hybride et hybride+ en cours : {} questions sur {}…",
+            m.done, m.total
+        );
+        return vec![E::new("p")
+            .attr("id", ids::MESURE_SENS_ETAT)
+            .attr("role", "status")
+            .text(&text)
+            .build()];
+    }
     if s.data.has_dense_measurements() {
         if s.data.questions_shipped == 0 {
             return Vec::new();
         }
+        let from = match s.data.label {
+            Some(_) => "avec votre fichier de vecteurs",
+            None => "avec la page",
+        };
         let text = format!(
-            "Vecteurs des questions fournis avec la page ({}) : aucune clé nécessaire pour mesurer sens et hybride. Une question que vous tapez, elle, demande votre clé.",
+            "Vecteurs des questions fournis {from} ({}) : aucune clé nécessaire pour mesurer sens et hybride. Une question que vous tapez, elle, demande votre clé.",
             s.data.questions_shipped
         );
         return vec![E::new("p")
