@@ -61,9 +61,11 @@ mod tests {
             indexed.push(d);
             std::future::ready(())
         }));
-        assert_eq!(indexed.len(), 2 * (4999 / 256));
+        // Every 256 fiches, then once before each index's weights.
+        assert_eq!(indexed.len(), 2 * (4999 / 256 + 1));
         assert_eq!(indexed.first(), Some(&256));
-        assert_eq!(indexed.last(), Some(&(5000 + 4864)));
+        assert!(indexed.contains(&5000));
+        assert_eq!(indexed.last(), Some(&(5000 + 5000)));
         let one_go = Lab::new(fiches);
         for q in &questions {
             for m in Method::KEYWORD {
@@ -72,6 +74,16 @@ mod tests {
                 assert_eq!(a, b, "{} {}", m.name(), q.text);
             }
         }
+        // The keyword measurement pauses before each question and measures the same.
+        let mut asked = 0;
+        let kw = crate::lab::Keyword::MotsPlus;
+        let m = run_ready(stepped.measure_keyword_pausing(kw, &questions, |_| {
+            asked += 1;
+            std::future::ready(())
+        }));
+        assert_eq!(asked, questions.len());
+        let expected = one_go.measure_keyword(kw, &questions);
+        assert_eq!(m.seed_report(), expected.seed_report());
     }
 
     /// The fingerprint hashed in steps (a pause after each megabyte of text) is the one-go

@@ -152,6 +152,8 @@ impl Bm25Index {
                 postings[term as usize].push((doc as u32, tf));
             }
         }
+        // The weights and the order by id, in a step of their own.
+        pause(n).await;
         // Python: MOYENNE = sum(len(d) for d in DOCS) / N (an int divided by an int, in f64).
         let avg_len = if n == 0 { 0.0 } else { total as f64 / n as f64 };
         let Bm25Params { k1, b } = params;

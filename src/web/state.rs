@@ -81,8 +81,8 @@ impl Dataset {
         lab.fingerprint_pausing(&mut pause).await;
         let mut measurements = Vec::new();
         for k in [Keyword::Mots, Keyword::MotsPlus] {
-            pause(0).await;
-            measurements.push(lab.measure_keyword(k, &questions));
+            let m = lab.measure_keyword_pausing(k, &questions, &mut pause).await;
+            measurements.push(m);
         }
         Dataset {
             epoch,
