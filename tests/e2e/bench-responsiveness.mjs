@@ -1,0 +1,90 @@
+// Browser benchmark (prints figures; asserts nothing): how the page's thread holds up while the
+// learner loads a large catalogue with its vectors through « Vos données » and the page measures
+// it. A `longtask` observer lists every main-thread task over 50 ms; the Event Timing API gives
+// each keystroke's input-to-echo time (from the key event to the next paint showing it, in 8 ms
+// steps), while a key is typed in the question box every 100 ms throughout. Then « Mesurer » is
+// opened (its first render) and reported apart. Run after `trunk build --release` and `cargo
+// build --release --bins`:  node tests/e2e/bench-responsiveness.mjs [fiches, default 50000]
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveDist, launch } from './harness.mjs';
+
+const ROOT = new URL('../../', import.meta.url);
+const n = Number(process.argv[2] ?? 50000);
+const dir = await mkdtemp(join(tmpdir(), `bench-resp-${n}-`));
+const bin = (name) => new URL(`target/release/${name}`, ROOT).pathname;
+execFileSync(bin('catalogue'), ['--fiches', String(n), '--questions', '40', '--out', dir]);
+execFileSync(bin('vecteurs'), ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'),
+  '--questions', join(dir, 'questions.csv'), '--out', join(dir, 'fake.safetensors')], { stdio: 'ignore' });
+// The page takes only mistral-embed's vectors (1024 values, like the fake embedder's): the file's
+// header names that model, its vectors unchanged.
+const fake = await readFile(join(dir, 'fake.safetensors'));
+const headerLen = Number(fake.readBigUInt64LE(0));
+const header = JSON.parse(fake.subarray(8, 8 + headerLen).toString('utf8'));
+header.__metadata__.model = 'mistral-embed';
+let json = JSON.stringify(header);
+json += ' '.repeat((8 - (json.length % 8)) % 8);
+const len = Buffer.alloc(8);
+len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+await writeFile(join(dir, 'v.safetensors'), Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]));
+
+const server = await serveDist({ dir: process.env.DIST ?? 'dist' });
+const browser = await launch();
+const context = await browser.newContext();
+await context.addInitScript(() => {
+  window.longTasks = [];
+  window.keyEvents = [];
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) window.longTasks.push([e.startTime, e.duration]);
+  }).observe({ type: 'longtask' });
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) if (e.name === 'keydown') window.keyEvents.push([e.startTime, e.duration]);
+  }).observe({ type: 'event', durationThreshold: 16, buffered: true });
+});
+const page = await context.newPage();
+const errors = [];
+page.on('pageerror', (e) => errors.push(e.message));
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+await page.goto(server.url);
+await page.waitForSelector('body[data-ready="true"]');
+await page.focus('#question');
+const now = () => page.evaluate(() => performance.now());
+let typing = true;
+let typed = 0;
+const typer = (async () => {
+  while (typing) {
+    await page.keyboard.type('a');
+    typed += 1;
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+})();
+const t0 = await now();
+await page.setInputFiles('#fichiers', ['fiches.jsonl', 'questions.csv', 'v.safetensors'].map((f) => join(dir, f)));
+const count = new RegExp(`${n.toLocaleString('en').replace(/,/g, '.?')} fiches`);
+await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('#resume').textContent),
+  count.source, { timeout: 300000, polling: 50 });
+const t1 = await now();
+// The dense measurement (40 questions, sens, hybride and hybride+) runs after the catalogue is
+// installed; typing goes on meanwhile. Its end shows in « Mesurer », opened afterwards.
+await page.waitForTimeout(3000);
+typing = false;
+await typer;
+const t2 = await now();
+await page.click('#onglet-mesurer');
+await page.waitForSelector('#mesures section.methode[data-methode="hybride+"]', { state: 'attached', timeout: 60000 });
+await page.waitForTimeout(300);
+const t3 = await now();
+const { longTasks, keyEvents } = await page.evaluate(() => ({ longTasks: window.longTasks, keyEvents: window.keyEvents }));
+const within = (a, b) => ([s]) => s >= a && s < b;
+const at = (s) => Math.round(s - t0);
+const fmt = (xs) => (xs.length ? xs.map(([s, d]) => `${Math.round(d)} (at ${at(s)})`).join(', ') : 'none');
+const keys = keyEvents.filter(within(t0, t2)).sort((a, b) => a[1] - b[1]);
+console.log(`${n} fiches with vectors through « Vos données »: loaded after ${at(t1)} ms (times below in ms, « at » from the files' choice)`);
+console.log(`long tasks over 50 ms while loading and measuring (${Math.round(t2 - t0)} ms): ${fmt(longTasks.filter(within(t0, t2)))}`);
+console.log(`keystrokes typed meanwhile: ${typed}; input-to-echo over 16 ms: ${keys.length}, the slowest ${fmt(keys.slice(-5))} ms`);
+console.log(`opening « Mesurer » afterwards: long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
+if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
+await browser.close();
+await server.close();
