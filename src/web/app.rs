@@ -217,6 +217,12 @@ pub async fn run() {
         }
     };
     events::listen(&app);
+    // The first render, with the link's view and question: the catalogue can be searched at once,
+    // while its vectors, the journal and a remembered key are read.
+    app.dispatch(Msg::FragmentChanged(link));
+    if store::guide_hidden() {
+        app.dispatch(Msg::GuideClosed);
+    }
     tasks::load_vectors(app.clone(), 0).await;
     if let Some(text) = store::get_text(store::JOURNAL, store::JOURNAL_KEY).await {
         app.dispatch(Msg::JournalLoaded(crate::journal::Journal::from_jsonl(
@@ -227,10 +233,6 @@ pub async fn run() {
         app.dispatch(Msg::KeyTyped(saved));
         app.dispatch(Msg::RememberConfirmed);
     }
-    if store::guide_hidden() {
-        app.dispatch(Msg::GuideClosed);
-    }
-    app.dispatch(Msg::FragmentChanged(link));
     if let Some(body) = document().body() {
         body.set_attribute("data-ready", "true").ok();
     }
