@@ -198,17 +198,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                     if bytes.is_some() {
                         s.data.computed = bytes;
                     }
-                    s.data.questions_shipped = shipped.len();
-                    s.qvectors.extend(shipped);
-                    // Every question has its vector: measuring is free, so it is done at once.
-                    if s.data
-                        .questions
-                        .iter()
-                        .all(|q| s.qvectors.contains_key(&q.text))
-                        && !s.data.has_dense_measurements()
-                    {
-                        measure_dense(s, &mut effects);
-                    }
+                    adopt_question_vectors(s, shipped, &mut effects);
                 }
                 Err(e) => {
                     s.data.vectors_origin = format!("Vecteurs refusés : {}", messages::vectors(&e))
@@ -666,15 +656,27 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
     // Question vectors in the learner's vectors file: their questions are measured without a key.
     let shipped = std::mem::take(&mut s.data.shipped_questions);
     if !shipped.is_empty() {
-        s.data.questions_shipped = shipped.len();
-        s.qvectors.extend(shipped);
-        if s.data
-            .questions
-            .iter()
-            .all(|q| s.qvectors.contains_key(&q.text))
-        {
-            measure_dense(s, effects);
-        }
+        adopt_question_vectors(s, shipped, effects);
+    }
+}
+
+/// Question vectors that came with fiche vectors (valid for exactly their texts): kept, and when
+/// every question of the catalogue has its vector, measuring is free, so it starts at once (unless
+/// the dense methods are measured already).
+fn adopt_question_vectors(
+    s: &mut State,
+    shipped: Vec<(String, Vec<f32>)>,
+    effects: &mut Vec<Effect>,
+) {
+    s.data.questions_shipped = shipped.len();
+    s.qvectors.extend(shipped);
+    if s.data
+        .questions
+        .iter()
+        .all(|q| s.qvectors.contains_key(&q.text))
+        && !s.data.has_dense_measurements()
+    {
+        measure_dense(s, effects);
     }
 }
 
