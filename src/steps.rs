@@ -39,12 +39,15 @@ mod tests {
     }
 
     /// The stepped forms pause where they say and compute exactly what the one-go forms do: a
-    /// 5,000-line catalogue parsed (a pause every 500 lines), indexed for both keyword methods
-    /// (every 256 fiches, counted over both indexes), searched the same.
+    /// 5,000-line catalogue parsed (a pause every `LINES_PER_STEP` lines), indexed for both
+    /// keyword methods (every `DOCS_PER_STEP` fiches, counted over both indexes), searched the
+    /// same.
     #[test]
     #[allow(clippy::unwrap_used)]
     fn stepped_parsing_and_indexing_equal_the_one_go_forms() {
+        use crate::data::LINES_PER_STEP;
         use crate::lab::{Lab, Method};
+        use crate::search::bm25::DOCS_PER_STEP;
         let bundled = crate::data::parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
         let (fiches, questions) = crate::data::synth::catalogue(&bundled, 5000, 40, 1);
         let text = crate::data::synth::to_jsonl(&fiches);
@@ -55,15 +58,19 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(parsed, fiches);
-        assert_eq!(lines, (1..=10).map(|i| i * 500).collect::<Vec<_>>());
+        let steps = 5000 / LINES_PER_STEP;
+        assert_eq!(
+            lines,
+            (1..=steps).map(|i| i * LINES_PER_STEP).collect::<Vec<_>>()
+        );
         let mut indexed = Vec::new();
         let stepped = run_ready(Lab::new_pausing(fiches.clone(), |d| {
             indexed.push(d);
             std::future::ready(())
         }));
-        // Every 256 fiches, then once before each index's weights.
-        assert_eq!(indexed.len(), 2 * (4999 / 256 + 1));
-        assert_eq!(indexed.first(), Some(&256));
+        // Every DOCS_PER_STEP fiches, then once before each index's weights.
+        assert_eq!(indexed.len(), 2 * (4999 / DOCS_PER_STEP + 1));
+        assert_eq!(indexed.first(), Some(&DOCS_PER_STEP));
         assert!(indexed.contains(&5000));
         assert_eq!(indexed.last(), Some(&(5000 + 5000)));
         let one_go = Lab::new(fiches);

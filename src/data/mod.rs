@@ -237,7 +237,7 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
 }
 
 /// Lines of `fiches.jsonl` parsed between two pauses of [`parse_fiches_pausing`].
-pub const LINES_PER_STEP: usize = 500;
+pub const LINES_PER_STEP: usize = 128;
 
 /// [`parse_fiches`], awaiting `pause(lines read)` after every [`LINES_PER_STEP`] lines: the page
 /// yields to its event loop there.

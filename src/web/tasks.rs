@@ -4,7 +4,7 @@
 //! it reads the state again. It never indexes the catalogue after an await.
 
 use crate::answer;
-use crate::data::intake::{utf8_text, FileKind, Selection};
+use crate::data::intake::{utf8_text, utf8_text_pausing, FileKind, Selection};
 use crate::data::vectors::VectorSet;
 use crate::data::{check_expected, parse_fiches_pausing, parse_questions, Fiche};
 use crate::fr::messages;
@@ -244,10 +244,12 @@ async fn blob_bytes(blob: &web_sys::Blob) -> Option<js_sys::Uint8Array> {
     Some(js_sys::Uint8Array::new(&buffer))
 }
 
-/// Bytes copied from JavaScript into the module 8 MB at a time, with a turn of the event loop
-/// between copies (one 81 MB copy held the thread for about 100 ms).
+/// Bytes copied from JavaScript into the module 1 MB at a time, with a turn of the event loop
+/// whenever the [`Pacer`] says (one 81 MB copy held the thread for about 100 ms; 8 MB steps still
+/// made tasks of 50-60 ms when the module's memory had to grow).
 async fn copy_in_steps(array: &js_sys::Uint8Array) -> Vec<u8> {
-    const STEP: u32 = 8 << 20;
+    const STEP: u32 = 1 << 20;
+    let pacer = Pacer::new();
     let n = array.length();
     let mut out = Vec::with_capacity(n as usize);
     let mut at = 0u32;
@@ -257,8 +259,9 @@ async fn copy_in_steps(array: &js_sys::Uint8Array) -> Vec<u8> {
         out.resize(start + (end - at) as usize, 0);
         array.subarray(at, end).copy_to(&mut out[start..]);
         at = end;
-        yield_now().await;
+        pacer.pause().await;
     }
+    pacer.turn().await;
     out
 }
 
@@ -285,9 +288,14 @@ impl Pacer {
 
     async fn pause(&self) {
         if self.due() {
-            yield_now().await;
-            self.since.set(js_sys::Date::now());
+            self.turn().await;
         }
+    }
+
+    /// A turn of the event loop now, due or not: before work that cannot pause inside.
+    async fn turn(&self) {
+        yield_now().await;
+        self.since.set(js_sys::Date::now());
     }
 }
 
@@ -729,21 +737,28 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
     let parsed = async {
         let file = |i: usize| files.get(i).ok_or_else(|| "fichier introuvable.".to_owned());
         let (f_file, q_file) = (file(selection.fiches)?, file(selection.questions)?);
-        let text = |name: String, bytes| utf8_text(&name, bytes).map_err(|e| messages::intake(&e));
-        let fiches_text = text(f_file.name(), read_file(f_file).await?)?;
-        // Checking 20 MB of UTF-8 takes about 20 ms: a turn of the event loop before going on.
-        yield_now().await;
-        let questions_text = text(q_file.name(), read_file(q_file).await?)?;
+        // Checked, parsed and indexed in steps (see `Pacer`).
+        let pacer = Pacer::new();
+        let pacer = &pacer;
+        let text = |name: String, bytes| async move {
+            utf8_text_pausing(&name, bytes, |_| pacer.pause())
+                .await
+                .map_err(|e| messages::intake(&e))
+        };
+        let fiches_text = text(f_file.name(), read_file(f_file).await?).await?;
+        let questions_text = text(q_file.name(), read_file(q_file).await?).await?;
         let (f_name, q_name) = (f_file.name(), q_file.name());
         let said = |e: crate::data::DataError| messages::data_in(&e, &f_name, &q_name);
         // Parsed and indexed in steps, with turns of the event loop between them: 50,000 fiches
         // held the page's thread for 3.7-4.9 s in one task.
-        let pacer = Pacer::new();
         let fiches = parse_fiches_pausing(&fiches_text, |_| pacer.pause())
             .await
             .map_err(said)?;
+        // The check builds a set of every id (about 10 ms at 50,000 fiches): a step of its own.
+        pacer.turn().await;
         let questions = parse_questions(&questions_text).map_err(said)?;
         check_expected(&fiches, &questions).map_err(said)?;
+        pacer.turn().await;
         let label = format!("vos données ({}, {})", f_file.name(), q_file.name());
         let mut data =
             Dataset::new_pausing(0, fiches, questions, Some(label), |_| pacer.pause()).await;
