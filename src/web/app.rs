@@ -67,8 +67,22 @@ impl App {
             return;
         };
         panels::render(&s, &mut memo);
+        let deferred = memo.take_deferred();
         drop((s, memo));
+        if deferred {
+            self.render_soon();
+        }
         self.sync_url_soon();
+    }
+
+    /// Renders again on the next turn of the event loop: a heavy view builds one part per turn
+    /// ([`panels::Memo::defer`]), and input waiting meanwhile is handled between two parts.
+    fn render_soon(self: &Rc<Self>) {
+        let app = self.clone();
+        spawn(async move {
+            tasks::yield_now().await;
+            app.render();
+        });
     }
 
     /// Writes the state into the URL on the next turn of the event loop, once for however many

@@ -34,8 +34,24 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.compared_pair(),
         &s.run_messages,
     );
+    // Built over several turns of the event loop, the first part at once: at 50,000 fiches the
+    // whole view in one task took 105-160 ms (half of it the browser's layout).
     if memo.changed("mesures", inputs) {
-        replace_children(&by_id(ids::MESURES), sections(s));
+        let ms = measured(s);
+        let mut children = part(s, &ms, 0);
+        children.extend((1..PARTS).map(|i| {
+            memo.forget(&format!("mesures-{i}"));
+            E::new("div")
+                .class("mesures-suite")
+                .attr("id", &format!("mesures-{i}"))
+                .build()
+        }));
+        replace_children(&by_id(ids::MESURES), children);
+        memo.defer();
+    } else if let Some(i) = (1..PARTS).find(|i| memo.changed(&format!("mesures-{i}"), ())) {
+        let ms = measured(s);
+        replace_children(&by_id(&format!("mesures-{i}")), part(s, &ms, i));
+        memo.defer();
     }
     let missing = s
         .data
@@ -65,20 +81,36 @@ fn section(title: &str, id: &str) -> E {
         .child(E::new("h3").text(title))
 }
 
-fn sections(s: &State) -> Vec<Element> {
-    let ms: Vec<Measurement> = s.data.measured().into_iter().cloned().collect();
+/// « Mesurer »'s view is built in this many parts, one per turn (see [`part`]).
+const PARTS: usize = 3;
+
+fn measured(s: &State) -> Vec<Measurement> {
+    s.data.measured().into_iter().cloned().collect()
+}
+
+/// Part `i` of the view: the tables and bars; the grid and the pair compared; the thresholds,
+/// imports, exports and each method's detail.
+fn part(s: &State, ms: &[Measurement], i: usize) -> Vec<Element> {
+    match i {
+        0 => vec![section(
+            "Toutes les méthodes, les mêmes questions",
+            "partie-tableaux",
+        )
+        .child(charts::comparison_tables(ms))
+        .child(charts::bars(ms))
+        .build()],
+        1 => grid_and_pair(s, ms),
+        _ => thresholds_and_exports(s, ms),
+    }
+}
+
+fn grid_and_pair(s: &State, ms: &[Measurement]) -> Vec<Element> {
     let names: Vec<&str> = ms.iter().map(|m| m.method.as_str()).collect();
-    let mut out = vec![section(
-        "Toutes les méthodes, les mêmes questions",
-        "partie-tableaux",
-    )
-    .child(charts::comparison_tables(&ms))
-    .child(charts::bars(&ms))
-    .build()];
-    let order = charts::grid_order(&ms, s.grid_sort.as_deref());
+    let mut out = Vec::new();
+    let order = charts::grid_order(ms, s.grid_sort.as_deref());
     out.push(
         section("Question par question", "partie-grille")
-            .child(charts::question_grid(&ms, &order, s.grid_limit))
+            .child(charts::question_grid(ms, &order, s.grid_limit))
             .build(),
     );
     if let Some((a, b)) = s.compared_pair() {
@@ -118,6 +150,12 @@ fn sections(s: &State) -> Vec<Element> {
                 .build(),
         );
     }
+    out
+}
+
+fn thresholds_and_exports(s: &State, ms: &[Measurement]) -> Vec<Element> {
+    let names: Vec<&str> = ms.iter().map(|m| m.method.as_str()).collect();
+    let mut out = Vec::new();
     out.push(
         section("Les questions sans réponse : un seuil de score suffit-il ?", "partie-seuils")
             .child(E::new("p").class("intro").text(

@@ -32,11 +32,27 @@ pub mod search;
 /// « Vecteurs des fiches ».
 pub mod vectors;
 
-/// What each heavy panel last rendered, as a hash of everything it reads from the state.
+/// What each heavy panel last rendered, as a hash of everything it reads from the state, and
+/// whether one put part of its rendering off to the next turn of the event loop.
 #[derive(Default)]
-pub struct Memo(HashMap<String, u64>);
+pub struct Memo(HashMap<String, u64>, bool);
 
 impl Memo {
+    /// Forgets what `panel` last rendered: its next [`Memo::changed`] is true.
+    pub fn forget(&mut self, panel: &str) {
+        self.0.remove(panel);
+    }
+
+    /// Asks for another render on the next turn, for the part of a panel not rendered yet.
+    pub fn defer(&mut self) {
+        self.1 = true;
+    }
+
+    /// Whether a render was asked for by [`Memo::defer`] (and clears the request).
+    pub fn take_deferred(&mut self) -> bool {
+        std::mem::take(&mut self.1)
+    }
+
     /// Whether `panel`'s inputs differ from its last render (and records them).
     pub fn changed(&mut self, panel: &str, inputs: impl Hash) -> bool {
         let mut h = DefaultHasher::new();
