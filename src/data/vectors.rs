@@ -61,11 +61,14 @@ where
     for (i, f) in fiches.iter().enumerate() {
         // Each text length-prefixed (8 bytes, little-endian) so that no two lists of texts collide.
         h.update((f.texte.len() as u64).to_le_bytes());
-        h.update(f.texte.as_bytes());
-        since_pause += f.texte.len();
-        if since_pause >= FINGERPRINT_STEP_BYTES {
-            since_pause = 0;
-            pause(i + 1).await;
+        // A giant fiche is hashed a step at a time too.
+        for piece in f.texte.as_bytes().chunks(FINGERPRINT_STEP_BYTES) {
+            h.update(piece);
+            since_pause += piece.len();
+            if since_pause >= FINGERPRINT_STEP_BYTES {
+                since_pause = 0;
+                pause(i + 1).await;
+            }
         }
     }
     let digest = h.finalize();

@@ -165,6 +165,33 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
     out
 }
 
+/// `text` cut into pieces of about `bytes` (more when a word is longer), each ending just after
+/// a whitespace character: no analyser's word spans whitespace, and each piece carries the
+/// character after its last word (an elision's apostrophe is never cut off). So the terms of the
+/// pieces, one after the other, are the terms of `text` (their byte spans are each piece's own).
+pub fn pieces(text: &str, bytes: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while rest.len() > bytes.max(1) {
+        let mut at = bytes.max(1);
+        while !rest.is_char_boundary(at) {
+            at += 1;
+        }
+        match rest[at..].char_indices().find(|(_, c)| c.is_whitespace()) {
+            Some((i, c)) => {
+                let end = at + i + c.len_utf8();
+                out.push(&rest[..end]);
+                rest = &rest[end..];
+            }
+            None => break,
+        }
+    }
+    if !rest.is_empty() || out.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
 fn seed_words(text: &str) -> Vec<Token> {
     runs(text, is_seed_word_char)
 }
@@ -293,6 +320,31 @@ fn french_terms(text: &str, change: Option<&StopChange>) -> Vec<Token> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The terms of a text cut by `pieces` are the terms of the whole, for every analyser, at
+    /// every piece size, over the bundled fiches and a text of elisions, apostrophes and accents.
+    #[test]
+    fn terms_of_the_pieces_are_the_terms_of_the_whole() {
+        let fiches =
+            crate::data::parse_fiches(include_str!("../../data/fiches.jsonl")).unwrap_or_default();
+        let mut texts: Vec<String> = fiches.into_iter().map(|f| f.texte).collect();
+        texts.push(
+            "L'isolant d'été jusqu'au mur ; qu\u{2019}il\tsèche\nÉTÉ  plâtre-BA13 l' eau"
+                .repeat(50),
+        );
+        texts.push(String::new());
+        for analyzer in [Analyzer::Seed, Analyzer::French] {
+            for text in &texts {
+                let whole = analyzer.terms(text);
+                for size in [1, 7, 64, 4096] {
+                    let cut = pieces(text, size);
+                    assert_eq!(cut.concat(), *text);
+                    let joined: Vec<String> = cut.iter().flat_map(|p| analyzer.terms(p)).collect();
+                    assert_eq!(joined, whole, "{size}");
+                }
+            }
+        }
+    }
 
     fn seed(text: &str) -> Vec<String> {
         Analyzer::Seed.terms(text)
