@@ -3,8 +3,10 @@
 // it. A `longtask` observer lists every main-thread task over 50 ms; the Event Timing API gives
 // each keystroke's input-to-echo time (from the key event to the next paint showing it, in 8 ms
 // steps), while a key is typed in the question box every 100 ms throughout. Then « Mesurer » is
-// opened (its first render) and reported apart. Run after `trunk build --release` and `cargo
-// build --release --bins`:  node tests/e2e/bench-responsiveness.mjs [fiches, default 50000]
+// opened (its first render) and reported apart. With `geantes` instead of a number: the hostile
+// test's 20 MB catalogue of six giant fiches (no vectors), then the time to its first result.
+// Run after `trunk build --release` and `cargo build --release --bins`:
+//   node tests/e2e/bench-responsiveness.mjs [fiches, default 50000 | geantes]
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -12,23 +14,39 @@ import { join } from 'node:path';
 import { serveDist, launch } from './harness.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
-const n = Number(process.argv[2] ?? 50000);
+const giant = process.argv[2] === 'geantes';
+const n = giant ? 6 : Number(process.argv[2] ?? 50000);
 const dir = await mkdtemp(join(tmpdir(), `bench-resp-${n}-`));
 const bin = (name) => new URL(`target/release/${name}`, ROOT).pathname;
-execFileSync(bin('catalogue'), ['--fiches', String(n), '--questions', '40', '--out', dir]);
-execFileSync(bin('vecteurs'), ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'),
-  '--questions', join(dir, 'questions.csv'), '--out', join(dir, 'fake.safetensors')], { stdio: 'ignore' });
-// The page takes only mistral-embed's vectors (1024 values, like the fake embedder's): the file's
-// header names that model, its vectors unchanged.
-const fake = await readFile(join(dir, 'fake.safetensors'));
-const headerLen = Number(fake.readBigUInt64LE(0));
-const header = JSON.parse(fake.subarray(8, 8 + headerLen).toString('utf8'));
-header.__metadata__.model = 'mistral-embed';
-let json = JSON.stringify(header);
-json += ' '.repeat((8 - (json.length % 8)) % 8);
-const len = Buffer.alloc(8);
-len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
-await writeFile(join(dir, 'v.safetensors'), Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]));
+const GIANT_QUESTION = 'plaque de plâtre pour pièce humide';
+if (giant) {
+  // As in hostile.test.mjs: six fiches of 3.3 MB of French words, just under the 20 MB limit.
+  const words = ['plâtre', 'colle', 'carrelage', 'mortier', 'béton', 'isolant', 'laine', 'plaque', 'humide', 'pièce', 'enduit', 'mur'];
+  const lines = [];
+  for (let i = 0; i < 6; i += 1) {
+    const parts = [];
+    let k = i;
+    for (let w = 0; w < 470_000; w += 1) { parts.push(words[k % words.length]); k = (k * 7 + 3) % 1000; }
+    lines.push(JSON.stringify({ id: `G-${i}`, nom: `Géante ${i}`, famille: 'essai', texte: parts.join(' ') }));
+  }
+  await writeFile(join(dir, 'fiches.jsonl'), `${lines.join('\n')}\n`);
+  await writeFile(join(dir, 'questions.csv'), `type;question;fiche_attendue\ncourante;${GIANT_QUESTION};G-1\n`);
+} else {
+  execFileSync(bin('catalogue'), ['--fiches', String(n), '--questions', '40', '--out', dir]);
+  execFileSync(bin('vecteurs'), ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'),
+    '--questions', join(dir, 'questions.csv'), '--out', join(dir, 'fake.safetensors')], { stdio: 'ignore' });
+  // The page takes only mistral-embed's vectors (1024 values, like the fake embedder's): the
+  // file's header names that model, its vectors unchanged.
+  const fake = await readFile(join(dir, 'fake.safetensors'));
+  const headerLen = Number(fake.readBigUInt64LE(0));
+  const header = JSON.parse(fake.subarray(8, 8 + headerLen).toString('utf8'));
+  header.__metadata__.model = 'mistral-embed';
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+  await writeFile(join(dir, 'v.safetensors'), Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]));
+}
 
 const server = await serveDist({ dir: process.env.DIST ?? 'dist' });
 const browser = await launch();
@@ -61,7 +79,8 @@ const typer = (async () => {
   }
 })();
 const t0 = await now();
-await page.setInputFiles('#fichiers', ['fiches.jsonl', 'questions.csv', 'v.safetensors'].map((f) => join(dir, f)));
+const files = giant ? ['fiches.jsonl', 'questions.csv'] : ['fiches.jsonl', 'questions.csv', 'v.safetensors'];
+await page.setInputFiles('#fichiers', files.map((f) => join(dir, f)));
 const count = new RegExp(`${n.toLocaleString('en').replace(/,/g, '.?')} fiches`);
 await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('#resume').textContent),
   count.source, { timeout: 300000, polling: 50 });
@@ -72,8 +91,19 @@ await page.waitForTimeout(3000);
 typing = false;
 await typer;
 const t2 = await now();
-await page.click('#onglet-mesurer');
-await page.waitForSelector('#mesures section.methode[data-methode="hybride+"]', { state: 'attached', timeout: 60000 });
+let firstResult = 0;
+if (giant) {
+  // The exercise's question, typed at once; timed to its first result (Playwright's round trips
+  // included).
+  await page.fill('#question', '');
+  const asked = await now();
+  await page.fill('#question', GIANT_QUESTION);
+  await page.locator('#colonne-mots li.resultat').first().waitFor({ timeout: 120000 });
+  firstResult = (await now()) - asked;
+} else {
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('#mesures section.methode[data-methode="hybride+"]', { state: 'attached', timeout: 60000 });
+}
 await page.waitForTimeout(300);
 const t3 = await now();
 const { longTasks, keyEvents } = await page.evaluate(() => ({ longTasks: window.longTasks, keyEvents: window.keyEvents }));
@@ -81,10 +111,12 @@ const within = (a, b) => ([s]) => s >= a && s < b;
 const at = (s) => Math.round(s - t0);
 const fmt = (xs) => (xs.length ? xs.map(([s, d]) => `${Math.round(d)} (at ${at(s)})`).join(', ') : 'none');
 const keys = keyEvents.filter(within(t0, t2)).sort((a, b) => a[1] - b[1]);
-console.log(`${n} fiches with vectors through « Vos données »: loaded after ${at(t1)} ms (times below in ms, « at » from the files' choice)`);
+const what = giant ? '6 giant fiches (20 MB, no vectors)' : `${n} fiches with vectors`;
+console.log(`${what} through « Vos données »: loaded after ${at(t1)} ms (times below in ms, « at » from the files' choice)`);
 console.log(`long tasks over 50 ms while loading and measuring (${Math.round(t2 - t0)} ms): ${fmt(longTasks.filter(within(t0, t2)))}`);
 console.log(`keystrokes typed meanwhile: ${typed}; input-to-echo over 16 ms: ${keys.length}, the slowest ${fmt(keys.slice(-5))} ms`);
-console.log(`opening « Mesurer » afterwards: long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
+const after = giant ? `their question typed afterwards: first result after ${Math.round(firstResult)} ms;` : 'opening « Mesurer » afterwards:';
+console.log(`${after} long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
 if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
 await browser.close();
 await server.close();
