@@ -183,3 +183,40 @@ test('a double click on « Mesurer les réponses » does not confirm the run', a
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('« Mesurer » is built in parts, one per turn: changes made while parts are pending end in the same view as the same changes made one at a time', async () => {
+  // Each step a click; TURN lets two turns of the event loop pass: the page's next part is built
+  // on the turn after the click's own (its timer is set after ours).
+  const steps = ['#onglet-mesurer', 'TURN', '#mesures button[data-tri="mots"]', '#onglet-chercher',
+    '#onglet-mesurer', 'TURN', '#mesures button[data-tri="mots+"]', 'TURN', '#mesures button[data-tri="mots+"]'];
+  const view = async (fast) => {
+    const { page, context, problems } = await openPage(browser, server.url);
+    if (fast) {
+      await page.evaluate(async (list) => {
+        for (const s of list) {
+          if (s === 'TURN') {
+            for (let i = 0; i < 2; i += 1) await new Promise((ok) => setTimeout(ok, 0));
+          }
+          else document.querySelector(s).click();
+        }
+      }, steps);
+    } else {
+      for (const s of steps.filter((x) => x !== 'TURN')) {
+        await page.click(s);
+        await page.waitForSelector('#partie-exports', { state: 'attached' });
+      }
+    }
+    await page.waitForSelector('#partie-exports');
+    await page.waitForTimeout(300);
+    const html = await page.evaluate(() => document.querySelector('#mesures').innerHTML);
+    assert.deepEqual(problems, []);
+    await context.close();
+    return html;
+  };
+  const fast = await view(true);
+  const slow = await view(false);
+  for (const id of ['partie-tableaux', 'partie-grille', 'partie-seuils', 'partie-exports']) {
+    assert.equal(fast.split(`id="${id}"`).length, 2, `one ${id}`);
+  }
+  assert.equal(fast, slow);
+});
