@@ -562,3 +562,27 @@ fn the_local_methods_are_measured_with_the_shipped_vectors_and_the_local_model()
         .unwrap()
         .starts_with("Méthode : sens local\n"));
 }
+
+/// `mesurer | head -3`: the reader leaves early; `mesurer` stops quietly, as Unix tools do,
+/// instead of panicking on the closed pipe.
+#[test]
+fn a_reader_that_leaves_early_ends_the_output_quietly() {
+    use std::process::Stdio;
+    let question = ["mots+", "--question", "colle carrelage", "--explain"];
+    for args in [&[][..], &["--all"][..], &question[..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mesurer"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mesurer runs");
+        // The pipe closed before `mesurer` has read its files and written a line: every write
+        // fails with a broken pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+    }
+}

@@ -93,10 +93,10 @@ fn main() {
     });
     let bandwidth = (big.len() * 8) as f64 / (bw_ms / 1000.0) / 1e9;
     drop(big);
-    println!("memory read bandwidth (one core, eight independent u64 sums over 512 MiB): {bandwidth:.1} GB/s\n");
+    rag_fiches::outln!("memory read bandwidth (one core, eight independent u64 sums over 512 MiB): {bandwidth:.1} GB/s\n");
 
-    println!("| fiches | build mots | build mots+ | query mots p50 | query mots+ p50 | dense top-10, exact f32 scan | its read bound | dense top-10, int8 + exact re-score | its read bound (int8) | exact top 10 (1,000 random questions) | vectors in memory |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    rag_fiches::outln!("| fiches | build mots | build mots+ | query mots p50 | query mots+ p50 | dense top-10, exact f32 scan | its read bound | dense top-10, int8 + exact re-score | its read bound (int8) | exact top 10 (1,000 random questions) | vectors in memory |");
+    rag_fiches::outln!("|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &sizes {
         let (fiches, questions) = synth::catalogue(&bundled, n, 40, 1);
         let build_mots = time(3, || {
@@ -172,7 +172,7 @@ fn main() {
             .count();
         drop(exact_rows);
         let bound_ms = |bytes: usize| bytes as f64 / (bandwidth * 1e9) * 1000.0;
-        println!(
+        rag_fiches::outln!(
             "| {n} | {} | {} | {} | {} | {} | {:.2} ms | {} | {:.2} ms | {:.1} % | {:.1} MB (f32: {:.1}) |",
             show(build_mots),
             show(build_plus),
@@ -212,8 +212,8 @@ fn main() {
             .map(|&m| lab.measure(m, &questions, &qv).expect("measured"))
             .collect::<Vec<_>>()
     });
-    println!("\nRRF of two top-50 lists: {}", show(fusion));
-    println!(
+    rag_fiches::outln!("\nRRF of two top-50 lists: {}", show(fusion));
+    rag_fiches::outln!(
         "full evaluation, 40 questions × 5 methods (200 fiches, vectors given): {}",
         show(eval)
     );

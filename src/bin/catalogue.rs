@@ -54,7 +54,7 @@ fn run() -> Result<(), Fail> {
         rag_fiches::data::synth::to_csv(&questions),
     )
     .map_err(|e| e.to_string())?;
-    println!("{out}: {n} fiches, {m} questions (seed {seed})");
+    rag_fiches::outln!("{out}: {n} fiches, {m} questions (seed {seed})");
     Ok(())
 }
 

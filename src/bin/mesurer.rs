@@ -163,24 +163,39 @@ fn load_fiches(path: &str) -> Result<Vec<Fiche>, String> {
 }
 
 fn print_explanation(e: &Explanation, fiche: &Fiche) {
-    println!(
+    rag_fiches::outln!(
         "    {} (longueur {} termes, moyenne {:.2}, N = {})",
-        fiche.id, e.doc_len, e.avg_len, e.n
+        fiche.id,
+        e.doc_len,
+        e.avg_len,
+        e.n
     );
-    println!(
+    rag_fiches::outln!(
         "    {:<16} {:<12} {:>4} {:>7} {:>3} {:>7} {:>9}",
-        "mot", "terme", "df", "idf", "tf", "norme", "apport"
+        "mot",
+        "terme",
+        "df",
+        "idf",
+        "tf",
+        "norme",
+        "apport"
     );
     for t in &e.terms {
-        println!(
+        rag_fiches::outln!(
             "    {:<16} {:<12} {:>4} {:>7.4} {:>3} {:>7.4} {:>9.4}",
-            t.word, t.term, t.df, t.idf, t.tf, t.norm, t.contribution
+            t.word,
+            t.term,
+            t.df,
+            t.idf,
+            t.tf,
+            t.norm,
+            t.contribution
         );
     }
     if !e.dropped.is_empty() {
-        println!("    ignorés : {}", e.dropped.join(", "));
+        rag_fiches::outln!("    ignorés : {}", e.dropped.join(", "));
     }
-    println!("    total = {:.4}", e.score);
+    rag_fiches::outln!("    total = {:.4}", e.score);
 }
 
 /// Loads the local encoder's fiche vectors and model, and embeds `texts` with it.
@@ -246,15 +261,15 @@ fn run() -> Result<(), Fail> {
             )?
         };
         let vector = qv.get(question.as_str()).map(Vec::as_slice);
-        println!("Méthode : {}", args.method.name());
-        println!("Question : {question}");
+        rag_fiches::outln!("Méthode : {}", args.method.name());
+        rag_fiches::outln!("Question : {question}");
         let keyword = match args.method {
             Method::Keyword(k) => Some(k),
             _ => None,
         };
         if let (true, Some(k)) = (args.explain, keyword) {
-            println!("{FORMULA}");
-            println!(
+            rag_fiches::outln!("{FORMULA}");
+            rag_fiches::outln!(
                 "k1 = 1.5 ; b = 0.75 ; analyse : {}",
                 k.analyzer().describe()
             );
@@ -269,14 +284,14 @@ fn run() -> Result<(), Fail> {
                 Some(d) => show_score(r.score, Some(d)),
                 None => format!("{:.5}", r.score),
             };
-            println!("{:>2}. {}  {score:>8}  {}", i + 1, fiche.id, fiche.nom);
+            rag_fiches::outln!("{:>2}. {}  {score:>8}  {}", i + 1, fiche.id, fiche.nom);
             if !args.explain {
                 continue;
             }
             match args.method {
                 Method::Keyword(k) => print_explanation(&lab.explain(k, question, r.doc), fiche),
                 Method::Sens | Method::SensLocal => {
-                    println!("    cosinus des deux vecteurs : {:.4}", r.score)
+                    rag_fiches::outln!("    cosinus des deux vecteurs : {:.4}", r.score)
                 }
                 Method::Hybride(_) | Method::HybrideLocal => {
                     let e = lab
@@ -296,9 +311,9 @@ fn run() -> Result<(), Fail> {
                             format!("rang {r} : 1/(60 + {r}) = {:.5}", 1.0 / (60.0 + r as f64))
                         })
                     };
-                    println!("    {} : {}", k_name(k), part(e.keyword_rank));
-                    println!("    {dense} : {}", part(e.dense_rank));
-                    println!("    total = {:.5}", e.points);
+                    rag_fiches::outln!("    {} : {}", k_name(k), part(e.keyword_rank));
+                    rag_fiches::outln!("    {dense} : {}", part(e.dense_rank));
+                    rag_fiches::outln!("    total = {:.5}", e.points);
                 }
             }
         }
@@ -308,7 +323,7 @@ fn run() -> Result<(), Fail> {
         parse_questions(&read(&args.questions)?).map_err(|e| format!("{}: {e}", args.questions))?;
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
     if !args.keep.is_empty() || !args.drop.is_empty() {
-        print!("{}", ablation(&lab, &questions, &args.keep, &args.drop));
+        rag_fiches::out!("{}", ablation(&lab, &questions, &args.keep, &args.drop));
         return Ok(());
     }
     let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
@@ -401,11 +416,11 @@ fn run() -> Result<(), Fail> {
         } else {
             serde_json::to_string_pretty(&measurements[0]).map_err(|e| e.to_string())?
         };
-        println!("{text}");
+        rag_fiches::outln!("{text}");
     } else if compared {
-        print!("{}{skipped}", comparison(&measurements));
+        rag_fiches::out!("{}{skipped}", comparison(&measurements));
     } else {
-        print!("{}", measurements[0].seed_report());
+        rag_fiches::out!("{}", measurements[0].seed_report());
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ const USAGE: &str =
 fn verify() -> Result<ExitCode, Fail> {
     let report = rag_fiches::cli::verify_key()?;
     for line in &report.lines {
-        println!("{line}");
+        rag_fiches::outln!("{line}");
     }
     Ok(if report.accepted {
         ExitCode::SUCCESS
@@ -166,7 +166,7 @@ fn run() -> Result<ExitCode, Fail> {
             )
         }
     };
-    println!(
+    rag_fiches::outln!(
         "{out}: {} fiche vectors and {} question vectors of {} dims, {} bytes, {}{paid}",
         set.len(),
         set.questions.len(),

@@ -415,6 +415,34 @@ impl From<&str> for Fail {
     }
 }
 
+/// Writes `args` to standard output. A reader that has left (`mesurer | head`) ends the program
+/// quietly with success, as Unix tools do; any other failure to write ends it with status 2.
+/// `println!` would panic on the closed pipe.
+pub fn write_out(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("cannot write to standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// `print!` for the terminal fronts, through [`write_out`].
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => { $crate::cli::write_out(format_args!($($t)*)) };
+}
+
+/// `println!` for the terminal fronts, through [`write_out`].
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::cli::write_out(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::cli::write_out(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 /// The terminal fronts' exit: success; `--help` prints the usage; a usage error prints the
 /// message and the usage; any other error prints the message and a one-line hint; both exit with
 /// status 2, never a panic.
@@ -422,7 +450,7 @@ pub fn finish(name: &str, usage: &str, result: Result<(), Fail>) -> std::process
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(Fail::Help) => {
-            println!("{usage}");
+            crate::outln!("{usage}");
             std::process::ExitCode::SUCCESS
         }
         Err(Fail::Usage(e)) => {
