@@ -540,10 +540,12 @@ fn the_int8_scan_with_exact_rescoring_gives_the_exact_top_lists() {
     assert_eq!(dense::search_with(&read, &q, 20, 1).unwrap().len(), 20);
 }
 
-/// A vectors file read in steps (the page yields between them) pauses after every 512 rows, says
-/// how far it is, and reads exactly what the one-go reader reads.
+/// A vectors file read in steps (the page yields between them) pauses after each of its header's
+/// three readings and after every `ROWS_PER_STEP` rows, says how far it is, and reads exactly what
+/// the one-go reader reads.
 #[test]
-fn reading_in_steps_pauses_every_512_rows_and_reads_the_same_set() {
+fn reading_in_steps_pauses_every_step_of_rows_and_reads_the_same_set() {
+    use rag_fiches::data::vectors::ROWS_PER_STEP;
     let bundled = fiches();
     let (fiches, _) = rag_fiches::data::synth::catalogue(&bundled, 1300, 0, 3);
     let mut s = 42u64;
@@ -575,5 +577,9 @@ fn reading_in_steps_pauses_every_512_rows_and_reads_the_same_set() {
         read
     };
     assert_eq!(read.unwrap(), VectorSet::from_safetensors(&bytes).unwrap());
-    assert_eq!(seen, vec![39, 78]);
+    let rows: Vec<u8> = (1..=1300 / ROWS_PER_STEP)
+        .map(|i| (i * ROWS_PER_STEP * 100 / 1300) as u8)
+        .collect();
+    assert_eq!(seen, [vec![0, 0, 0], rows].concat());
+    assert_eq!(seen.len(), 3 + 5);
 }
