@@ -134,10 +134,10 @@ pub fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, IntakeError> {
 /// Bytes checked between two pauses of [`utf8_text_pausing`].
 pub const UTF8_STEP_BYTES: usize = 1 << 20;
 
-/// [`utf8_text`] in steps of [`UTF8_STEP_BYTES`], awaiting `pause` between them: checking 20 MB
-/// of French text held the page's thread for about 55 ms in one task. The text is copied into its
-/// `String` step by step (safe code cannot skip the second check of `String::from_utf8`); bytes
-/// that are not UTF-8 are reported like [`utf8_text`] does.
+/// [`utf8_text`] in steps of [`UTF8_STEP_BYTES`], awaiting `pause` between them, so that 20 MB of
+/// fiches are not checked in one task of the page's thread. The text is copied into its `String`
+/// step by step (safe code cannot skip the second check of `String::from_utf8`); bytes that are
+/// not UTF-8 are reported like [`utf8_text`] does.
 pub async fn utf8_text_pausing<F, Fut>(
     name: &str,
     bytes: Vec<u8>,
@@ -150,20 +150,18 @@ where
     let mut text = String::with_capacity(bytes.len());
     let mut at = 0;
     while at < bytes.len() {
-        let end = bytes.len().min(at + UTF8_STEP_BYTES);
+        let mut end = bytes.len().min(at + UTF8_STEP_BYTES);
+        // A character cut by the step's end goes to the next step: back over its continuation
+        // bytes (at most three in UTF-8; more means the bytes are not UTF-8, found below).
+        let floor = end.saturating_sub(3).max(at + 1);
+        while end < bytes.len() && end > floor && bytes[end] & 0xC0 == 0x80 {
+            end -= 1;
+        }
         match std::str::from_utf8(&bytes[at..end]) {
-            Ok(s) => {
-                text.push_str(s);
-                at = end;
-            }
-            // A character cut by the step's end: the step stops before it, the next one has it.
-            Err(e) if e.error_len().is_none() && end < bytes.len() && e.valid_up_to() > 0 => {
-                let valid = e.valid_up_to();
-                text.push_str(std::str::from_utf8(&bytes[at..at + valid]).unwrap_or_default());
-                at += valid;
-            }
+            Ok(s) => text.push_str(s),
             Err(_) => return utf8_text(name, bytes),
         }
+        at = end;
         pause(at).await;
     }
     Ok(text)
