@@ -51,7 +51,9 @@ pub fn render(s: &State, memo: &mut Memo) {
     } else if let Some(i) = (1..PARTS).find(|i| memo.changed(&format!("mesures-{i}"), ())) {
         let ms = measured(s);
         replace_children(&by_id(&format!("mesures-{i}")), part(s, &ms, i));
-        memo.defer();
+        if i + 1 < PARTS {
+            memo.defer();
+        }
     }
     let missing = s
         .data
