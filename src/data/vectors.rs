@@ -576,7 +576,8 @@ impl VectorSet {
             reason: e.to_string(),
         };
         // The header is JSON read three times (its metadata, the ids in it, the tensors): 50,000
-        // ids made one step of about 45 ms, so each reading is a step of its own.
+        // ids made one step of 45 ms in a build without `wasm-opt`, so each reading is a step of
+        // its own.
         let (_, header) = SafeTensors::read_metadata(bytes).map_err(unreadable)?;
         pause(0).await;
         let meta = header.metadata().clone().unwrap_or_default();

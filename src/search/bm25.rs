@@ -51,7 +51,7 @@ pub struct Hit {
 }
 
 /// Fiches indexed between two pauses of [`Bm25Index::build_pausing`]: a pause that is not due
-/// costs a clock read, and 256 fiches under `mots+` made a step of up to 35 ms in the page.
+/// costs a clock read, and steps of 256 fiches were the longest in the page (28-30 ms).
 pub const DOCS_PER_STEP: usize = 64;
 
 /// Text analysed between two pauses of [`Bm25Index::build_pausing`] within one fiche.

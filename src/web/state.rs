@@ -80,7 +80,7 @@ impl Dataset {
         // Known from the start: the cache key of the vectors, and the check of every vectors file.
         lab.fingerprint_pausing(&mut pause).await;
         // The lookup of fiches by id, built now rather than inside the first render that needs
-        // it (« Mesurer »'s answer estimate: about 10 ms at 50,000 fiches).
+        // it (« Mesurer »'s answer estimate, at 50,000 fiches).
         pause(lab.fiches().len()).await;
         lab.doc_of("");
         let mut measurements = Vec::new();

@@ -245,8 +245,8 @@ async fn blob_bytes(blob: &web_sys::Blob) -> Option<js_sys::Uint8Array> {
 }
 
 /// Bytes copied from JavaScript into the module 1 MB at a time, with a turn of the event loop
-/// whenever the [`Pacer`] says (one 81 MB copy held the thread for about 100 ms; 8 MB steps still
-/// made tasks of 50-60 ms when the module's memory had to grow).
+/// whenever the [`Pacer`] says (one 81 MB copy held the thread for about 100 ms; an 8 MB step made
+/// a task of 59 ms in a build without `wasm-opt`).
 async fn copy_in_steps(array: &js_sys::Uint8Array) -> Vec<u8> {
     const STEP: u32 = 1 << 20;
     let pacer = Pacer::new();
@@ -301,8 +301,8 @@ impl Pacer {
 
 /// Resolves on the next turn of the event loop: by `scheduler.yield()` where the browser has it
 /// (Chromium 129 and later: input and rendering go first, then this task goes on before other
-/// waiting tasks), by a zero timeout otherwise (nested timeouts wait at least 4 ms each: a load
-/// of 50,000 fiches took a second longer in steps).
+/// waiting tasks), by a zero timeout otherwise (nested timeouts wait at least 4 ms each: in steps
+/// that short, a load of 50,000 fiches took 7.3-8.2 s, 6.5-7.1 s with `scheduler.yield()`).
 pub async fn yield_now() {
     use wasm_bindgen::{JsCast, JsValue};
     let scheduler = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("scheduler"))
@@ -787,7 +787,8 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         let fiches = parse_fiches_pausing(&fiches_text, |_| pacer.pause())
             .await
             .map_err(said)?;
-        // The check builds a set of every id (about 10 ms at 50,000 fiches): a step of its own.
+        // The check builds a set of every id (20 ms at 50,000 fiches in a build without
+        // `wasm-opt`): a step of its own.
         pacer.turn().await;
         let questions = parse_questions(&questions_text).map_err(said)?;
         check_expected(&fiches, &questions).map_err(said)?;
