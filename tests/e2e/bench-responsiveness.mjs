@@ -11,26 +11,18 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch } from './harness.mjs';
+import { serveDist, launch, giantCatalogue, GIANT_QUESTION } from './harness.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const giant = process.argv[2] === 'geantes';
 const n = giant ? 6 : Number(process.argv[2] ?? 50000);
 const dir = await mkdtemp(join(tmpdir(), `bench-resp-${n}-`));
 const bin = (name) => new URL(`target/release/${name}`, ROOT).pathname;
-const GIANT_QUESTION = 'plaque de plâtre pour pièce humide';
 if (giant) {
-  // As in hostile.test.mjs: six fiches of 3.3 MB of French words, just under the 20 MB limit.
-  const words = ['plâtre', 'colle', 'carrelage', 'mortier', 'béton', 'isolant', 'laine', 'plaque', 'humide', 'pièce', 'enduit', 'mur'];
-  const lines = [];
-  for (let i = 0; i < 6; i += 1) {
-    const parts = [];
-    let k = i;
-    for (let w = 0; w < 470_000; w += 1) { parts.push(words[k % words.length]); k = (k * 7 + 3) % 1000; }
-    lines.push(JSON.stringify({ id: `G-${i}`, nom: `Géante ${i}`, famille: 'essai', texte: parts.join(' ') }));
-  }
-  await writeFile(join(dir, 'fiches.jsonl'), `${lines.join('\n')}\n`);
-  await writeFile(join(dir, 'questions.csv'), `type;question;fiche_attendue\ncourante;${GIANT_QUESTION};G-1\n`);
+  // The hostile test's catalogue (harness.mjs).
+  const { fiches, questions } = giantCatalogue();
+  await writeFile(join(dir, 'fiches.jsonl'), fiches);
+  await writeFile(join(dir, 'questions.csv'), questions);
 } else {
   execFileSync(bin('catalogue'), ['--fiches', String(n), '--questions', '40', '--out', dir]);
   execFileSync(bin('vecteurs'), ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'),

@@ -178,3 +178,21 @@ export function suite(use, { dir = 'dist', mock = false } = {}) {
 
 /** A figure cell's value as ranked (its first text), without the pessimistic one beside it. */
 export const ranked = (cell) => cell.evaluate((td) => td.firstChild.textContent);
+
+/** The hostile catalogue: six fiches of 3.3 MB of French words (a 20 MB `fiches.jsonl`, just
+ *  under the page's limit) and one question on them, as file contents. */
+export const GIANT_QUESTION = 'plaque de plâtre pour pièce humide';
+export function giantCatalogue() {
+  const words = ['plâtre', 'colle', 'carrelage', 'mortier', 'béton', 'isolant', 'laine', 'plaque', 'humide', 'pièce', 'enduit', 'mur'];
+  const lines = [];
+  for (let i = 0; i < 6; i += 1) {
+    const parts = [];
+    let k = i;
+    for (let n = 0; n < 470_000; n += 1) { parts.push(words[k % words.length]); k = (k * 7 + 3) % 1000; }
+    lines.push(JSON.stringify({ id: `G-${i}`, nom: `Géante ${i}`, famille: 'essai', texte: parts.join(' ') }));
+  }
+  return {
+    fiches: Buffer.from(`${lines.join('\n')}\n`),
+    questions: Buffer.from(`type;question;fiche_attendue\ncourante;${GIANT_QUESTION};G-1\n`),
+  };
+}

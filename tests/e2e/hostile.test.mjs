@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch, openPage, MOCK_PORT, enterKey, settings, serveWithVectors } from './harness.mjs';
+import { serveDist, launch, openPage, MOCK_PORT, enterKey, settings, serveWithVectors, giantCatalogue } from './harness.mjs';
 import { startMock } from './mock-mistral.mjs';
 
 const KEY = 'cle-hostile-7';
@@ -226,17 +226,8 @@ test('76,000 questions (a 2 MB file, within the limits) load, measure and show a
 
 test('a 20 MB catalogue of six giant fiches (within the limits) loads and searches: results show excerpts, the request sent is cut, the tab lives', async () => {
   // Six fiches of 3.3 MB of French words, and one question: just under the page's 20 MB limit.
-  const words = ['plâtre', 'colle', 'carrelage', 'mortier', 'béton', 'isolant', 'laine', 'plaque', 'humide', 'pièce', 'enduit', 'mur'];
-  const lines = [];
-  for (let i = 0; i < 6; i += 1) {
-    const parts = [];
-    let k = i;
-    for (let n = 0; n < 470_000; n += 1) { parts.push(words[k % words.length]); k = (k * 7 + 3) % 1000; }
-    lines.push(JSON.stringify({ id: `G-${i}`, nom: `Géante ${i}`, famille: 'essai', texte: parts.join(' ') }));
-  }
-  const fiches = Buffer.from(`${lines.join('\n')}\n`);
+  const { fiches, questions: csv } = giantCatalogue();
   assert.ok(fiches.length > 20_000_000 && fiches.length <= 20 << 20, `${fiches.length} bytes`);
-  const csv = Buffer.from('type;question;fiche_attendue\ncourante;plaque de plâtre pour pièce humide;G-1\n');
   const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
   const { page, context, problems } = await openPage(browser, server.url);
   let crashed = false;
