@@ -6,6 +6,7 @@ use crate::data::intake::IntakeError;
 use crate::data::npy::NpyError;
 use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
 use crate::data::{DataError, JsonProblem, JsonType, QuestionKind};
+use crate::encoder::ModelError;
 use crate::lab::SearchError;
 use crate::measure::run::{RunError, RunProblem, MAX_PER_QUESTION};
 use crate::mistral::{ApiError, KeyError, WaitReason};
@@ -100,6 +101,25 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
         DataError::UnknownExpected { line, id } => format!(
             "{questions}, ligne {line} : la fiche attendue « {id} » n'est pas dans vos fiches."
         ),
+    }
+}
+
+/// Why the local encoder's model file was refused (the format's own words, when it has some, in
+/// parentheses).
+pub fn model(e: &ModelError) -> String {
+    match e {
+        ModelError::Format(why) => format!(
+            "ce n'est pas un fichier de modèle lisible, tronqué ou d'un autre format ({why})"
+        ),
+        ModelError::Missing(name) => {
+            format!("il manque le tenseur « {name} » : le fichier est incomplet")
+        }
+        ModelError::Shape {
+            name,
+            expected,
+            found,
+        } => format!("le tenseur « {name} » est {found} au lieu de {expected}"),
+        ModelError::Tokenizer(why) => format!("son découpage en mots est illisible ({why})"),
     }
 }
 
@@ -384,6 +404,28 @@ mod tests {
         assert_eq!(
             run(&errors[4], "bm25.txt"),
             "bm25.txt, ligne 3 : le score « 2,5 » n'est pas un nombre (point décimal, pas de virgule). Rien n'a été mesuré."
+        );
+    }
+
+    #[test]
+    fn every_model_error_variant_has_a_french_clause() {
+        let all = [
+            ModelError::Format("x".into()),
+            ModelError::Missing("proj/w".into()),
+            ModelError::Shape {
+                name: "proj/w".into(),
+                expected: "F32 [512, 768]".into(),
+                found: "F16 [512, 768]".into(),
+            },
+            ModelError::Tokenizer(crate::encoder::spm::SpmError::Truncated),
+        ];
+        for e in &all {
+            // A clause the page ends itself (« Le modèle local est refusé : … . »).
+            assert_french(&format!("{}.", model(e)));
+        }
+        assert_eq!(
+            model(&all[1]),
+            "il manque le tenseur « proj/w » : le fichier est incomplet"
         );
     }
 
