@@ -32,6 +32,8 @@ step "format and lints (native and wasm32)"
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked --target wasm32-unknown-unknown --lib --tests -- -D warnings
+# The local encoder's Web Worker, built without the page (as Trunk builds it).
+cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --lib --bin encodeur -- -D warnings
 
 step "ring 1: native cargo test"
 cargo test --locked

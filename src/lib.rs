@@ -27,6 +27,8 @@
 //! - [`cli`]: the terminal's embedders and its blocking HTTP client for Mistral (native only).
 //! - `web` (wasm32 only): the page, as state → view: one `State` changed by `update(Msg)`, one
 //!   module per panel, async tasks tagged with the catalogue's epoch.
+//! - `worker` (wasm32 only): the local encoder's Web Worker, which owns the model and embeds off
+//!   the page's thread ([`encoder::protocol`]: its messages and queue).
 //!
 //! # Glossary
 //!
@@ -52,5 +54,7 @@ pub mod measure;
 pub mod mistral;
 pub mod search;
 pub mod steps;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
 pub mod web;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;

@@ -141,14 +141,7 @@ impl App {
             } => spawn(tasks::measure(app, seq, epoch, methods, vectors)),
             Effect::ReadRuns { epoch, files } => spawn(tasks::read_runs(app, epoch, files)),
             Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
-            Effect::EmbedLocalFiches {
-                epoch,
-                model,
-                fiches,
-                questions,
-            } => spawn(tasks::embed_local_fiches(
-                app, epoch, model, fiches, questions,
-            )),
+            Effect::Encoder(request) => super::encoder::send(&app, &request, None),
             Effect::SaveJournal(text) => spawn(async move {
                 store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;
             }),

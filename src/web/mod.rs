@@ -6,6 +6,8 @@ pub mod api;
 pub mod app;
 /// Element builders that only ever insert text.
 pub mod dom;
+/// The local encoder's Web Worker, from the page's side.
+pub mod encoder;
 /// DOM events by delegation, each turned into a message.
 pub mod events;
 /// Element ids, as constants checked at start-up.

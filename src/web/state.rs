@@ -125,15 +125,14 @@ pub enum LocalModel {
     #[default]
     Idle,
     /// Bytes received, of how many (when the server says).
-    Fetching {
-        done: u64,
-        total: Option<u64>,
-    },
+    Fetching { done: u64, total: Option<u64> },
     /// Read from the browser's cache or the network, being prepared.
     /// Being prepared: the percentage done.
     Preparing(u8),
-    Ready(std::rc::Rc<crate::encoder::Model>),
-    /// Why it cannot be used here (not built for this site, network, damaged file).
+    /// Ready in its Web Worker ([`super::encoder`]).
+    Ready,
+    /// Why it cannot be used here (not built for this site, network, damaged file, its worker
+    /// stopped).
     Unavailable(String),
 }
 
@@ -141,7 +140,7 @@ impl LocalModel {
     /// What the learner reads while a local method waits for the model.
     pub fn status(&self) -> Option<String> {
         match self {
-            LocalModel::Idle | LocalModel::Ready(_) => None,
+            LocalModel::Idle | LocalModel::Ready => None,
             LocalModel::Fetching { done, total } => Some(match total {
                 Some(t) => format!(
                     "Chargement du modèle local (une seule fois, gardé ensuite dans ce navigateur) : {} Mo sur {} Mo…",
@@ -164,7 +163,7 @@ impl LocalModel {
             LocalModel::Idle => (0, 0),
             LocalModel::Fetching { done, .. } => (1, *done),
             LocalModel::Preparing(p) => (2, u64::from(*p)),
-            LocalModel::Ready(_) => (3, 0),
+            LocalModel::Ready => (3, 0),
             LocalModel::Unavailable(_) => (4, 0),
         }
     }
@@ -354,6 +353,10 @@ pub struct State {
     pub local_fiches: Option<(u64, usize, usize)>,
     /// Why computing them failed, for the catalogue of that epoch: not retried for it.
     pub local_fiches_error: Option<(u64, String)>,
+    /// The questions sent to the worker after the fiches of `local_fiches`, in order.
+    pub local_sent_questions: Vec<String>,
+    /// The question last sent to the worker alone: not sent again while it is in the box.
+    pub local_asked: Option<String>,
     /// Measurements under way, in steps (see [`Measuring`]).
     pub measuring: Vec<Measuring>,
     /// Numbers the measurement requests; by method, the last one asked: an older result that
@@ -420,6 +423,8 @@ impl State {
             local_qvectors: QuestionVectors::new(),
             local_fiches: None,
             local_fiches_error: None,
+            local_sent_questions: Vec::new(),
+            local_asked: None,
             measuring: Vec::new(),
             measure_seq: 0,
             measure_latest: HashMap::new(),
@@ -455,12 +460,16 @@ impl State {
     }
 
     /// Whether the local encoder should embed the question in the box: a local method is shown,
-    /// the fiches have local vectors, and the question's is not known yet.
+    /// the fiches have local vectors (or they are being computed), and the question's is not
+    /// known yet.
     pub fn wants_local_vector(&self) -> bool {
         self.shown
             .iter()
             .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
-            && self.data.lab.local_vectors().is_some()
+            && (self.data.lab.local_vectors().is_some()
+                || self
+                    .local_fiches
+                    .is_some_and(|(e, _, _)| e == self.data.epoch))
             && !self.question.trim().is_empty()
             && !self.local_qvectors.contains_key(&self.question)
     }
@@ -659,23 +668,25 @@ pub enum Msg {
         epoch: u64,
         done: usize,
     },
-    /// The local encoder's vectors of the learner's catalogue, and of its questions.
-    LocalFichesEmbedded {
+    /// The local encoder's vectors of the learner's catalogue's fiches, then of its questions
+    /// ([`State::local_sent_questions`]), in the order sent.
+    LocalTextsEmbedded {
         epoch: u64,
-        set: Box<VectorSet>,
-        questions: Vec<(String, Vec<f32>)>,
+        vectors: Vec<Vec<f32>>,
     },
-    /// Computing them failed (the message says why).
-    LocalFichesFailed {
-        epoch: u64,
-        message: String,
+    /// The local encoder's vector of a question.
+    LocalQuestionEmbedded {
+        question: String,
+        vector: Vec<f32>,
     },
+    /// The local encoder's worker stopped (why, in the browser's words).
+    LocalWorkerDied(String),
     LocalModelProgress {
         done: u64,
         total: Option<u64>,
     },
     LocalModelPreparing(u8),
-    LocalModelReady(std::rc::Rc<crate::encoder::Model>),
+    LocalModelReady,
     LocalModelFailed(String),
     ExportRequested(String),
     AnswerMethodChosen(Method),
@@ -818,15 +829,8 @@ pub enum Effect {
     SaveJournal(String),
     /// Fetches (or reads from the cache) and prepares the local encoder.
     LoadLocalModel,
-    /// Embeds a question with the local encoder.
-    /// Embeds the learner's fiches and questions with the local encoder, for the catalogue of
-    /// `epoch`.
-    EmbedLocalFiches {
-        epoch: u64,
-        model: std::rc::Rc<crate::encoder::Model>,
-        fiches: Vec<crate::data::Fiche>,
-        questions: Vec<String>,
-    },
+    /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
+    Encoder(crate::encoder::protocol::Request),
     /// Measures `methods` on the questions of the catalogue of `epoch`, in steps.
     Measure {
         seq: u64,

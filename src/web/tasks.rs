@@ -183,86 +183,39 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
 const LOCAL_MODEL: &str = "data/modele-local.safetensors";
 
 /// The local encoder: from this browser's cache, else fetched once with its progress shown (it is
-/// large: its size is said), kept in the cache, then prepared. No step holds the page's thread
-/// for long: the download stays in JavaScript chunks, is cached as a Blob (the browser writes it,
-/// not our thread), is copied into the module 8 MB at a time, and is prepared in steps.
+/// large: its size is said) and kept in the cache; then handed to its Web Worker as a Blob, which
+/// reads and prepares it off the page's thread ([`super::encoder`]).
 pub async fn load_local_model(app: Shared) {
-    let bytes = match local_model_bytes(&app).await {
-        Ok(b) => b,
-        Err(why) => {
-            app.dispatch(Msg::LocalModelFailed(why));
-            return;
+    match local_model_blob(&app).await {
+        Ok(blob) => {
+            app.dispatch(Msg::LocalModelPreparing(0));
+            super::encoder::send(
+                &app,
+                &crate::encoder::protocol::Request::Prepare,
+                Some(&blob),
+            );
         }
-    };
-    // Prepared in bounded steps with a turn of the event loop between them: the page stays
-    // responsive and shows the percentage (each change is one message, about twenty in all).
-    let shown = std::cell::Cell::new(u8::MAX);
-    let prepared = crate::encoder::Model::from_safetensors_pausing(&bytes, |percent| {
-        if shown.replace(percent) != percent {
-            app.dispatch(Msg::LocalModelPreparing(percent));
-        }
-        yield_now()
-    })
-    .await;
-    match prepared {
-        Ok(model) => app.dispatch(Msg::LocalModelReady(std::rc::Rc::new(model))),
-        Err(e) => app.dispatch(Msg::LocalModelFailed(format!(
-            "Le modèle local est refusé ({e}) : sens local ne peut pas plonger de nouvelle question."
-        ))),
+        Err(why) => app.dispatch(Msg::LocalModelFailed(why)),
     }
 }
 
-/// The model file's bytes: from the cache (a Blob; a Uint8Array from an earlier version), else
-/// fetched and cached.
-async fn local_model_bytes(app: &Shared) -> Result<Vec<u8>, String> {
+/// The model file: from the cache (a Blob; a Uint8Array from an earlier version), else fetched
+/// and cached.
+async fn local_model_blob(app: &Shared) -> Result<web_sys::Blob, String> {
     use wasm_bindgen::JsCast;
-    let cached = store::get(store::MODEL, LOCAL_MODEL).await;
-    let array = match cached {
-        Some(v) if v.is_instance_of::<web_sys::Blob>() => blob_bytes(&v.unchecked_into()).await,
-        Some(v) if v.is_instance_of::<js_sys::Uint8Array>() => Some(v.unchecked_into()),
-        _ => None,
-    };
-    let array = match array {
-        Some(a) => a,
-        None => {
+    match store::get(store::MODEL, LOCAL_MODEL).await {
+        Some(v) if v.is_instance_of::<web_sys::Blob>() => Ok(v.unchecked_into()),
+        Some(v) if v.is_instance_of::<js_sys::Uint8Array>() => {
+            let parts = js_sys::Array::of1(&v);
+            web_sys::Blob::new_with_u8_array_sequence(&parts)
+                .map_err(|_| "Le modèle local gardé en cache n'a pas pu être relu.".to_owned())
+        }
+        _ => {
             let blob = fetch_with_progress(app, LOCAL_MODEL).await?;
             store::put(store::MODEL, LOCAL_MODEL, &blob).await;
-            blob_bytes(&blob).await.ok_or_else(|| {
-                "Le modèle local n'a pas pu être lu après son chargement.".to_owned()
-            })?
+            Ok(blob)
         }
-    };
-    app.dispatch(Msg::LocalModelPreparing(0));
-    Ok(copy_in_steps(&array).await)
-}
-
-/// A Blob's bytes (read by the browser, off this thread).
-async fn blob_bytes(blob: &web_sys::Blob) -> Option<js_sys::Uint8Array> {
-    let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
-        .await
-        .ok()?;
-    Some(js_sys::Uint8Array::new(&buffer))
-}
-
-/// Bytes copied from JavaScript into the module 1 MB at a time, with a turn of the event loop
-/// whenever the [`Pacer`] says (one 81 MB copy held the thread for about 100 ms; an 8 MB step made
-/// a task of 59 ms in a build without `wasm-opt`).
-async fn copy_in_steps(array: &js_sys::Uint8Array) -> Vec<u8> {
-    const STEP: u32 = 1 << 20;
-    let pacer = Pacer::new();
-    let n = array.length();
-    let mut out = Vec::with_capacity(n as usize);
-    let mut at = 0u32;
-    while at < n {
-        let end = n.min(at + STEP);
-        let start = out.len();
-        out.resize(start + (end - at) as usize, 0);
-        array.subarray(at, end).copy_to(&mut out[start..]);
-        at = end;
-        pacer.pause().await;
     }
-    pacer.turn().await;
-    out
 }
 
 /// The pause the stepped computations await (`steps`): a turn of the event loop once
@@ -387,58 +340,6 @@ async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_sys::Blob, 
     }
     web_sys::Blob::new_with_u8_array_sequence(&chunks)
         .map_err(|_| "Le modèle local n'a pas pu être assemblé après son chargement.".to_owned())
-}
-
-/// Embeds the learner's fiches, then their questions, with the local encoder, with a turn of the
-/// event loop as soon as 8 ms of work have passed (a fiche of the exercise takes about 40 ms in
-/// the page: one fiche per turn, so no task reaches 50 ms unless one text does), showing the
-/// count, for the catalogue of `epoch`: it stops as soon as another catalogue is loaded.
-pub async fn embed_local_fiches(
-    app: Shared,
-    epoch: u64,
-    model: std::rc::Rc<crate::encoder::Model>,
-    fiches: Vec<Fiche>,
-    questions: Vec<String>,
-) {
-    const SLICE_MS: f64 = 8.0;
-    let mut rows = Vec::with_capacity(fiches.len());
-    let mut qvectors = Vec::with_capacity(questions.len());
-    let texts = fiches
-        .iter()
-        .map(|f| f.texte.as_str())
-        .chain(questions.iter().map(String::as_str));
-    let mut slice = js_sys::Date::now();
-    let mut shown = slice;
-    for (i, text) in texts.enumerate() {
-        let vector = model.embed(text);
-        match i.checked_sub(fiches.len()) {
-            None => rows.push(vector),
-            Some(q) => qvectors.push((questions[q].clone(), vector)),
-        }
-        if js_sys::Date::now() - slice >= SLICE_MS {
-            // The count is redrawn four times a second, not after every fiche.
-            if js_sys::Date::now() - shown >= 250.0 {
-                app.dispatch(Msg::LocalFichesProgress { epoch, done: i + 1 });
-                shown = js_sys::Date::now();
-            }
-            yield_now().await;
-            if !app.is_current(epoch) {
-                return;
-            }
-            slice = js_sys::Date::now();
-        }
-    }
-    match VectorSet::new(crate::encoder::MODEL, &fiches, rows) {
-        Ok(set) => app.dispatch(Msg::LocalFichesEmbedded {
-            epoch,
-            set: Box::new(set),
-            questions: qvectors,
-        }),
-        Err(e) => app.dispatch(Msg::LocalFichesFailed {
-            epoch,
-            message: messages::vectors(&e),
-        }),
-    }
 }
 
 /// Embeds the question in the box, after a pause in typing; the cache first.

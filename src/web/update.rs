@@ -3,6 +3,8 @@
 
 use crate::answer::{self, AnswerOutcome};
 use crate::data::intake;
+use crate::data::vectors::VectorSet;
+use crate::encoder::protocol::Request;
 use crate::fr::messages;
 use crate::journal::{Entry, Journal, Verdict};
 use crate::lab::{Encoder, Keyword, Method, QuestionVectors};
@@ -349,31 +351,43 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 }
             }
         }
-        Msg::LocalFichesEmbedded {
-            epoch,
-            set,
-            questions,
-        } if epoch == s.data.epoch => {
+        Msg::LocalTextsEmbedded { epoch, mut vectors }
+            if epoch == s.data.epoch && s.local_fiches.is_some_and(|(e, _, _)| e == epoch) =>
+        {
             s.local_fiches = None;
-            match s.data.lab.set_local_vectors(*set) {
+            let n = s.data.lab.fiches().len().min(vectors.len());
+            let questions = vectors.split_off(n);
+            let sent = std::mem::take(&mut s.local_sent_questions);
+            match VectorSet::new(crate::encoder::MODEL, s.data.lab.fiches(), vectors)
+                .and_then(|set| s.data.lab.set_local_vectors(set))
+            {
                 Ok(()) => {
-                    s.local_qvectors.extend(questions);
+                    s.local_qvectors.extend(sent.into_iter().zip(questions));
                     measure_local(s, &mut effects);
                 }
                 Err(e) => s.local_fiches_error = Some((epoch, messages::vectors(&e))),
             }
         }
-        Msg::LocalFichesFailed { epoch, message } if epoch == s.data.epoch => {
-            s.local_fiches = None;
-            s.local_fiches_error = Some((epoch, message));
+        Msg::LocalFichesProgress { .. } | Msg::LocalTextsEmbedded { .. } => {}
+        Msg::LocalQuestionEmbedded { question, vector } => {
+            s.local_qvectors.insert(question, vector);
         }
-        Msg::LocalFichesProgress { .. }
-        | Msg::LocalFichesEmbedded { .. }
-        | Msg::LocalFichesFailed { .. } => {}
+        // Once unavailable (its worker died meanwhile, say), the download's news change nothing.
+        Msg::LocalModelProgress { .. } | Msg::LocalModelPreparing(_) | Msg::LocalModelReady
+            if matches!(s.local, LocalModel::Unavailable(_)) => {}
         Msg::LocalModelProgress { done, total } => s.local = LocalModel::Fetching { done, total },
         Msg::LocalModelPreparing(p) => s.local = LocalModel::Preparing(p),
-        Msg::LocalModelReady(model) => s.local = LocalModel::Ready(model),
-        Msg::LocalModelFailed(why) => s.local = LocalModel::Unavailable(why),
+        Msg::LocalModelReady => s.local = LocalModel::Ready,
+        Msg::LocalModelFailed(why) => {
+            s.local = LocalModel::Unavailable(why);
+            s.local_fiches = None;
+        }
+        Msg::LocalWorkerDied(detail) => {
+            s.local = LocalModel::Unavailable(format!(
+                "Le calcul local s'est arrêté ({detail}) : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables."
+            ));
+            s.local_fiches = None;
+        }
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => {
             let (name, text) = match what.as_str() {
@@ -527,10 +541,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 };
                 effects.push(Effect::LoadLocalModel);
             }
-            LocalModel::Ready(model)
-                if s.local_fiches.is_none_or(|(e, _, _)| e != s.data.epoch) =>
-            {
-                let fiches = s.data.lab.fiches().to_vec();
+            LocalModel::Ready if s.local_fiches.is_none_or(|(e, _, _)| e != s.data.epoch) => {
                 let questions: Vec<String> = s
                     .data
                     .questions
@@ -538,33 +549,41 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                     .map(|q| q.text.clone())
                     .filter(|t| !s.local_qvectors.contains_key(t))
                     .collect();
-                s.local_fiches = Some((s.data.epoch, 0, fiches.len() + questions.len()));
-                effects.push(Effect::EmbedLocalFiches {
+                let texts: Vec<String> = s
+                    .data
+                    .lab
+                    .fiches()
+                    .iter()
+                    .map(|f| f.texte.clone())
+                    .chain(questions.iter().cloned())
+                    .collect();
+                s.local_fiches = Some((s.data.epoch, 0, texts.len()));
+                s.local_sent_questions = questions;
+                effects.push(Effect::Encoder(Request::Texts {
                     epoch: s.data.epoch,
-                    model: model.clone(),
-                    fiches,
-                    questions,
-                });
+                    texts,
+                }));
             }
             _ => {}
         }
     }
     if s.wants_local_vector() {
-        match &s.local {
-            LocalModel::Idle => {
-                s.local = LocalModel::Fetching {
-                    done: 0,
-                    total: None,
-                };
-                effects.push(Effect::LoadLocalModel);
-            }
-            // A question takes 5–10 ms to embed in the page: done here, before the one render
-            // of this message, rather than by a task whose result would need a second render.
-            LocalModel::Ready(model) => {
-                let vector = model.embed(&s.question);
-                s.local_qvectors.insert(s.question.clone(), vector);
-            }
-            _ => {}
+        if matches!(s.local, LocalModel::Idle) {
+            s.local = LocalModel::Fetching {
+                done: 0,
+                total: None,
+            };
+            effects.push(Effect::LoadLocalModel);
+        }
+        // Sent at once, even while the model comes: the worker keeps the latest question and
+        // embeds it as soon as it can (5-10 ms), between two fiches if it is computing some.
+        if !matches!(s.local, LocalModel::Unavailable(_))
+            && s.local_asked.as_deref() != Some(s.question.as_str())
+        {
+            s.local_asked = Some(s.question.clone());
+            effects.push(Effect::Encoder(Request::Question {
+                text: s.question.clone(),
+            }));
         }
     }
     if s.wants_question_vector() {
@@ -648,6 +667,12 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
     };
     s.measuring.clear();
     s.measure_latest.clear();
+    // The local encoder's worker drops the texts of the catalogue before.
+    if s.local_fiches.take().is_some() {
+        effects.push(Effect::Encoder(Request::Stop {
+            epoch: s.data.epoch,
+        }));
+    }
     if s.data.lab.vectors().is_none() {
         effects.push(Effect::LoadVectors {
             epoch: s.data.epoch,

@@ -194,26 +194,53 @@ fn unavailable(s: &State, method: Method) -> Option<&'static str> {
     }
 }
 
-/// One line for the methods shown that cannot run, instead of empty columns.
+/// One line for the methods shown that cannot run, instead of empty columns: what would enable
+/// them, with a button to the settings; and, when the local model cannot be used at all, why, in
+/// a line of its own (no setting changes that).
 fn render_unavailable(s: &State) {
     let target = by_id(ids::INDISPONIBLES);
-    let blocked: Vec<(Method, &str)> = s
+    let why = match &s.local {
+        LocalModel::Unavailable(why) => Some(why.as_str()),
+        _ => None,
+    };
+    type Blocked<'a> = Vec<(Method, &'a str)>;
+    let (broken, blocked): (Blocked, Blocked) = s
         .shown
         .iter()
         .filter_map(|&m| Some((m, unavailable(s, m)?)))
-        .collect();
-    let Some((_, reason)) = blocked.first() else {
+        .partition(|(m, _)| why.is_some() && m.encoder() == Some(crate::lab::Encoder::Local));
+    let names = |list: &[(Method, &str)]| {
+        list.iter()
+            .map(|(m, _)| m.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if let Some((_, reason)) = blocked.first() {
+        let text = format!("{} : il faut {reason}. ", names(&blocked));
+        parts.push(E::new("span").text(&text).build());
+        parts.push(
+            E::new("button")
+                .attr("type", "button")
+                .attr("id", ids::OUVRIR_REGLAGES)
+                .text("Ouvrir les réglages")
+                .build(),
+        );
+    }
+    if let (Some(why), false) = (why, broken.is_empty()) {
+        let text = format!("{} : {why}", names(&broken));
+        parts.push(
+            E::new("span")
+                .class("local-indisponible")
+                .text(&text)
+                .build(),
+        );
+    }
+    if parts.is_empty() {
         set_hidden(&target, true);
         return;
-    };
-    let names: Vec<&str> = blocked.iter().map(|(m, _)| m.name()).collect();
-    let text = format!("{} : il faut {reason}. ", names.join(", "));
-    let button = E::new("button")
-        .attr("type", "button")
-        .attr("id", ids::OUVRIR_REGLAGES)
-        .text("Ouvrir les réglages")
-        .build();
-    replace_children(&target, [E::new("span").text(&text).build(), button]);
+    }
+    replace_children(&target, parts);
     set_hidden(&target, false);
 }
 
@@ -518,7 +545,7 @@ fn column(s: &State, method: Method) -> Element {
 /// the step under way and its progress bar (`otherwise` when the model is ready).
 fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
     let (text, progress) = match (&s.local, s.local_fiches) {
-        (LocalModel::Ready(_), Some((_, done, total))) => (
+        (LocalModel::Ready, Some((_, done, total))) => (
             format!(
                 "Calcul des vecteurs du modèle local pour vos fiches et vos questions : {} sur {}…",
                 fr::int(done as u64),

@@ -1,0 +1,138 @@
+//! The page's side of the local encoder's Web Worker ([`crate::worker`]): started on first need,
+//! requests kept until it says it listens, replies turned into messages, and its death (its
+//! module not loaded, a crash) into a French message while the rest of the page goes on.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::app::Shared;
+use super::state::Msg;
+use crate::encoder::protocol::{Reply, Request};
+
+/// The worker's starter, beside the page (`www/encodeur-demarrage.js`).
+const STARTER: &str = "encodeur-demarrage.js";
+
+struct Handle {
+    worker: web_sys::Worker,
+    /// It said [`Reply::Started`]: requests go at once.
+    started: bool,
+    /// Requests sent before it listened, in order.
+    waiting: Vec<JsValue>,
+    /// It died: nothing more is sent (the page says why; a reload starts it again).
+    dead: bool,
+    _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _onerror: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Handle>> = const { RefCell::new(None) };
+}
+
+/// Sends `request` (with the model file for [`Request::Prepare`]), starting the worker first if
+/// needed.
+pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
+    let Ok(value) = serde_wasm_bindgen::to_value(request) else {
+        return;
+    };
+    let message = js_sys::Object::new();
+    js_sys::Reflect::set(&message, &"request".into(), &value).ok();
+    if let Some(blob) = blob {
+        js_sys::Reflect::set(&message, &"blob".into(), blob).ok();
+    }
+    // Never dispatch while WORKER is borrowed: `update` may send again.
+    let failed = WORKER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            match start(app) {
+                Ok(handle) => *slot = Some(handle),
+                Err(why) => return Some(why),
+            }
+        }
+        let handle = slot.as_mut()?;
+        if handle.dead {
+            return None;
+        }
+        if handle.started {
+            handle.worker.post_message(&message).ok();
+        } else {
+            handle.waiting.push(message.into());
+        }
+        None
+    });
+    if let Some(why) = failed {
+        app.dispatch(Msg::LocalWorkerDied(why));
+    }
+}
+
+fn start(app: &Shared) -> Result<Handle, String> {
+    let worker = web_sys::Worker::new(STARTER).map_err(|e| {
+        e.dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_else(|| "le navigateur refuse de le lancer".to_owned())
+    })?;
+    let on_reply = app.clone();
+    let onmessage =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            if let Ok(reply) = serde_wasm_bindgen::from_value::<Reply>(e.data()) {
+                replied(&on_reply, reply);
+            }
+        });
+    let on_error = app.clone();
+    let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+        // Handled here: the page says it, the console need not.
+        e.prevent_default();
+        let detail = e
+            .dyn_ref::<web_sys::ErrorEvent>()
+            .map(|e| e.message())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| "son module n'a pas pu être chargé".to_owned());
+        WORKER.with(|slot| {
+            if let Some(handle) = slot.borrow_mut().as_mut() {
+                handle.dead = true;
+                handle.waiting.clear();
+                handle.worker.terminate();
+            }
+        });
+        on_error.dispatch(Msg::LocalWorkerDied(detail));
+    });
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    Ok(Handle {
+        worker,
+        started: false,
+        waiting: Vec::new(),
+        dead: false,
+        _onmessage: onmessage,
+        _onerror: onerror,
+    })
+}
+
+fn replied(app: &Shared, reply: Reply) {
+    let msg = match reply {
+        Reply::Started => {
+            WORKER.with(|slot| {
+                if let Some(handle) = slot.borrow_mut().as_mut() {
+                    handle.started = true;
+                    for message in handle.waiting.drain(..) {
+                        handle.worker.post_message(&message).ok();
+                    }
+                }
+            });
+            return;
+        }
+        Reply::Preparing { percent } => Msg::LocalModelPreparing(percent),
+        Reply::Ready => Msg::LocalModelReady,
+        Reply::Refused { reason } => Msg::LocalModelFailed(format!(
+            "Le modèle local est refusé : {reason}. Sens local ne peut pas plonger de nouvelle question."
+        )),
+        Reply::Question { text, vector } => Msg::LocalQuestionEmbedded {
+            question: text,
+            vector,
+        },
+        Reply::Progress { epoch, done } => Msg::LocalFichesProgress { epoch, done },
+        Reply::Texts { epoch, vectors } => Msg::LocalTextsEmbedded { epoch, vectors },
+    };
+    app.dispatch(msg);
+}

@@ -1,0 +1,192 @@
+//! The local encoder's Web Worker (wasm32 only; its module is `src/bin/encodeur.rs`, built by
+//! Trunk as a worker beside the page): it owns the model and embeds questions and fiches off the
+//! page's thread. With `web`, the only module that touches a browser.
+//!
+//! Messages are [`protocol::Request`] in and [`protocol::Reply`] out (serde, through
+//! `serde-wasm-bindgen`). Work goes through a [`protocol::Queue`]: between two texts the worker
+//! yields to its event loop, so a newer question or catalogue that arrives meanwhile is taken
+//! into account before the next text. Errors come back as replies.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::encoder::protocol::{Queue, Reply, Request, Work};
+use crate::encoder::Model;
+
+/// The worker's state: the model once prepared, the queue, and whether a pump is running.
+#[derive(Default)]
+struct Worker {
+    model: Option<Model>,
+    queue: Queue,
+    pumping: bool,
+}
+
+type Shared = Rc<RefCell<Worker>>;
+
+/// How often, at most, the page hears of a catalogue's progress.
+const PROGRESS_MS: f64 = 250.0;
+
+/// Installs the message handler and says so to the page.
+pub fn run() {
+    console_error_panic_hook::set_once();
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let worker: Shared = Rc::new(RefCell::new(Worker::default()));
+    let onmessage =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            received(&worker, e.data());
+        });
+    scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    onmessage.forget();
+    post(&Reply::Started);
+}
+
+/// A message from the page: `{request, blob?}`.
+fn received(worker: &Shared, data: JsValue) {
+    let request = js_sys::Reflect::get(&data, &JsValue::from_str("request"))
+        .ok()
+        .and_then(|r| serde_wasm_bindgen::from_value::<Request>(r).ok());
+    let Some(request) = request else {
+        // Only the page talks to this worker, with the types above: anything else is ignored.
+        return;
+    };
+    match request {
+        Request::Prepare => {
+            let blob = js_sys::Reflect::get(&data, &JsValue::from_str("blob"))
+                .ok()
+                .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
+            let worker = worker.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                prepare(&worker, blob).await;
+                pump(worker).await;
+            });
+        }
+        other => {
+            let at_once = worker.borrow_mut().queue.push(other);
+            if let Some(reply) = at_once {
+                post(&reply);
+            }
+            if !worker.borrow().pumping {
+                wasm_bindgen_futures::spawn_local(pump(worker.clone()));
+            }
+        }
+    }
+}
+
+/// Reads the model file (synchronously: this is a worker) and prepares it in steps, saying the
+/// percentage done.
+async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>) {
+    let bytes = match blob.map(|b| read_blob(&b)) {
+        Some(Ok(bytes)) => bytes,
+        Some(Err(reason)) => {
+            post(&Reply::Refused { reason });
+            return;
+        }
+        None => {
+            post(&Reply::Refused {
+                reason: "le fichier du modèle n'a pas été transmis".to_owned(),
+            });
+            return;
+        }
+    };
+    let shown = std::cell::Cell::new(u8::MAX);
+    let prepared = Model::from_safetensors_pausing(&bytes, |percent| {
+        if shown.replace(percent) != percent {
+            post(&Reply::Preparing { percent });
+        }
+        yield_now()
+    })
+    .await;
+    drop(bytes);
+    match prepared {
+        Ok(model) => {
+            worker.borrow_mut().model = Some(model);
+            post(&Reply::Ready);
+        }
+        Err(e) => post(&Reply::Refused {
+            reason: crate::fr::messages::model(&e),
+        }),
+    }
+}
+
+fn read_blob(blob: &web_sys::Blob) -> Result<Vec<u8>, String> {
+    let reader = web_sys::FileReaderSync::new().map_err(|e| describe(&e))?;
+    let buffer = reader
+        .read_as_array_buffer(blob)
+        .map_err(|e| describe(&e))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+fn describe(e: &JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| "le fichier n'a pas pu être lu".to_owned())
+}
+
+/// Serves the queue until it is empty, one text per turn of the event loop, once the model is
+/// ready.
+async fn pump(worker: Shared) {
+    {
+        let mut w = worker.borrow_mut();
+        if w.pumping || w.model.is_none() {
+            return;
+        }
+        w.pumping = true;
+    }
+    let mut said = js_sys::Date::now();
+    loop {
+        let work = worker.borrow_mut().queue.take_next();
+        let Some(work) = work else { break };
+        let vector = {
+            let w = worker.borrow();
+            let Some(model) = w.model.as_ref() else { break };
+            match &work {
+                Work::Question(text) | Work::Text { text, .. } => model.embed(text),
+            }
+        };
+        let reply = worker.borrow_mut().queue.done(work, vector);
+        match reply {
+            // Progress is said a few times a second, not after every text.
+            Some(Reply::Progress { .. }) if js_sys::Date::now() - said < PROGRESS_MS => {}
+            Some(reply) => {
+                said = js_sys::Date::now();
+                post(&reply);
+            }
+            None => {}
+        }
+        // A newer question or catalogue sent meanwhile is read here.
+        yield_now().await;
+    }
+    worker.borrow_mut().pumping = false;
+}
+
+/// Sends `reply` to the page.
+fn post(reply: &Reply) {
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    if let Ok(value) = serde::Serialize::serialize(reply, &serializer) {
+        scope.post_message(&value).ok();
+    }
+}
+
+/// Resolves on the next turn of the worker's event loop, after the messages already waiting: a
+/// message to itself through a fresh `MessageChannel` (queued behind the page's messages, and not
+/// clamped to 4 ms as nested timeouts are). Not `scheduler.yield()`: its continuation runs ahead
+/// of waiting tasks, so a question sent during a catalogue waited for the whole catalogue.
+async fn yield_now() {
+    let Ok(channel) = web_sys::MessageChannel::new() else {
+        return;
+    };
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        channel.port1().set_onmessage(Some(&resolve));
+    });
+    channel.port2().post_message(&JsValue::UNDEFINED).ok();
+    wasm_bindgen_futures::JsFuture::from(promise).await.ok();
+    channel.port1().set_onmessage(None);
+}
