@@ -170,6 +170,24 @@ async fn pump(worker: Shared) {
 fn post(reply: &Reply) {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    // A catalogue's vectors travel as one Float32Array beside the message, its buffer transferred
+    // (not copied): as nested arrays, the page's decoding of 240 × 512 numbers was a long task.
+    if let Reply::Texts { epoch, vectors } = reply {
+        let head = Reply::Texts {
+            epoch: *epoch,
+            vectors: Vec::new(),
+        };
+        let Ok(value) = serde::Serialize::serialize(&head, &serializer) else {
+            return;
+        };
+        let dim = vectors.first().map_or(0, Vec::len);
+        let flat = js_sys::Float32Array::from(vectors.concat().as_slice());
+        js_sys::Reflect::set(&value, &"flat".into(), &flat).ok();
+        js_sys::Reflect::set(&value, &"dim".into(), &(dim as f64).into()).ok();
+        let transfer = js_sys::Array::of1(&flat.buffer());
+        scope.post_message_with_transfer(&value, &transfer).ok();
+        return;
+    }
     if let Ok(value) = serde::Serialize::serialize(reply, &serializer) {
         scope.post_message(&value).ok();
     }

@@ -44,7 +44,9 @@ pub enum Reply {
     Question { text: String, vector: Vec<f32> },
     /// How many of catalogue `epoch`'s texts are embedded so far.
     Progress { epoch: u64, done: usize },
-    /// Every text of catalogue `epoch`, embedded, in the order sent.
+    /// Every text of catalogue `epoch`, embedded, in the order sent. Between the worker and the
+    /// page the vectors travel as one transferred `Float32Array` beside the message (`flat`,
+    /// `dim`), not through serde.
     Texts { epoch: u64, vectors: Vec<Vec<f32>> },
 }
 

@@ -75,7 +75,7 @@ fn start(app: &Shared) -> Result<Handle, String> {
     let on_reply = app.clone();
     let onmessage =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            if let Ok(reply) = serde_wasm_bindgen::from_value::<Reply>(e.data()) {
+            if let Some(reply) = decode(e.data()) {
                 replied(&on_reply, reply);
             }
         });
@@ -107,6 +107,28 @@ fn start(app: &Shared) -> Result<Handle, String> {
         _onmessage: onmessage,
         _onerror: onerror,
     })
+}
+
+/// A reply from the worker; a catalogue's vectors come as one Float32Array (`flat`, of `dim`
+/// values per text) beside it.
+fn decode(data: JsValue) -> Option<Reply> {
+    let object = data.dyn_ref::<js_sys::Object>()?;
+    let flat = js_sys::Reflect::get(object, &"flat".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Float32Array>().ok());
+    let dim = js_sys::Reflect::get(object, &"dim".into())
+        .ok()
+        .and_then(|d| d.as_f64())
+        .filter(|d| *d >= 1.0)
+        .map(|d| d as usize);
+    // serde reads the reply alone: a typed array is none of its fields' types.
+    js_sys::Reflect::delete_property(object, &"flat".into()).ok();
+    js_sys::Reflect::delete_property(object, &"dim".into()).ok();
+    let mut reply = serde_wasm_bindgen::from_value::<Reply>(data).ok()?;
+    if let (Reply::Texts { vectors, .. }, Some(flat), Some(dim)) = (&mut reply, flat, dim) {
+        *vectors = flat.to_vec().chunks(dim).map(<[f32]>::to_vec).collect();
+    }
+    Some(reply)
 }
 
 fn replied(app: &Shared, reply: Reply) {

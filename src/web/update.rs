@@ -384,7 +384,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::LocalWorkerDied(detail) => {
             s.local = LocalModel::Unavailable(format!(
-                "Le calcul local s'est arrêté ({detail}) : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables."
+                "Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables. (Détail du navigateur : {detail})"
             ));
             s.local_fiches = None;
         }

@@ -102,7 +102,7 @@ test('a worker whose module cannot start is said in French, and the page goes on
   const line = page.locator('#indisponibles .local-indisponible');
   await line.waitFor({ timeout: 60000 });
   const text = await line.textContent();
-  assert.match(text, /^sens local : Le calcul local s'est arrêté \(.+\) : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables\.$/);
+  assert.match(text, /^sens local : Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables\. \(Détail du navigateur : .*CompileError.*\)$/);
   // Still usable: another question ranks under mots.
   await page.fill('#question', B);
   await page.waitForFunction(() => document.querySelectorAll('#colonne-mots li.resultat').length === 5);
