@@ -622,7 +622,6 @@ fn forget_key(s: &mut State, effects: &mut Vec<Effect>) {
     s.waiting = None;
     s.key_check = None;
     s.compute = Phase::Idle;
-    s.local_fiches = None;
     s.dense = Phase::Idle;
     s.answering.pending = false;
     s.evaluation.confirming = false;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { openPage, suite } from './harness.mjs';
+import { openPage, suite, enterKey } from './harness.mjs';
 
 let browser;
 let server;
@@ -81,10 +81,16 @@ test('while the worker embeds a learner\'s catalogue, a typed question is embedd
   await page.check('#voir-sens-local');
   // The worker has started on the catalogue's texts.
   await page.waitForFunction(() => window.replies.some((r) => r.kind === 'Progress'), null, { timeout: 120000 });
+  // Forgetting a Mistral key has nothing to do with the local encoder: its work goes on.
+  await enterKey(page, 'cle-de-test-0123456789abcdef');
+  await page.click('#oublier');
   await page.fill('#question', B);
   await page.waitForFunction((b) => window.replies.some((r) => r.kind === 'Question' && r.text === b), B, { timeout: 60000 });
   const order = await page.evaluate(() => window.replies.map((r) => r.kind));
   assert.ok(!order.includes('Texts'), `the question came back before the catalogue's vectors: ${order.join(' ')}`);
+  await page.waitForFunction(() => window.replies.some((r) => r.kind === 'Texts'), null, { timeout: 120000 });
+  const done = await page.evaluate(() => window.replies.filter((r) => r.kind === 'Progress').map((r) => r.done));
+  assert.deepEqual(done, [...done].sort((a, b) => a - b), `progress never went back: ${done.join(' ')}`);
   // The page stayed on the catalogue's progress meanwhile, then ranks with both.
   await page.waitForFunction(settled, null, { timeout: 120000 });
   assert.deepEqual(problems, []);
