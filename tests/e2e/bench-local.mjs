@@ -88,7 +88,7 @@ for (const q of questions) {
     for (;;) {
       await new Promise((r) => setTimeout(r, 0));
       const col = document.querySelector('#colonne-sens-local');
-      if (col && col.querySelector('li.resultat') && !col.querySelector('p[role="status"]') && window.lastQ !== q) {
+      if (col && col.querySelector('li.resultat') && !col.querySelector('p[role="status"]') && !col.hasAttribute('aria-busy') && window.lastQ !== q) {
         window.lastQ = q;
         return performance.now() - start;
       }

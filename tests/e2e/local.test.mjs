@@ -60,7 +60,8 @@ test('a typed question with sens local shown fetches the model once, shows its p
   // Another question: embedded here, no new request.
   await page.fill('#question', 'Isoler les combles en soufflant');
   await page.waitForFunction(() => document.querySelectorAll('#colonne-sens-local li.resultat').length === 5
-    && !document.querySelector('[data-methode="sens local"] p[role="status"]'));
+    && !document.querySelector('[data-methode="sens local"] p[role="status"]')
+    && !document.querySelector('#colonne-sens-local[aria-busy]'));
   assert.equal(models.length, 1);
   // A reload: the model comes from IndexedDB.
   await page.reload();

@@ -36,7 +36,8 @@ const A = 'Une colle pour la faïence de la cuisine';
 const B = 'Isoler les combles en soufflant';
 const column = '#colonne-sens-local li.resultat';
 const settled = () => document.querySelectorAll('#colonne-sens-local li.resultat').length === 5
-  && !document.querySelector('[data-methode="sens local"] p[role="status"]');
+  && !document.querySelector('[data-methode="sens local"] p[role="status"]')
+  && !document.querySelector('#colonne-sens-local[aria-busy]');
 const ids = (page) => page.locator(column).evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
 
 test('a question superseded while the worker is busy with the model is never embedded: only the newest is, and its results are shown', { skip: !present }, async () => {
@@ -55,6 +56,14 @@ test('a question superseded while the worker is busy with the model is never emb
   assert.equal(kinds[0], 'Started');
   assert.ok(kinds.includes('Ready'), kinds.join(' '));
   const shown = await ids(page);
+  // Model ready: while a new question is embedded the column keeps its results (marked busy),
+  // never a status line between two keystrokes.
+  await page.evaluate(() => {
+    window.flashes = 0;
+    new MutationObserver(() => {
+      if (document.querySelector('#colonne-sens-local p[role="status"]')) window.flashes += 1;
+    }).observe(document.body, { subtree: true, childList: true });
+  });
   // The same question typed again after another: the list is B's (its vector is kept).
   await page.fill('#question', A);
   await page.waitForFunction(
@@ -64,6 +73,7 @@ test('a question superseded while the worker is busy with the model is never emb
   await page.fill('#question', B);
   await page.waitForFunction(settled);
   assert.deepEqual(await ids(page), shown);
+  assert.equal(await page.evaluate(() => window.flashes), 0, 'no status line flashed');
   assert.deepEqual(problems, []);
   await context.close();
 });

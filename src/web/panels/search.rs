@@ -144,7 +144,18 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
                 }),
             );
             let fresh = memo.changed(&id, inputs);
+            // While the local encoder's worker embeds a new question (5-30 ms), its column keeps
+            // what it showed, marked busy, instead of flashing a status line at each keystroke.
+            let embedding = local
+                && matches!(s.local, LocalModel::Ready)
+                && s.data.lab.local_vectors().is_some()
+                && !q.trim().is_empty()
+                && !s.local_qvectors.contains_key(q);
             match doc.get_element_by_id(&id) {
+                Some(kept) if embedding => {
+                    kept.set_attribute("aria-busy", "true").ok();
+                    kept
+                }
                 Some(kept) if !fresh => kept,
                 _ => column(s, m),
             }
