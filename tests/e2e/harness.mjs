@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,4 +196,18 @@ export function giantCatalogue() {
     fiches: Buffer.from(`${lines.join('\n')}\n`),
     questions: Buffer.from(`type;question;fiche_attendue\ncourante;${GIANT_QUESTION};G-1\n`),
   };
+}
+
+/** The local encoder's model file, under the served page. */
+export const LOCAL_MODEL = 'data/modele-local.safetensors';
+
+/** Whether dist/ holds the local encoder's model (`bash scripts/modele.sh`, then build). Without
+ *  it the tests that need it are skipped, loudly; with `CI=true` its absence fails the run. */
+export function localModelPresent(what) {
+  const present = existsSync(new URL(`../../dist/${LOCAL_MODEL}`, import.meta.url));
+  if (!present) {
+    if (process.env.CI === 'true') throw new Error(`${LOCAL_MODEL} is missing from dist/ (CI=true requires it: bash scripts/modele.sh)`);
+    console.log(`*** SKIPPED ${what}: no dist/${LOCAL_MODEL} (bash scripts/modele.sh, then build) ***`);
+  }
+  return present;
 }

@@ -3,19 +3,14 @@
 // model once, with its progress, and ranks; a reload reads the model from this browser's cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { openPage, suite, ranked } from './harness.mjs';
+import { openPage, suite, ranked, LOCAL_MODEL, localModelPresent } from './harness.mjs';
 
 let browser;
 let server;
 suite((s) => ({ browser, server } = s));
 
-const MODEL = 'data/modele-local.safetensors';
-const present = existsSync(new URL(`../../dist/${MODEL}`, import.meta.url));
-if (!present) {
-  if (process.env.CI === 'true') throw new Error(`${MODEL} is missing from dist/ (CI=true requires it: bash scripts/modele.sh)`);
-  console.log(`*** SKIPPED the local encoder's page tests: no dist/${MODEL} (bash scripts/modele.sh, then build) ***`);
-}
+const MODEL = LOCAL_MODEL;
+const present = localModelPresent("the local encoder's page tests");
 
 test('a fresh page with no key measures sens local and hybride local without fetching the model', { skip: !present }, async () => {
   const { page, context, problems } = await openPage(browser, null);

@@ -3,20 +3,15 @@
 // worker that dies or refuses its model is said in French while the rest of the page goes on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { openPage, suite, enterKey } from './harness.mjs';
+import { openPage, suite, enterKey, LOCAL_MODEL, localModelPresent } from './harness.mjs';
 
 let browser;
 let server;
 suite((s) => ({ browser, server } = s));
 
-const MODEL = 'data/modele-local.safetensors';
-const present = existsSync(new URL(`../../dist/${MODEL}`, import.meta.url));
-if (!present) {
-  if (process.env.CI === 'true') throw new Error(`${MODEL} is missing from dist/ (CI=true requires it: bash scripts/modele.sh)`);
-  console.log(`*** SKIPPED the local encoder's worker tests: no dist/${MODEL} (bash scripts/modele.sh, then build) ***`);
-}
+const MODEL = LOCAL_MODEL;
+const present = localModelPresent("the local encoder's worker tests");
 
 // Records every reply the page receives from its workers, in order (window.replies).
 async function recordReplies(page) {
@@ -107,7 +102,7 @@ test('while the worker embeds a learner\'s catalogue, a typed question is embedd
   await context.close();
 });
 
-test('a worker whose module cannot start is said in French, and the page goes on with the other methods', async () => {
+test('a worker whose module cannot start is said in French, and the page goes on with the other methods', { skip: !present }, async () => {
   const { page, context, problems } = await openPage(browser, null);
   // Served, but not WebAssembly: the worker's start fails and it reports the error.
   await page.route('**/encodeur_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
@@ -127,7 +122,7 @@ test('a worker whose module cannot start is said in French, and the page goes on
   await context.close();
 });
 
-test('a model file the worker refuses comes back as a French message, not a dead worker', async () => {
+test('a model file the worker refuses comes back as a French message, not a dead worker', { skip: !present }, async () => {
   const { page, context, problems } = await openPage(browser, null);
   await recordReplies(page);
   await page.route(`**/${MODEL}`, (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.alloc(4096, 7) }));
