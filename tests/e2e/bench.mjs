@@ -18,9 +18,17 @@ const server = await serveDist({ dir: DIST });
 const browser = await launch();
 
 const dist = new URL(`${DIST}/`, ROOT);
-const wasmName = (await readdir(dist)).find((f) => f.endsWith('.wasm'));
-const wasm = await readFile(new URL(wasmName, dist));
-console.log(`wasm: ${(wasm.length / 1000).toFixed(0)} kB raw, ${(gzipSync(wasm, { level: 9 }).length / 1000).toFixed(0)} kB gzipped`);
+// The page's module (rag-fiches-<hash>_bg.wasm), fetched before the first result; the local
+// encoder's worker module (encodeur_bg.wasm) is fetched only when a local method needs it.
+const files = await readdir(dist);
+for (const [what, name] of [
+  ['page wasm (before the first result)', files.find((f) => f.startsWith('rag-fiches-') && f.endsWith('_bg.wasm'))],
+  ['worker wasm (local methods only)', files.find((f) => f.startsWith('encodeur') && f.endsWith('_bg.wasm'))],
+]) {
+  if (!name) continue;
+  const wasm = await readFile(new URL(name, dist));
+  console.log(`${what}: ${(wasm.length / 1000).toFixed(0)} kB raw, ${(gzipSync(wasm, { level: 9 }).length / 1000).toFixed(0)} kB gzipped`);
+}
 
 // Navigation to first result, median of 5 cold loads of a shared link that carries a question
 // (#q=…): from the navigation's start (performance.timeOrigin) to the first result of `mots` in
