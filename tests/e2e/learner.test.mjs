@@ -150,7 +150,17 @@ test('on a phone: explanation numbers on one line, chart text of 12 px at least,
     .filter((c) => { const r = document.createRange(); r.selectNodeContents(c); return r.getClientRects().length > 1; })
     .map((c) => c.textContent));
   assert.deepEqual(wrapped, []);
+  // Tables that must be read whole fit the screen: no column behind a sideways scroll (the score's
+  // last terms, MRR@10). The question grid and the charts scroll by design.
+  const hidden = (selector) => page.evaluate((sel) => [...document.querySelectorAll(sel)]
+    .filter((t) => t.getClientRects().length && t.closest('.defile'))
+    .map((t) => { const box = t.closest('.defile'); return { table: sel, wider: box.scrollWidth - box.clientWidth }; })
+    .filter((t) => t.wider > 0), selector);
+  assert.deepEqual(await hidden('#colonne-mots-plus table.explication'), []);
   await page.click('#onglet-mesurer');
+  await page.evaluate(() => document.querySelectorAll('#vue-mesurer details').forEach((d) => { d.open = true; }));
+  await page.waitForFunction(() => document.querySelectorAll('#vue-mesurer table.mesure:not(.comparaison)').length > 0);
+  assert.deepEqual(await hidden('#vue-mesurer table.mesure'), []);
   const small = await page.evaluate(() => [...document.querySelectorAll('#vue-mesurer svg text')]
     .map((t) => ({ text: t.textContent, px: t.getBoundingClientRect().height }))
     .filter((t) => t.text.trim() && t.px < 12));

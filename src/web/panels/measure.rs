@@ -263,12 +263,12 @@ fn import_section(s: &State) -> Element {
     part.build()
 }
 
-/// One method's table, its misses and the seed's text.
+/// One method's table, its misses and the seed's text. Each row's type carries its number of
+/// questions (a column of its own made the table too wide for a phone's screen).
 fn method_section(m: &Measurement, method: Method) -> Element {
     let head = E::new("tr").children(
         [
             "Type",
-            "Questions",
             "Bonne fiche en tête",
             "Dans les 5 premières",
             "MRR@10",
@@ -279,13 +279,11 @@ fn method_section(m: &Measurement, method: Method) -> Element {
     let rows = m.kinds.iter().map(|k| {
         E::new("tr")
             .attr("data-type", k.kind.as_str())
-            .children([
-                E::new("th")
-                    .attr("scope", "row")
-                    .text(&format!("{}s", k.kind.as_str()))
-                    .build(),
-                E::new("td").text(&k.questions.to_string()).build(),
-            ])
+            .child(E::new("th").attr("scope", "row").text(&format!(
+                "{}s ({})",
+                k.kind.as_str(),
+                k.questions
+            )))
             .children(charts::stat_cells(k))
             .build()
     });
