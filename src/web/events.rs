@@ -87,6 +87,7 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         ids::EVAL_ANNULER => Msg::EvalCancelled,
         ids::COMMENCER_FERMER => Msg::GuideClosed,
         ids::OUVRIR_REGLAGES => Msg::SettingsRequested,
+        ids::ESSAYER_LOCAL => Msg::LocalMethodsChosen,
         _ => {
             if button.has_attribute("data-plonger") {
                 Msg::EmbedRequested

@@ -156,6 +156,9 @@ pub const EVAL_CONFIRMER: &str = "eval-confirmer";
 pub const EVAL_ANNULER: &str = "eval-annuler";
 pub const EVAL_PROGRESSION: &str = "eval-progression";
 pub const OUVRIR_REGLAGES: &str = "ouvrir-reglages";
+/// « Montrer sens local et hybride local », offered beside « Ouvrir les réglages » to a learner
+/// without a key.
+pub const ESSAYER_LOCAL: &str = "essayer-local";
 
 /// The checkbox that shows or hides `method`'s column.
 pub fn method_choice(m: crate::lab::Method) -> String {

@@ -618,6 +618,9 @@ pub enum Msg {
     TabKey(View),
     GuideClosed,
     SettingsRequested,
+    /// The columns of the local encoder's methods, asked for from the line that says what the
+    /// Mistral methods need.
+    LocalMethodsChosen,
     FragmentChanged(ViewState),
     CopyLink(String),
     LinkCopied(bool),

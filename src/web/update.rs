@@ -67,6 +67,15 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             effects.push(Effect::HideGuide);
         }
         Msg::SettingsRequested => effects.push(Effect::OpenSettings),
+        Msg::LocalMethodsChosen => {
+            for m in [Method::SensLocal, Method::HybrideLocal] {
+                if !s.shown.contains(&m) {
+                    s.shown.push(m);
+                }
+            }
+            s.shown
+                .sort_by_key(|x| Method::ALL.iter().position(|y| y == x));
+        }
         Msg::FragmentChanged(link) => {
             s.view = link.view;
             if let Some(q) = link.question {

@@ -119,6 +119,29 @@ test('a fresh page without a key: no empty method column, no button that can onl
   await context.close();
 });
 
+test('without a key, the line that says what sens and hybride need offers the local model instead', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  const offer = page.locator('#indisponibles #essayer-local');
+  assert.equal(await offer.textContent(), 'Montrer sens local et hybride local');
+  assert.match(await page.textContent('#indisponibles .sans-cle'), /dans votre navigateur.*81\u00a0Mo/);
+  assert.equal(await page.isChecked('#voir-sens-local'), false);
+  await offer.click();
+  assert.equal(await page.isChecked('#voir-sens-local'), true);
+  assert.equal(await page.isChecked('#voir-hybride-local'), true);
+  // Offered until both are shown; what sens and hybride need is still said.
+  assert.equal(await offer.count(), 0);
+  assert.match(await page.textContent('#indisponibles'), /^sens, hybride : il faut les vecteurs des fiches/);
+  // The link carries them.
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('m')?.split(',').includes('hybride local'));
+  // With a key typed, the offer is gone: the key is the way to sens and hybride.
+  await page.uncheck('#voir-sens-local');
+  assert.equal(await offer.count(), 1);
+  await enterKey(page, KEY);
+  assert.equal(await offer.count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('the keyboard: the question in two Tabs, the tabs with the arrow keys', async () => {
   const { page, context, problems } = await openPage(browser, server.url);
   await page.keyboard.press('Tab');

@@ -237,6 +237,34 @@ fn render_unavailable(s: &State) {
                 .text("Ouvrir les réglages")
                 .build(),
         );
+        // Most learners have no key: meaning-based search is still one click away, with the
+        // model that runs in the browser (when this site ships its vectors).
+        let needs_key = blocked
+            .iter()
+            .any(|(m, _)| m.encoder() == Some(crate::lab::Encoder::Mistral));
+        let local = [Method::SensLocal, Method::HybrideLocal];
+        if needs_key
+            && s.key.is_none()
+            && local.iter().any(|m| !s.shown.contains(m))
+            && unavailable(s, Method::SensLocal).is_none()
+        {
+            parts.push(
+                E::new("span")
+                    .class("sans-cle")
+                    .text(
+                        "Sans clé, le sens se calcule aussi dans votre navigateur, avec un \
+                         autre modèle (81\u{a0}Mo, téléchargés une fois) : ",
+                    )
+                    .build(),
+            );
+            parts.push(
+                E::new("button")
+                    .attr("type", "button")
+                    .attr("id", ids::ESSAYER_LOCAL)
+                    .text("Montrer sens local et hybride local")
+                    .build(),
+            );
+        }
     }
     if let (Some(why), false) = (why, broken.is_empty()) {
         let text = format!("{} : {why}", names(&broken));
