@@ -102,6 +102,32 @@ impl Analyzer {
             .collect()
     }
 
+    /// The byte offset of the first term of `text` among `query_terms`, looked for in the first
+    /// `limit` bytes only (a little more, to end on a whole word): where a long fiche's excerpt
+    /// should be taken from, so that the learner sees why it matched. The text is analysed piece
+    /// by piece ([`pieces`]) and the search stops at the first piece that holds one.
+    pub fn first_match(
+        self,
+        text: &str,
+        query_terms: &std::collections::HashSet<String>,
+        limit: usize,
+    ) -> Option<usize> {
+        if query_terms.is_empty() {
+            return None;
+        }
+        let mut offset = 0;
+        for piece in pieces(text, FIRST_MATCH_PIECE) {
+            if offset >= limit {
+                break;
+            }
+            if let Some(&(start, _)) = self.highlight_spans(piece, query_terms, 1).first() {
+                return Some(offset + start);
+            }
+            offset += piece.len();
+        }
+        None
+    }
+
     /// A one-line description of the steps, shown beside an explanation.
     pub fn describe(self) -> &'static str {
         match self {
@@ -164,6 +190,9 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
     }
     out
 }
+
+/// Bytes analysed at a time by [`Analyzer::first_match`].
+const FIRST_MATCH_PIECE: usize = 4 << 10;
 
 /// `text` cut into pieces of about `bytes` (more when a word is longer), each ending just after
 /// a whitespace character: no analyser's word spans whitespace, and each piece carries the
@@ -320,6 +349,40 @@ fn french_terms(text: &str, change: Option<&StopChange>) -> Vec<Token> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `first_match` finds the first highlight of the whole text, however far in, within its limit.
+    #[test]
+    fn first_match_is_the_first_highlight_wherever_it_lies() {
+        let terms = |a: Analyzer, q: &str| -> HashSet<String> { a.terms(q).into_iter().collect() };
+        // A match after 20 kB of other words, past several pieces; an elision right at the term.
+        let filler = "plaque de plâtre hydrofuge pour pièces humides ".repeat(450);
+        let text = format!("{filler}Pour l'isolant en laine de roche, voir la fiche.");
+        let at = filler.len() + "Pour l'".len();
+        for analyzer in [Analyzer::Seed, Analyzer::French] {
+            let q = terms(analyzer, "isolant incombustible");
+            let whole = analyzer.highlight_spans(&text, &q, 1);
+            assert_eq!(whole.first().map(|s| s.0), Some(at), "{analyzer:?}");
+            assert_eq!(
+                analyzer.first_match(&text, &q, 1 << 20),
+                Some(at),
+                "{analyzer:?}"
+            );
+            // Not looked for past the limit; nothing to look for without terms.
+            assert_eq!(
+                analyzer.first_match(&text, &q, 8 << 10),
+                None,
+                "{analyzer:?}"
+            );
+            assert_eq!(analyzer.first_match(&text, &HashSet::new(), 1 << 20), None);
+        }
+        // mots+ finds the stem under another form and accents; mots, the word as written.
+        let q = terms(Analyzer::French, "isolants");
+        assert_eq!(Analyzer::French.first_match(&text, &q, 1 << 20), Some(at));
+        assert_eq!(
+            Analyzer::Seed.first_match(&text, &terms(Analyzer::Seed, "isolants"), 1 << 20),
+            None
+        );
+    }
 
     /// The terms of a text cut by `pieces` are the terms of the whole, for every analyser, at
     /// every piece size, over the bundled fiches and a text of elisions, apostrophes and accents.

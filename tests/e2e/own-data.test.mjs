@@ -124,6 +124,35 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   await context.close();
 });
 
+test('a long fiche whose words match far in shows an excerpt around the first match, and says which characters', async () => {
+  const { fiches, csv } = catalogue();
+  // 6,000 characters about something else, then the word asked for.
+  const filler = 'Boîte de vis et de chevilles pour la quincaillerie courante. '.repeat(100);
+  const long = { id: 'P-100', famille: 'Quincaillerie', nom: 'Sac de matériaux divers', texte: `${filler}Pouzzolane en vrac pour le jardin. ${filler}` };
+  const jsonl = [...fiches, long].map((f) => JSON.stringify(f)).join('\n') + '\n';
+  const { page, context, problems } = await openPage(browser, server.url);
+  await settings(page);
+  await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv)]);
+  await page.waitForFunction(() => /^25 fiches/.test(document.querySelector('#resume').textContent));
+  await page.fill('#question', 'pouzzolane');
+  for (const column of ['mots', 'mots+']) {
+    const result = page.locator(`.colonne[data-methode="${column}"] li.resultat[data-id="P-100"]`);
+    await result.waitFor();
+    // The excerpt holds the match, highlighted, with the sentence before it.
+    assert.deepEqual(await result.locator('mark').allTextContents(), ['Pouzzolane'], column);
+    const shown = await result.locator('p:not(.nom):not(.famille):not(.coupe)').first().textContent();
+    assert.ok(shown.length <= 1000 && shown.includes('quincaillerie courante. Pouzzolane'), `${column}: ${shown.slice(0, 80)}`);
+    const before = filler.length;
+    assert.match(await result.locator('.coupe').textContent(),
+      /^… \(les caractères (\d[\d\s]*) à (\d[\d\s]*), autour du premier mot trouvé, d'une fiche qui en compte 12\s\d{3}\)$/);
+    const [, from] = (await result.locator('.coupe').textContent()).match(/caractères (\d[\d\s]*) à/);
+    const start = Number(from.replace(/\s/g, ''));
+    assert.ok(start > before - 200 && start <= before, `${column}: starts at ${start}`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('the seed\'s vecteurs.npy is accepted after a shape check, and sens runs on it', async () => {
   await mock.reset();
   const { fiches, jsonl, csv } = catalogue();

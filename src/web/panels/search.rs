@@ -21,17 +21,86 @@ use super::{charts, Memo};
 const SHOWN: usize = 5;
 /// Highlights per fiche at most: a giant fiche repeating a query word stays cheap to draw.
 const MAX_MARKS: usize = 200;
-/// Characters of a fiche's text a result shows: a longer fiche shows its beginning and says it is
+/// Characters of a fiche's text a result shows: a longer fiche shows an excerpt and says it is
 /// cut. A learner's catalogue of six 3 MB fiches drew 32 MB of text per question (five results
 /// per column, each analysed for its highlights) and held the page for 20 s.
 const EXCERPT_CHARS: usize = 1_000;
+/// Bytes of a long fiche searched for a keyword method's first match, so that its excerpt shows
+/// it: this bounds the work per result. A fiche whose first match lies further shows its
+/// beginning.
+const MATCH_SEARCH_BYTES: usize = 64 << 10;
+/// Characters shown before that first match.
+const BEFORE_MATCH_CHARS: usize = 150;
 
-/// The first [`EXCERPT_CHARS`] characters of `text`, and its length in characters when cut.
-fn excerpt(text: &str) -> (&str, Option<usize>) {
-    match text.char_indices().nth(EXCERPT_CHARS) {
-        Some((i, _)) => (&text[..i], Some(text.chars().count())),
-        None => (text, None),
+/// What a result shows of a fiche's text.
+struct Excerpt<'a> {
+    shown: &'a str,
+    /// Characters of the text before `shown`.
+    skipped: usize,
+    /// The text's length in characters, when `shown` is not all of it.
+    total: Option<usize>,
+}
+
+/// At most [`EXCERPT_CHARS`] characters of `text`: its beginning, or, when its first match (the
+/// byte offset `first`) does not end inside the beginning, the characters from a word's start
+/// about [`BEFORE_MATCH_CHARS`] before that match. A fiche of ordinary length shows whole.
+fn excerpt(text: &str, first: Option<usize>) -> Excerpt<'_> {
+    let Some((cut, _)) = text.char_indices().nth(EXCERPT_CHARS) else {
+        return Excerpt {
+            shown: text,
+            skipped: 0,
+            total: None,
+        };
+    };
+    let total = Some(text.chars().count());
+    // Room for the matched word itself inside the beginning.
+    let at = match first {
+        Some(at) if at + 40 > cut => at,
+        _ => {
+            return Excerpt {
+                shown: &text[..cut],
+                skipped: 0,
+                total,
+            }
+        }
+    };
+    let back = text[..at]
+        .char_indices()
+        .rev()
+        .nth(BEFORE_MATCH_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    let start = text[back..at]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(back, |(i, c)| back + i + c.len_utf8());
+    let end = text[start..]
+        .char_indices()
+        .nth(EXCERPT_CHARS)
+        .map_or(text.len(), |(i, _)| start + i);
+    Excerpt {
+        shown: &text[start..end],
+        skipped: text[..start].chars().count(),
+        total,
     }
+}
+
+/// The line under a cut excerpt: which characters of how many it shows.
+fn cut_note(e: &Excerpt<'_>) -> Option<String> {
+    let total = e.total?;
+    Some(if e.skipped == 0 {
+        format!(
+            "… (les {} premiers caractères d'une fiche qui en compte {})",
+            fr::int(EXCERPT_CHARS as u64),
+            fr::int(total as u64)
+        )
+    } else {
+        format!(
+            "… (les caractères {} à {}, autour du premier mot trouvé, d'une fiche qui en compte {})",
+            fr::int(e.skipped as u64 + 1),
+            fr::int((e.skipped + e.shown.chars().count()) as u64),
+            fr::int(total as u64)
+        )
+    })
 }
 
 pub fn render(s: &State, memo: &mut Memo) {
@@ -507,9 +576,19 @@ fn column(s: &State, method: Method) -> Element {
     let expected = s.example_question().and_then(|q| q.expected.as_deref());
     let items = visible.iter().enumerate().filter_map(|(i, r)| {
         let fiche = lab.fiches().get(r.doc)?;
-        let (shown, cut) = excerpt(&fiche.texte);
+        let first = match method {
+            Method::Keyword(k) if fiche.texte.len() > EXCERPT_CHARS => {
+                k.analyzer()
+                    .first_match(&fiche.texte, &query_terms, MATCH_SEARCH_BYTES)
+            }
+            _ => None,
+        };
+        let part = excerpt(&fiche.texte, first);
         let marks = match method {
-            Method::Keyword(k) => k.analyzer().highlight_spans(shown, &query_terms, MAX_MARKS),
+            Method::Keyword(k) => {
+                k.analyzer()
+                    .highlight_spans(part.shown, &query_terms, MAX_MARKS)
+            }
             _ => Vec::new(),
         };
         let is_expected = expected == Some(fiche.id.as_str());
@@ -548,17 +627,10 @@ fn column(s: &State, method: Method) -> Element {
                 .child(head)
                 .child(E::new("p").class("nom").text(&fiche.nom))
                 .child(E::new("p").class("famille").text(&fiche.famille))
-                .child(highlighted("p", shown, &marks))
-                .children(cut.map(|n| {
-                    E::new("p")
-                        .class("coupe")
-                        .text(&format!(
-                            "… (les {} premiers caractères d'une fiche qui en compte {})",
-                            fr::int(EXCERPT_CHARS as u64),
-                            fr::int(n as u64)
-                        ))
-                        .build()
-                }))
+                .child(highlighted("p", part.shown, &marks))
+                .children(
+                    cut_note(&part).map(|note| E::new("p").class("coupe").text(&note).build()),
+                )
                 .child(why)
                 .build(),
         )
