@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::data::{Fiche, QuestionKind};
 use crate::mistral::chat::Message;
+use crate::search::analysis::{window, Analyzer};
 
 /// The exact refusal the model is asked for.
 pub const REFUSAL: &str = "pas dans le catalogue";
@@ -25,17 +26,35 @@ N'invente ni produit ni numéro. Si aucune fiche ne répond à la question, rép
 /// says so. (The exercise's fiches have at most 222; five learner's fiches of 3 MB would make a
 /// 16 MB request no model reads.)
 pub const PROMPT_FICHE_CHARS: usize = 4_000;
+/// Bytes of a long fiche searched for the question's first word (under `mots+`'s analysis), so
+/// that the part sent is the part that matched; and characters sent before that word.
+const PROMPT_MATCH_BYTES: usize = 64 << 10;
+const PROMPT_BEFORE_MATCH: usize = 800;
 
 /// The messages sent for `question` with `fiches` (in rank order): the instructions, then the
-/// fiches and the question. Only each fiche's id, name and text (its first
-/// [`PROMPT_FICHE_CHARS`] characters) are sent.
+/// fiches and the question. Only each fiche's id, name and text are sent: a text longer than
+/// [`PROMPT_FICHE_CHARS`] characters is cut to that many, from its beginning, or from a little
+/// before the first word of the question it holds when that lies further (as the page's
+/// excerpt); each cut is marked.
 pub fn prompt(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
+    let terms: HashSet<String> = Analyzer::French.terms(question).into_iter().collect();
     let mut user = String::from("Fiches :\n");
     for f in fiches {
-        let text = match f.texte.char_indices().nth(PROMPT_FICHE_CHARS) {
-            Some((i, _)) => format!("{} […fiche coupée]", &f.texte[..i]),
-            None => f.texte.clone(),
-        };
+        let long = f.texte.len() > PROMPT_FICHE_CHARS;
+        let first = long
+            .then(|| Analyzer::French.first_match(&f.texte, &terms, PROMPT_MATCH_BYTES))
+            .flatten();
+        let (start, end) = window(&f.texte, first, PROMPT_FICHE_CHARS, PROMPT_BEFORE_MATCH);
+        let text = format!(
+            "{}{}{}",
+            if start > 0 { "[…] " } else { "" },
+            &f.texte[start..end],
+            if end < f.texte.len() {
+                " […fiche coupée]"
+            } else {
+                ""
+            }
+        );
         user += &format!("[{}] {}\n{}\n\n", f.id, f.nom, text);
     }
     user += &format!("Question : {question}");
@@ -226,6 +245,26 @@ mod tests {
         // A fiche within the limit is sent whole, unmarked.
         assert!(user.contains("[S-1] nom S-1\ntexte S-1\n"));
         assert_eq!(user.matches("fiche coupée").count(), 1);
+    }
+
+    #[test]
+    fn a_long_fiche_is_sent_from_a_little_before_the_question_s_first_word() {
+        let mut long = fiche("L-1");
+        let filler = "Boîte de vis pour la quincaillerie. ".repeat(300);
+        long.texte = format!("{filler}Les pouzzolanes en vrac drainent le jardin. {filler}");
+        let user = &prompt("De la pouzzolane ?", &[&long])[1].content;
+        let sent = user
+            .split_once("[L-1] nom L-1\n")
+            .map(|(_, rest)| rest.split_once("\n\n").map_or(rest, |(s, _)| s))
+            .unwrap_or_default();
+        assert!(sent.starts_with("[…] Boîte de vis"), "{}", &sent[..40]);
+        assert!(sent.ends_with(" […fiche coupée]"));
+        assert!(sent.contains("quincaillerie. Les pouzzolanes en vrac drainent le jardin."));
+        let body = &sent["[…] ".len()..sent.len() - " […fiche coupée]".len()];
+        assert_eq!(body.chars().count(), PROMPT_FICHE_CHARS);
+        // Without its word in the fiche, the beginning is sent, as before.
+        let user = &prompt("Un marteau ?", &[&long])[1].content;
+        assert!(user.contains("[L-1] nom L-1\nBoîte de vis"));
     }
 
     #[test]

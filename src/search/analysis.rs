@@ -103,9 +103,10 @@ impl Analyzer {
     }
 
     /// The byte offset of the first term of `text` among `query_terms`, looked for in the first
-    /// `limit` bytes only (a little more, to end on a whole word): where a long fiche's excerpt
-    /// should be taken from, so that the learner sees why it matched. The text is analysed piece
-    /// by piece ([`pieces`]) and the search stops at the first piece that holds one.
+    /// `limit` bytes only (cut after the last whitespace within them: a word is never cut, and a
+    /// text without whitespace there is not searched): where a long fiche's excerpt should be
+    /// taken from, so that the learner sees why it matched. The text is analysed piece by piece
+    /// ([`pieces`]) and the search stops at the first piece that holds one.
     pub fn first_match(
         self,
         text: &str,
@@ -115,11 +116,20 @@ impl Analyzer {
         if query_terms.is_empty() {
             return None;
         }
-        let mut offset = 0;
-        for piece in pieces(text, FIRST_MATCH_PIECE) {
-            if offset >= limit {
-                break;
+        let mut end = text.len();
+        if end > limit {
+            let mut at = limit;
+            while !text.is_char_boundary(at) {
+                at -= 1;
             }
+            let (i, c) = text[..at]
+                .char_indices()
+                .rev()
+                .find(|(_, c)| c.is_whitespace())?;
+            end = i + c.len_utf8();
+        }
+        let mut offset = 0;
+        for piece in pieces(&text[..end], FIRST_MATCH_PIECE) {
             if let Some(&(start, _)) = self.highlight_spans(piece, query_terms, 1).first() {
                 return Some(offset + start);
             }
@@ -189,6 +199,34 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
         });
     }
     out
+}
+
+/// The byte range of at most `chars` characters of `text` to show or send: all of it when it
+/// fits; its beginning when `first` (a match's byte offset, from [`Analyzer::first_match`]) is
+/// `None` or lies inside the beginning with room for its word; otherwise from a word's start
+/// about `before` characters ahead of that match.
+pub fn window(text: &str, first: Option<usize>, chars: usize, before: usize) -> (usize, usize) {
+    let Some((cut, _)) = text.char_indices().nth(chars) else {
+        return (0, text.len());
+    };
+    let at = match first {
+        Some(at) if at + 40 > cut && at < text.len() => at,
+        _ => return (0, cut),
+    };
+    let back = text[..at]
+        .char_indices()
+        .rev()
+        .nth(before.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    let start = text[back..at]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(back, |(i, c)| back + i + c.len_utf8());
+    let end = text[start..]
+        .char_indices()
+        .nth(chars)
+        .map_or(text.len(), |(i, _)| start + i);
+    (start, end)
 }
 
 /// Bytes analysed at a time by [`Analyzer::first_match`].
@@ -374,6 +412,10 @@ mod tests {
                 "{analyzer:?}"
             );
             assert_eq!(analyzer.first_match(&text, &HashSet::new(), 1 << 20), None);
+            // A text without whitespace within the limit is not searched (its one word would
+            // have to be analysed whole, however long).
+            let word = format!("{}isolant", "x".repeat(100_000));
+            assert_eq!(analyzer.first_match(&word, &q, 8 << 10), None);
         }
         // mots+ finds the stem under another form and accents; mots, the word as written.
         let q = terms(Analyzer::French, "isolants");
@@ -382,6 +424,32 @@ mod tests {
             Analyzer::Seed.first_match(&text, &terms(Analyzer::Seed, "isolants"), 1 << 20),
             None
         );
+    }
+
+    #[test]
+    fn a_window_shows_the_beginning_or_the_first_match_with_words_before_it() {
+        let text = format!(
+            "{}Pouzzolane en vrac. {}",
+            "Vis à bois. ".repeat(500),
+            "Clou. ".repeat(500)
+        );
+        let at = text.find("Pouzzolane").unwrap_or_default();
+        // Whole when it fits; the beginning without a match, or with one inside it.
+        assert_eq!(window("Vis.", Some(0), 10, 3), (0, 4));
+        let begin = window(&text, None, 100, 30);
+        assert_eq!(begin.0, 0);
+        assert_eq!(text[..begin.1].chars().count(), 100);
+        assert_eq!(window(&text, Some(12), 100, 30), begin);
+        // Otherwise at a word's start, at most `before` characters ahead of the match.
+        let (start, end) = window(&text, Some(at), 100, 30);
+        let before = text[start..at].chars().count();
+        assert!(before > 0 && before <= 30, "{before}");
+        assert!(text[..start].ends_with(' '));
+        assert_eq!(text[start..end].chars().count(), 100);
+        assert!(text[start..end].contains("Pouzzolane en vrac."));
+        // Near the end, the window stops at the end.
+        let tail = text.rfind("Clou.").unwrap_or_default();
+        assert_eq!(window(&text, Some(tail), 100, 30).1, text.len());
     }
 
     /// The terms of a text cut by `pieces` are the terms of the whole, for every analyser, at

@@ -10,6 +10,7 @@ use crate::data::{Question, QuestionKind};
 use crate::fr::{self, labels, messages};
 use crate::lab::{tie_span, Keyword, Method, Ranked};
 use crate::measure::DEPTH;
+use crate::search::analysis::window;
 use crate::search::bm25::{Explanation, FORMULA};
 
 use super::super::dom::{by_id, highlighted, input, replace_children, set_hidden, set_text, E};
@@ -41,46 +42,15 @@ struct Excerpt<'a> {
     total: Option<usize>,
 }
 
-/// At most [`EXCERPT_CHARS`] characters of `text`: its beginning, or, when its first match (the
-/// byte offset `first`) does not end inside the beginning, the characters from a word's start
-/// about [`BEFORE_MATCH_CHARS`] before that match. A fiche of ordinary length shows whole.
+/// At most [`EXCERPT_CHARS`] characters of `text` ([`window`]): its beginning, or, when its first
+/// match (the byte offset `first`) does not fall inside the beginning, from a word's start about
+/// [`BEFORE_MATCH_CHARS`] before that match. A fiche of ordinary length shows whole.
 fn excerpt(text: &str, first: Option<usize>) -> Excerpt<'_> {
-    let Some((cut, _)) = text.char_indices().nth(EXCERPT_CHARS) else {
-        return Excerpt {
-            shown: text,
-            skipped: 0,
-            total: None,
-        };
-    };
-    let total = Some(text.chars().count());
-    // Room for the matched word itself inside the beginning.
-    let at = match first {
-        Some(at) if at + 40 > cut => at,
-        _ => {
-            return Excerpt {
-                shown: &text[..cut],
-                skipped: 0,
-                total,
-            }
-        }
-    };
-    let back = text[..at]
-        .char_indices()
-        .rev()
-        .nth(BEFORE_MATCH_CHARS - 1)
-        .map_or(0, |(i, _)| i);
-    let start = text[back..at]
-        .char_indices()
-        .find(|(_, c)| c.is_whitespace())
-        .map_or(back, |(i, c)| back + i + c.len_utf8());
-    let end = text[start..]
-        .char_indices()
-        .nth(EXCERPT_CHARS)
-        .map_or(text.len(), |(i, _)| start + i);
+    let (start, end) = window(text, first, EXCERPT_CHARS, BEFORE_MATCH_CHARS);
     Excerpt {
         shown: &text[start..end],
         skipped: text[..start].chars().count(),
-        total,
+        total: (start > 0 || end < text.len()).then(|| text.chars().count()),
     }
 }
 
