@@ -28,7 +28,7 @@ N'invente ni produit ni numéro. Si aucune fiche ne répond à la question, rép
 pub const PROMPT_FICHE_CHARS: usize = 4_000;
 /// Bytes of a long fiche searched for the question's first word (under `mots+`'s analysis), so
 /// that the part sent is the part that matched; and characters sent before that word.
-const PROMPT_MATCH_BYTES: usize = 64 << 10;
+const PROMPT_MATCH_BYTES: usize = 16 << 10;
 const PROMPT_BEFORE_MATCH: usize = 800;
 
 /// The messages sent for `question` with `fiches` (in rank order): the instructions, then the

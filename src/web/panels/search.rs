@@ -29,7 +29,7 @@ const EXCERPT_CHARS: usize = 1_000;
 /// Bytes of a long fiche searched for a keyword method's first match, so that its excerpt shows
 /// it: this bounds the work per result. A fiche whose first match lies further shows its
 /// beginning.
-const MATCH_SEARCH_BYTES: usize = 64 << 10;
+const MATCH_SEARCH_BYTES: usize = 16 << 10;
 /// Characters shown before that first match.
 const BEFORE_MATCH_CHARS: usize = 150;
 
