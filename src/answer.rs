@@ -37,10 +37,27 @@ const PROMPT_BEFORE_MATCH: usize = 800;
 /// before the first word of the question it holds when that lies further (as the page's
 /// excerpt); each cut is marked.
 pub fn prompt(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
-    let terms: HashSet<String> = Analyzer::French.terms(question).into_iter().collect();
+    messages(question, fiches, true)
+}
+
+/// [`prompt`]'s size without looking for the question's words in the fiches: each long fiche is
+/// cut from its beginning to the same number of characters (the request that leaves a fiche's
+/// beginning out is 4 characters longer, for its « […] »). What cost estimates use: they cover
+/// every question of a set, and analysing each long fiche up to its first match would cost
+/// milliseconds per question.
+pub fn prompt_sized(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
+    messages(question, fiches, false)
+}
+
+fn messages(question: &str, fiches: &[&Fiche], locate: bool) -> Vec<Message> {
+    let terms: HashSet<String> = if locate {
+        Analyzer::French.terms(question).into_iter().collect()
+    } else {
+        HashSet::new()
+    };
     let mut user = String::from("Fiches :\n");
     for f in fiches {
-        let long = f.texte.len() > PROMPT_FICHE_CHARS;
+        let long = locate && f.texte.len() > PROMPT_FICHE_CHARS;
         let first = long
             .then(|| Analyzer::French.first_match(&f.texte, &terms, PROMPT_MATCH_BYTES))
             .flatten();
@@ -265,6 +282,16 @@ mod tests {
         // Without its word in the fiche, the beginning is sent, as before.
         let user = &prompt("Un marteau ?", &[&long])[1].content;
         assert!(user.contains("[L-1] nom L-1\nBoîte de vis"));
+        // The estimate's version: the beginning, the same number of characters but the « […] ».
+        let sized = &prompt_sized("De la pouzzolane ?", &[&long])[1].content;
+        let located = &prompt("De la pouzzolane ?", &[&long])[1].content;
+        assert!(sized.contains("[L-1] nom L-1\nBoîte de vis"));
+        assert_eq!(
+            sized.chars().count() + "[…] ".chars().count(),
+            located.chars().count()
+        );
+        let short = fiche("S-1");
+        assert_eq!(prompt_sized("q", &[&short]), prompt("q", &[&short]));
     }
 
     #[test]

@@ -148,7 +148,7 @@ fn estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
                 _ => s.fiches_for(method, &q.text).ok()?,
             };
             let refs: Vec<&Fiche> = sent.iter().collect();
-            Some(chat::estimate_tokens(&answer::prompt(&q.text, &refs)))
+            Some(chat::estimate_tokens(&answer::prompt_sized(&q.text, &refs)))
         })
         .sum();
     let price = match prices::cost_usd(model, tokens as u64, 0) {
