@@ -65,7 +65,10 @@ has_version trunk "$TRUNK" || { plan+=("trunk $TRUNK (cargo install, ~/.cargo/bi
 WASM_OPT_OK=false
 wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN\b" && WASM_OPT_OK=true
 if [ "$WASM_OPT_OK" = false ] && [ "$NODE_OK" = true ]; then
-  plan+=("binaryen $BINARYEN's wasm-opt (npm install -g, as root$(dpkg -s binaryen >/dev/null 2>&1 && echo '; first apt-get purge binaryen, Debian'"'"'s 108'), 1 min)")
+  # `|| true`: without Debian's binaryen, dpkg fails, and under `set -e` a failing substitution
+  # in an assignment ends the script silently.
+  purge=$(dpkg -s binaryen >/dev/null 2>&1 && echo "; first apt-get purge binaryen, Debian's 108" || true)
+  plan+=("binaryen $BINARYEN's wasm-opt (npm install -g, as root$purge, 1 min)")
   minutes=$((minutes + 1))
 fi
 if [ "$PROFILE" = test ]; then
