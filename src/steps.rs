@@ -52,10 +52,14 @@ mod tests {
         let (fiches, questions) = crate::data::synth::catalogue(&bundled, 5000, 40, 1);
         let text = crate::data::synth::to_jsonl(&fiches);
         let mut lines = Vec::new();
-        let parsed = run_ready(crate::data::parse_fiches_pausing(&text, |l| {
-            lines.push(l);
-            std::future::ready(())
-        }))
+        let parsed = run_ready(crate::data::parse_fiches_pausing(
+            &text,
+            crate::data::nfc,
+            |l| {
+                lines.push(l);
+                std::future::ready(())
+            },
+        ))
         .unwrap();
         assert_eq!(parsed, fiches);
         let steps = 5000 / LINES_PER_STEP;

@@ -229,3 +229,41 @@ fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
         }
     }
 }
+
+/// The page compares fiche ids through the browser's `normalize("NFC")` (no tables in the
+/// module); the terminal through `data::nfc`. Both must find the same duplicates: every code point
+/// of the Basic Multilingual Plane alone and after a starter, and combining sequences.
+#[wasm_bindgen_test]
+fn the_browsers_nfc_equals_the_cores() {
+    use rag_fiches::data::nfc as core_nfc;
+    use rag_fiches::web::nfc as page_nfc;
+    let mut differ = Vec::new();
+    for c in (0..=0xFFFFu32).filter_map(char::from_u32) {
+        for s in [c.to_string(), format!("e{c}"), format!("{c}\u{301}")] {
+            if page_nfc(&s) != core_nfc(&s) {
+                differ.push(s);
+            }
+        }
+    }
+    for s in [
+        "AR-e\u{301}",
+        "A\u{30a}",
+        "\u{212b}",
+        "a\u{323}\u{302}",
+        "a\u{302}\u{323}",
+        "\u{1100}\u{1161}\u{11a8}",
+        "\u{3b1}\u{313}\u{301}\u{345}",
+        "c\u{327}\u{301}",
+        "\u{1d165}\u{1d16e}",
+    ] {
+        if page_nfc(s) != core_nfc(s) {
+            differ.push(s.to_owned());
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} differ: {:?}",
+        differ.len(),
+        &differ[..differ.len().min(10)]
+    );
+}

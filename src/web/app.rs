@@ -12,7 +12,7 @@ use super::panels::{self, Memo};
 use super::state::{Dataset, Effect, Msg, State};
 use super::update::update;
 use super::{events, ids, store, tasks};
-use crate::data::{check_expected, parse_fiches, parse_questions};
+use crate::data::{check_expected, parse_fiches_with, parse_questions};
 use crate::fr::messages;
 use crate::link::ViewState;
 
@@ -258,7 +258,7 @@ fn fail(message: &str) {
 async fn load() -> Result<State, String> {
     let fiches_text = tasks::fetch_text("data/fiches.jsonl").await?;
     let questions_text = tasks::fetch_text("data/questions.csv").await?;
-    let fiches = parse_fiches(&fiches_text).map_err(|e| messages::data(&e))?;
+    let fiches = parse_fiches_with(&fiches_text, super::nfc).map_err(|e| messages::data(&e))?;
     let questions = parse_questions(&questions_text).map_err(|e| messages::data(&e))?;
     check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
     let data = Dataset::new(0, fiches, questions, None);

@@ -27,7 +27,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::data::vectors::VectorSet;
-use crate::data::{check_expected, parse_fiches, parse_questions, Question};
+use crate::data::{check_expected, parse_fiches_with, parse_questions, Question};
 use crate::lab::{Lab, Method, QuestionVectors};
 
 /// Starts the page when the module loads (Trunk's loader calls it).
@@ -41,6 +41,15 @@ pub fn start() {
     {
         wasm_bindgen_futures::spawn_local(app::run());
     }
+}
+
+/// `text` in Unicode NFC by the JavaScript engine (`String.prototype.normalize`): the page's
+/// [`crate::data::IdNormalizer`], so that the module carries no normalization tables.
+pub fn nfc(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_owned();
+    }
+    js_sys::JsString::from(text).normalize("NFC").into()
 }
 
 fn method(name: &str) -> Result<Method, JsError> {
@@ -81,7 +90,7 @@ impl LabHandle {
     /// Throws an `Error` whose message names the line and field at fault.
     #[wasm_bindgen(constructor)]
     pub fn new(fiches: &str, questions: &str) -> Result<LabHandle, JsError> {
-        let fiches = parse_fiches(fiches).map_err(|e| JsError::new(&e.to_string()))?;
+        let fiches = parse_fiches_with(fiches, nfc).map_err(|e| JsError::new(&e.to_string()))?;
         let questions = parse_questions(questions).map_err(|e| JsError::new(&e.to_string()))?;
         check_expected(&fiches, &questions).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(LabHandle {

@@ -685,7 +685,7 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         let said = |e: crate::data::DataError| messages::data_in(&e, &f_name, &q_name);
         // Parsed and indexed in steps, with turns of the event loop between them: 50,000 fiches
         // held the page's thread for 3.7-4.9 s in one task.
-        let fiches = parse_fiches_pausing(&fiches_text, |_| pacer.pause())
+        let fiches = parse_fiches_pausing(&fiches_text, super::nfc, |_| pacer.pause())
             .await
             .map_err(said)?;
         // The check builds a set of every id (20 ms at 50,000 fiches in a build without

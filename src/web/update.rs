@@ -524,7 +524,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::BackToExercise => {
             let (f, q) = &s.bundled;
             if let (Ok(f), Ok(q)) = (
-                crate::data::parse_fiches(f),
+                crate::data::parse_fiches_with(f, super::nfc),
                 crate::data::parse_questions(q),
             ) {
                 let data = Dataset::new(s.data.epoch + 1, f, q, None);
