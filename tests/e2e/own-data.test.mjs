@@ -209,6 +209,10 @@ test('bad files are refused with the line and field, and the current catalogue s
     [[file('f.jsonl', [lines[0], '{"id": "P-900", famille: "f"}'].join('\n')), file('q.csv', csv)],
       /^f\.jsonl, ligne 2, colonne \d+ : ce n'est pas du JSON valide/],
     [[file('f.jsonl', [lines[0], lines[0]].join('\n')), file('q.csv', csv)], /ligne 2 : l'identifiant « P-001 » est déjà pris ligne 1/],
+    // One id, « é » as one code point then as e + combining acute: the same id in NFC (compared
+    // through the browser's String.prototype.normalize).
+    [[file('f.jsonl', [lines[0], lines[0].replace('P-001', 'P-\u00e9'), lines[0].replace('P-001', 'P-e\u0301')].join('\n')), file('q.csv', csv)],
+      /ligne 3 : l'identifiant « P-e\u0301 » est déjà pris ligne 2/],
     [[file('f.jsonl', jsonl), file('q.csv', csv.replaceAll(';', ','))], /^q\.csv, ligne 1 : l'en-tête doit être « type;question;fiche_attendue »/],
     [[file('f.jsonl', jsonl), file('q.csv', csv.replace('P-002', 'P-404'))], /ligne 2 : la fiche attendue « P-404 » n'est pas dans vos fiches/],
     [[file('f.jsonl', Buffer.concat([Buffer.from(lines[0] + '\n' + lines[1] + '\n'), Buffer.from([0xff, 0xfe]), Buffer.from('\n')])), file('q.csv', csv)],
