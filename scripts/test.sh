@@ -31,7 +31,9 @@ bash scripts/modele.sh
 step "format and lints (native and wasm32)"
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
-cargo clippy --locked --target wasm32-unknown-unknown --lib --tests -- -D warnings
+# The page's module as Trunk builds it, then with `api` (LabHandle) for the browser tests.
+cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --lib --tests --features api -- -D warnings
 # The local encoder's Web Worker, built without the page (as Trunk builds it).
 cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --lib --bin encodeur -- -D warnings
 
@@ -43,7 +45,7 @@ cargo run --locked --quiet --release --bin mesurer | cmp - tests/golden/mesurer-
 echo "mesurer: identical to the seed's reference"
 
 step "ring 2: wasm-pack test --headless --chrome"
-wasm-pack test --headless --chrome -- --locked --test web
+wasm-pack test --headless --chrome -- --locked --test web --features api
 
 step "release build of the page (trunk), and its test build pointed at the local mock API"
 trunk build --release

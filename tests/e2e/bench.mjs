@@ -1,7 +1,9 @@
 // Browser benchmarks (prints figures; asserts nothing): the built page's wasm against MiniSearch
 // (npm) on the same synthetic catalogues and the same questions, in the same page of headless
 // Chromium; time from navigation to the first result; the wasm's size. Run after `trunk build
-// --release` and `cargo build --release --bins`:  node tests/e2e/bench.mjs [1000,10000,50000]
+// --release`, `trunk build --release --features api --dist dist-api` (the page with `LabHandle`,
+// which the page's own module leaves out) and `cargo build --release --bins`:
+//   node tests/e2e/bench.mjs [1000,10000,50000]
 import { readFile, mkdtemp, readdir } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
@@ -14,7 +16,16 @@ const ROOT = new URL('../../', import.meta.url);
 const sizes = (process.argv[2] ?? '0,1000,10000,50000').split(',').map(Number);
 // DIST=dir benches another build of the page (e.g. one built without simd128), default dist/.
 const DIST = process.env.DIST ?? 'dist';
+// The same page built with the `api` feature: the search, measurement and vectors timings call
+// its exported LabHandle. DIST_API=dir benches another such build.
+const DIST_API = process.env.DIST_API ?? 'dist-api';
+const apiFiles = await readdir(new URL(`../../${DIST_API}/`, import.meta.url)).catch(() => null);
+if (!apiFiles) {
+  console.error(`bench.mjs: ${DIST_API}/ is missing: trunk build --release --features api --dist ${DIST_API}`);
+  process.exit(2);
+}
 const server = await serveDist({ dir: DIST });
+const apiServer = await serveDist({ dir: DIST_API });
 const browser = await launch();
 
 const dist = new URL(`${DIST}/`, ROOT);
@@ -64,7 +75,7 @@ console.log(`navigation to first result (a shared link with a question): ${mid(f
 
 const context = await browser.newContext({ bypassCSP: true });
 const page = await context.newPage();
-await page.goto(server.url);
+await page.goto(apiServer.url);
 await page.waitForSelector('body[data-ready="true"]');
 await page.addScriptTag({ path: new URL('node_modules/minisearch/dist/umd/index.js', import.meta.url).pathname });
 await page.addScriptTag({ path: new URL('node_modules/flexsearch/dist/flexsearch.bundle.min.js', import.meta.url).pathname });
@@ -182,7 +193,7 @@ for (const n of sizes.filter((x) => x > 0)) {
   execFileSync(new URL('target/release/vecteurs', ROOT).pathname,
     ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'), '--questions', join(dir, 'questions.csv'),
       '--out', join(dir, 'v.safetensors')], { stdio: 'ignore' });
-  const vserver = await serveDist({ dir: DIST, overrides: {
+  const vserver = await serveDist({ dir: DIST_API, overrides: {
     'bench/fiches.jsonl': await readFile(join(dir, 'fiches.jsonl')),
     'bench/questions.csv': await readFile(join(dir, 'questions.csv')),
     'bench/v.safetensors': await readFile(join(dir, 'v.safetensors')),
@@ -231,3 +242,4 @@ for (const n of sizes.filter((x) => x > 0)) {
 
 await browser.close();
 await server.close();
+await apiServer.close();
