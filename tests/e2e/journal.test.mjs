@@ -13,6 +13,30 @@ suite((s) => ({ mock, browser, server } = s), { dir: 'dist-test', mock: true });
 
 const rows = (page) => page.locator('#journal-liste tbody tr');
 
+// The journal as the page stored it in IndexedDB (null: nothing stored yet).
+const stored = (page) => page.evaluate(() => new Promise((ok) => {
+  const open = indexedDB.open('rag-fiches');
+  open.onerror = () => ok(null);
+  open.onsuccess = () => {
+    const db = open.result;
+    const get = db.transaction('journal').objectStore('journal').get('questions-sans-reponse');
+    get.onsuccess = () => { db.close(); ok(get.result ?? null); };
+    get.onerror = () => { db.close(); ok(null); };
+  };
+}));
+
+// The page writes its journal to IndexedDB after the change it shows, and a reload in those few
+// milliseconds aborts the write (a transaction does not outlive its page; CI caught a reload that
+// came first): before reloading, the test waits until the store holds what the page shows.
+async function storedAs(page, holds) {
+  for (let i = 0; i < 250; i++) {
+    const text = await stored(page);
+    if (text !== null && holds(text)) return;
+    await page.waitForTimeout(20);
+  }
+  assert.fail(`the journal was not stored as shown: ${JSON.stringify(await stored(page))}`);
+}
+
 test('two unanswered questions are journaled, survive a reload, export as JSONL and vanish after « Effacer »', async () => {
   await mock.reset();
   const { page, context, problems } = await openPage(browser, server.url);
@@ -41,6 +65,7 @@ test('two unanswered questions are journaled, survive a reload, export as JSONL 
   const n = listed.length;
   // From here on, nothing reaches the mock (or anywhere else).
   const requests = (await mock.log()).length;
+  await storedAs(page, (text) => text.trim().split('\n').length === n);
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   await page.click('#onglet-mesurer');
@@ -62,6 +87,7 @@ test('two unanswered questions are journaled, survive a reload, export as JSONL 
   assert.equal(csv.length, n + 1);
   await page.click('button[data-journal="effacer"]');
   assert.equal(await page.textContent('#journal-liste'), 'Aucune question sans réponse pour l\'instant.');
+  await storedAs(page, (text) => text === '');
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   await page.click('#onglet-mesurer');
