@@ -11,7 +11,7 @@
 //! Every term keeps the byte span of the original text it came from, so the page can highlight the
 //! words of a fiche that matched, and an explanation can show which question word became which term.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -158,8 +158,8 @@ pub const SEED_STOP_WORDS: &str =
 il elle on me mon ma mes vous nous quel quelle quels quelles que qui quoi comment \
 est sont faut faire mettre avez avoir y a ne pas plus";
 
-fn seed_stop_words() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn seed_stop_words() -> &'static FxHashSet<&'static str> {
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| SEED_STOP_WORDS.split_whitespace().collect())
 }
 
@@ -175,6 +175,25 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
     let mut cur = String::new();
     let (mut start, mut end) = (0, 0);
     for (pos, c) in text.char_indices() {
+        // Most of a French catalogue is ASCII, whose lowercase is one character: the same result
+        // as `to_lowercase`, without its iterator (a fifth of an index build, perf).
+        if c.is_ascii() {
+            let l = c.to_ascii_lowercase();
+            if is_word(l) {
+                if cur.is_empty() {
+                    start = pos;
+                }
+                cur.push(l);
+                end = pos + 1;
+            } else if !cur.is_empty() {
+                out.push(Token {
+                    term: std::mem::take(&mut cur),
+                    start,
+                    end,
+                });
+            }
+            continue;
+        }
         for l in c.to_lowercase() {
             if is_word(l) {
                 if cur.is_empty() {
@@ -289,10 +308,10 @@ aviez avaient eut eûmes eûtes eurent aie aies ait ayons ayez aient eusse eusse
 quel quelle quels quelles quoi comment faut faire mettre avoir a plus sans \
 peut peux peuvent pouvez pouvons doit dois doivent devez veux voudrais cela ça cette cet";
 
-fn french_stop_words() -> &'static HashSet<String> {
-    static SET: OnceLock<HashSet<String>> = OnceLock::new();
+fn french_stop_words() -> &'static FxHashSet<String> {
+    static SET: OnceLock<FxHashSet<String>> = OnceLock::new();
     SET.get_or_init(|| {
-        let mut set = HashSet::new();
+        let mut set = FxHashSet::default();
         for w in FRENCH_STOP_WORDS
             .split_whitespace()
             .chain(SEED_STOP_WORDS.split_whitespace())
@@ -343,8 +362,8 @@ pub fn fold_accents(s: &str) -> String {
 fn stem_cached(stemmer: &Stemmer, word: &str) -> String {
     const STEM_CACHE_MAX: usize = 200_000;
     thread_local! {
-        static CACHE: std::cell::RefCell<std::collections::HashMap<String, String>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<String, String>> =
+            std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     }
     CACHE.with(|c| {
         if let Some(s) = c.borrow().get(word) {
@@ -387,6 +406,7 @@ fn french_terms(text: &str, change: Option<&StopChange>) -> Vec<Token> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     /// `first_match` finds the first highlight of the whole text, however far in, within its limit.
     #[test]

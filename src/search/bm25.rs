@@ -16,7 +16,7 @@
 //! scoring 0 included (they fill the end of the list in descending id order): this matters for RRF,
 //! which fuses the top 50 of each list.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::data::Fiche;
 use crate::search::analysis::Analyzer;
@@ -63,7 +63,7 @@ pub struct Bm25Index {
     analyzer: Analyzer,
     params: Bm25Params,
     /// Terms → term number.
-    vocabulary: HashMap<String, u32>,
+    vocabulary: FxHashMap<String, u32>,
     /// For each term number, its inverse document frequency.
     idf: Vec<f64>,
     /// For each term number, the fiches that contain it with their term counts, fiche order.
@@ -129,11 +129,11 @@ impl Bm25Index {
         Fut: std::future::Future<Output = ()>,
     {
         let n = fiches.len();
-        let mut vocabulary: HashMap<String, u32> = HashMap::new();
+        let mut vocabulary: FxHashMap<String, u32> = FxHashMap::default();
         let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut doc_len = Vec::with_capacity(n);
         let mut total: u64 = 0;
-        let mut counts: HashMap<u32, u32> = HashMap::new();
+        let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
         for (doc, fiche) in fiches.iter().enumerate() {
             if doc > 0 && doc % DOCS_PER_STEP == 0 {
                 pause(doc).await;
