@@ -237,9 +237,9 @@ pub fn parse_fiches(text: &str) -> Result<Vec<Fiche>, DataError> {
 }
 
 /// How ids are brought to Unicode NFC before duplicates are looked for: [`nfc`], or in the page
-/// the JavaScript engine's `String.prototype.normalize("NFC")` (`web::nfc`): linking our NFC's
-/// tables into the page's module costs 57 kB of it (31 kB gzipped, measured), for what every
-/// browser already has. The two agree (a browser-ring test).
+/// the JavaScript engine's `String.prototype.normalize("NFC")` (`web::nfc`): `unicode-normalization`'s
+/// tables were 122 kB of the page's module (62 kB gzipped, measured), for what every browser
+/// already has. The two agree (a browser-ring test).
 pub type IdNormalizer = fn(&str) -> String;
 
 /// [`parse_fiches`] with ids compared through `normalize`.
@@ -345,62 +345,13 @@ where
     Ok(fiches)
 }
 
-/// `text` in Unicode Normalization Form C (UAX #15): canonical decomposition, canonical
-/// ordering of combining marks, canonical composition.
-///
-/// Built from `unicode-normalization`'s per-character functions rather than its `nfc()`
-/// iterator: that iterator chooses canonical or compatibility decomposition at run time, so it
-/// links the compatibility tables too (about 60 kB of the page's module, measured), which NFC
-/// never reads. A test compares this with the crate's `nfc()` on every code point and on
-/// combining sequences.
+/// `text` in Unicode Normalization Form C: the terminal's [`IdNormalizer`] (the page passes the
+/// browser's).
 pub fn nfc(text: &str) -> String {
-    use unicode_normalization::char::{
-        canonical_combining_class as ccc, compose, decompose_canonical,
-    };
     if text.is_ascii() {
         return text.to_owned();
     }
-    let mut chars: Vec<char> = Vec::with_capacity(text.len());
-    for c in text.chars() {
-        decompose_canonical(c, |d| chars.push(d));
-    }
-    // Canonical ordering: each run of combining marks sorted by class (a stable sort).
-    let mut i = 0;
-    while i < chars.len() {
-        let start = i;
-        while i < chars.len() && ccc(chars[i]) != 0 {
-            i += 1;
-        }
-        if let Some(run) = chars.get_mut(start..i) {
-            run.sort_by_key(|&c| ccc(c));
-        }
-        i += 1;
-    }
-    // Canonical composition: a character joins the last starter unless a character left between
-    // them is a starter or has a class as high as its own.
-    let mut out: Vec<char> = Vec::with_capacity(chars.len());
-    let mut starter: Option<usize> = None;
-    let mut last_class: Option<u8> = None;
-    for c in chars {
-        let class = ccc(c);
-        if let Some(s) = starter {
-            let blocked = last_class.is_some_and(|last| last == 0 || last >= class);
-            if !blocked {
-                if let Some(composed) = out.get(s).and_then(|&l| compose(l, c)) {
-                    out[s] = composed;
-                    continue;
-                }
-            }
-        }
-        if class == 0 {
-            starter = Some(out.len());
-            last_class = None;
-        } else {
-            last_class = Some(class);
-        }
-        out.push(c);
-    }
-    out.into_iter().collect()
+    unicode_normalization::UnicodeNormalization::nfc(text).collect()
 }
 
 /// Parses `questions.csv` as Python's `csv.DictReader(delimiter=";")` reads it: a header
@@ -555,81 +506,6 @@ mod tests {
                 matches!(err, DataError::IdWithSpace { line: 1, .. }),
                 "{id}: {err:?}"
             );
-        }
-    }
-
-    /// Our NFC against the crate's `nfc()`: every code point alone, after a starter, and
-    /// combining sequences in every order (pseudo-random, reproducible).
-    #[test]
-    fn nfc_equals_the_crates_nfc() {
-        use unicode_normalization::UnicodeNormalization;
-        let reference = |s: &str| -> String { s.nfc().collect() };
-        let all: Vec<char> = (0..=0x10FFFFu32).filter_map(char::from_u32).collect();
-        for &c in &all {
-            for s in [
-                c.to_string(),
-                format!("a{c}"),
-                format!("{c}\u{301}"),
-                format!("\u{1100}{c}"),
-            ] {
-                assert_eq!(
-                    nfc(&s),
-                    reference(&s),
-                    "{:?}",
-                    s.chars().map(u32::from).collect::<Vec<_>>()
-                );
-            }
-        }
-        // Marks of different classes (acute 230, cedilla 202, dot below 220, Hangul and
-        // Devanagari pieces), in random orders after random starters.
-        let pieces = [
-            'a',
-            'e',
-            'o',
-            'u',
-            'A',
-            'E',
-            'c',
-            'C',
-            's',
-            '\u{1100}',
-            '\u{1161}',
-            '\u{11a8}',
-            '\u{ac00}',
-            '\u{301}',
-            '\u{300}',
-            '\u{302}',
-            '\u{308}',
-            '\u{327}',
-            '\u{323}',
-            '\u{31b}',
-            '\u{345}',
-            '\u{3b1}',
-            '\u{313}',
-            '\u{93c}',
-            '\u{928}',
-            '\u{f71}',
-            '\u{f72}',
-            '\u{f74}',
-            '\u{1d165}',
-            '\u{1d16e}',
-            '\u{e9}',
-            '\u{1e0b}',
-            '\u{212b}',
-        ];
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        for _ in 0..200_000 {
-            let mut s = String::new();
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = 1 + (seed % 6) as usize;
-            let mut r = seed;
-            for _ in 0..len {
-                s.push(pieces[(r % pieces.len() as u64) as usize]);
-                r /= pieces.len() as u64;
-            }
-            assert_eq!(nfc(&s), reference(&s), "{s:?}");
         }
     }
 
