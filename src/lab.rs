@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::data::vectors::{VectorSet, VectorsError};
+use crate::data::vectors::{VectorSet, VectorsError, VectorsInfo};
 use crate::data::{Fiche, Question};
 use crate::measure::{Measurement, QuestionOutcome, DEPTH};
 use crate::search::analysis::Analyzer;
@@ -162,6 +162,9 @@ pub enum SearchError {
         question: String,
     },
     Dense(DenseError),
+    /// The fiche vectors are held elsewhere (the page's worker) and this question's dense top
+    /// has not come back yet: ask it with [`Lab::remember_dense`]'s counterpart, then search again.
+    Pending,
 }
 
 impl fmt::Display for SearchError {
@@ -174,6 +177,7 @@ impl fmt::Display for SearchError {
                 write!(f, "the question {question:?} has not been embedded")
             }
             SearchError::Dense(e) => e.fmt(f),
+            SearchError::Pending => write!(f, "the dense top is being computed elsewhere"),
         }
     }
 }
@@ -237,6 +241,10 @@ pub struct Lab {
     vectors: Option<VectorSet>,
     /// The local encoder's fiche vectors.
     local: Option<VectorSet>,
+    /// Mistral fiche vectors held by another thread (the page's worker), by the id it knows them
+    /// by: dense tops come from there into `dense_memo` ([`Lab::remember_dense`]); a search the
+    /// memo cannot answer is [`SearchError::Pending`].
+    away: Option<(u64, VectorsInfo)>,
     /// Dense top lists already computed, by encoder and question vector: `sens`, `hybride` and
     /// `hybride+` need the same scan of every fiche vector for a question (at 50,000 fiches, 24
     /// ms each), as do the columns, the summary and the answer of one render. Each list is the
@@ -255,7 +263,7 @@ pub struct Lab {
 const DENSE_MEMO_CAP: usize = 2048;
 
 /// A question vector's identity for the dense memo: its length and bits.
-fn vector_key(v: &[f32]) -> u64 {
+pub fn vector_key(v: &[f32]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     v.len().hash(&mut h);
@@ -289,6 +297,7 @@ impl Lab {
             mots_plus,
             vectors: None,
             local: None,
+            away: None,
             dense_memo: Default::default(),
             fingerprint: Default::default(),
             by_id: Default::default(),
@@ -343,10 +352,71 @@ impl Lab {
     pub fn set_vectors(&mut self, vectors: VectorSet) -> Result<(), VectorsError> {
         vectors.check_fiches_with(&self.fiches, self.fingerprint())?;
         self.vectors = Some(vectors);
+        self.away = None;
         self.dense_memo.borrow_mut().clear();
         Ok(())
     }
 
+    /// Says that these fiches' Mistral vectors are held elsewhere as `set` (already checked there
+    /// against [`Lab::fingerprint`]): from now on their dense tops come through
+    /// [`Lab::remember_dense`].
+    pub fn set_vectors_away(&mut self, set: u64, info: VectorsInfo) {
+        self.vectors = None;
+        self.away = Some((set, info));
+        self.dense_memo.borrow_mut().clear();
+    }
+
+    /// Forgets the Mistral vectors held elsewhere (lost there).
+    pub fn forget_vectors_away(&mut self) {
+        self.away = None;
+        self.dense_memo.borrow_mut().clear();
+    }
+
+    /// The id of the Mistral vectors held elsewhere, if they are.
+    pub fn vectors_away(&self) -> Option<u64> {
+        self.away.as_ref().map(|(set, _)| *set)
+    }
+
+    /// Whether `encoder`'s fiche vectors are here or held elsewhere.
+    pub fn has_vectors(&self, encoder: Encoder) -> bool {
+        self.vectors_info(encoder).is_some()
+    }
+
+    /// What is known of `encoder`'s fiche vectors, wherever they are.
+    pub fn vectors_info(&self, encoder: Encoder) -> Option<VectorsInfo> {
+        match (self.vectors_of(encoder), encoder, &self.away) {
+            (Some(set), _, _) => Some(set.info()),
+            (None, Encoder::Mistral, Some((_, info))) => Some(info.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether a dense search of `vector` under `encoder` for `k` results can be answered now.
+    pub fn knows_dense(&self, encoder: Encoder, vector: &[f32], k: usize) -> bool {
+        let count = self.vectors_info(encoder).map_or(0, |i| i.count);
+        self.dense_memo
+            .borrow()
+            .get(&(encoder, vector_key(vector)))
+            .is_some_and(|top| top.len() >= k.min(count))
+    }
+
+    /// How many dense results to ask of the thread holding the vectors, so that every search of
+    /// the lab (columns, fusion, measures, answers) is answered from them.
+    pub fn dense_depth() -> usize {
+        RRF_DEPTH.max(DEPTH + 1)
+    }
+
+    /// Keeps the dense top of `vector` computed elsewhere (best first, as `dense::search` gives
+    /// it), so that searches of that vector are answered without the vectors.
+    pub fn remember_dense(&self, encoder: Encoder, vector: &[f32], top: Vec<Ranked>) {
+        let mut memo = self.dense_memo.borrow_mut();
+        if memo.len() >= DENSE_MEMO_CAP {
+            memo.clear();
+        }
+        memo.insert((encoder, vector_key(vector)), top);
+    }
+
+    /// The Mistral vectors, when they are here (see [`Lab::vectors_info`] for wherever they are).
     pub fn vectors(&self) -> Option<&VectorSet> {
         self.vectors.as_ref()
     }
@@ -390,16 +460,21 @@ impl Lab {
         question: &str,
         k: usize,
     ) -> Result<Vec<Ranked>, SearchError> {
-        let set = self.vectors_of(encoder).ok_or(SearchError::NoVectors)?;
+        let Some(info) = self.vectors_info(encoder) else {
+            return Err(SearchError::NoVectors);
+        };
         let v = vector.ok_or_else(|| SearchError::NoQuestionVector {
             question: question.to_owned(),
         })?;
         let key = (encoder, vector_key(v));
         if let Some(top) = self.dense_memo.borrow().get(&key) {
-            if top.len() >= k || top.len() == set.len() {
+            if top.len() >= k || top.len() == info.count {
                 return Ok(top.iter().take(k).copied().collect());
             }
         }
+        let Some(set) = self.vectors_of(encoder) else {
+            return Err(SearchError::Pending);
+        };
         let top: Vec<Ranked> = dense::search(set, v, k.max(RRF_DEPTH))
             .map_err(SearchError::Dense)?
             .into_iter()

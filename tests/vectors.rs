@@ -583,3 +583,83 @@ fn reading_in_steps_pauses_every_step_of_rows_and_reads_the_same_set() {
     assert_eq!(seen, [vec![0, 0, 0], rows].concat());
     assert_eq!(seen.len(), 3 + 5);
 }
+
+/// The page's Mistral vectors live in its worker: its lab knows only their shape, and answers
+/// dense searches from the tops the worker computed (`dense::search` at `Lab::dense_depth()`).
+/// Every search the page makes — sens, both fusions, at every depth it asks, the fusion's
+/// explanation and a whole measurement — must be exactly that of a lab holding the vectors, and a
+/// top not come back yet is `Pending`, never a wrong answer.
+#[test]
+fn a_lab_whose_vectors_are_away_answers_exactly_from_the_tops_it_is_given() {
+    use rag_fiches::lab::{Encoder, Keyword, Method, Ranked, SearchError};
+    use rag_fiches::search::dense;
+    let (here, qv) = lab_with_fake_vectors();
+    let set = here.vectors().unwrap().clone();
+    let mut away = Lab::new(fiches());
+    away.set_vectors_away(7, set.info());
+    assert_eq!(away.vectors_away(), Some(7));
+    assert!(away.vectors().is_none() && away.has_vectors(Encoder::Mistral));
+    assert_eq!(away.vectors_info(Encoder::Mistral), Some(set.info()));
+    assert!(!away.has_vectors(Encoder::Local));
+    let questions = parse_questions(QUESTIONS).unwrap();
+    let methods = [
+        Method::Sens,
+        Method::Hybride(Keyword::Mots),
+        Method::Hybride(Keyword::MotsPlus),
+    ];
+    let q0 = &questions[0].text;
+    let v0 = qv[q0].as_slice();
+    assert_eq!(
+        away.search(Method::Sens, q0, Some(v0), 10),
+        Err(SearchError::Pending)
+    );
+    assert!(!away.knows_dense(Encoder::Mistral, v0, 10));
+    // What the worker does for each question vector.
+    for v in qv.values() {
+        let top = dense::search(&set, v, Lab::dense_depth())
+            .unwrap()
+            .into_iter()
+            .map(|(doc, score)| Ranked { doc, score })
+            .collect();
+        away.remember_dense(Encoder::Mistral, v, top);
+    }
+    assert!(away.knows_dense(Encoder::Mistral, v0, Lab::dense_depth()));
+    for q in &questions {
+        let v = Some(qv[&q.text].as_slice());
+        for m in methods {
+            for k in [1, 5, 10, 11, 50] {
+                assert_eq!(
+                    away.search(m, &q.text, v, k),
+                    here.search(m, &q.text, v, k),
+                    "{} k={k} {}",
+                    m.name(),
+                    q.text
+                );
+            }
+            for doc in [0, 17, 199] {
+                assert_eq!(
+                    away.explain_fusion(Method::Hybride(Keyword::MotsPlus), &q.text, v, doc),
+                    here.explain_fusion(Method::Hybride(Keyword::MotsPlus), &q.text, v, doc)
+                );
+            }
+        }
+    }
+    for m in methods {
+        assert_eq!(
+            away.measure(m, &questions, &qv).unwrap(),
+            here.measure(m, &questions, &qv).unwrap()
+        );
+    }
+    // Deeper than what was given: pending again, not a short list.
+    assert_eq!(
+        away.search(Method::Sens, q0, Some(v0), 51),
+        Err(SearchError::Pending)
+    );
+    // Vectors attached here again: the away set is gone.
+    away.set_vectors(set).unwrap();
+    assert_eq!(away.vectors_away(), None);
+    assert_eq!(
+        away.search(Method::Sens, q0, Some(v0), 51),
+        here.search(Method::Sens, q0, Some(v0), 51)
+    );
+}

@@ -342,6 +342,16 @@ impl Rows {
     }
 }
 
+/// What a page needs to know of fiche vectors that another thread holds (the page's worker):
+/// their model, shape and the memory they take there.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct VectorsInfo {
+    pub model: String,
+    pub dim: usize,
+    pub count: usize,
+    pub memory_bytes: usize,
+}
+
 /// Vectors of a catalogue, one row per fiche: the exact values, and an int8 copy to scan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorSet {
@@ -370,9 +380,21 @@ impl VectorSet {
         fiches: &[Fiche],
         rows: Vec<Vec<f32>>,
     ) -> Result<VectorSet, VectorsError> {
-        if rows.len() != fiches.len() {
+        let ids = fiches.iter().map(|f| f.id.clone()).collect();
+        VectorSet::from_rows(model, ids, fingerprint(fiches), rows)
+    }
+
+    /// [`VectorSet::new`] for the fiches `ids` of fingerprint `fingerprint` (the page's worker
+    /// has the ids and the fingerprint, not the fiches).
+    pub fn from_rows(
+        model: &str,
+        ids: Vec<String>,
+        fingerprint: String,
+        rows: Vec<Vec<f32>>,
+    ) -> Result<VectorSet, VectorsError> {
+        if rows.len() != ids.len() {
             return Err(VectorsError::Count {
-                expected: fiches.len(),
+                expected: ids.len(),
                 found: rows.len(),
             });
         }
@@ -395,8 +417,8 @@ impl VectorSet {
         let set = VectorSet {
             model: model.to_owned(),
             dim,
-            ids: fiches.iter().map(|f| f.id.clone()).collect(),
-            fingerprint: fingerprint(fiches),
+            ids,
+            fingerprint,
             int8: Int8Rows::of(&rows, dim),
             rows,
             questions: Vec::new(),
@@ -436,6 +458,16 @@ impl VectorSet {
 
     pub fn len(&self) -> usize {
         self.ids.len()
+    }
+
+    /// What another thread needs to know of this set.
+    pub fn info(&self) -> VectorsInfo {
+        VectorsInfo {
+            model: self.model.clone(),
+            dim: self.dim,
+            count: self.len(),
+            memory_bytes: self.memory_bytes(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -684,17 +716,27 @@ impl VectorSet {
 
     /// [`VectorSet::check_fiches`] with the fiches' [`fingerprint`] already computed.
     pub fn check_fiches_with(&self, fiches: &[Fiche], expected: &str) -> Result<(), VectorsError> {
-        if self.len() != fiches.len() {
+        self.check_ids(fiches.iter().map(|f| f.id.as_str()), fiches.len(), expected)
+    }
+
+    /// [`VectorSet::check_fiches_with`] from the fiches' ids alone (`count` of them).
+    pub fn check_ids<'a>(
+        &self,
+        ids: impl Iterator<Item = &'a str>,
+        count: usize,
+        expected: &str,
+    ) -> Result<(), VectorsError> {
+        if self.len() != count {
             return Err(VectorsError::Count {
-                expected: fiches.len(),
+                expected: count,
                 found: self.len(),
             });
         }
-        for (row, (id, f)) in self.ids.iter().zip(fiches).enumerate() {
-            if *id != f.id {
+        for (row, (id, f)) in self.ids.iter().zip(ids).enumerate() {
+            if id != f {
                 return Err(VectorsError::Ids {
                     row,
-                    expected: f.id.clone(),
+                    expected: f.to_owned(),
                     found: id.clone(),
                 });
             }

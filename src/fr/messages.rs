@@ -222,6 +222,7 @@ pub fn search(e: &SearchError) -> String {
                 .into()
         }
         SearchError::Dense(d) => format!("Recherche impossible : {}", dense(d)),
+        SearchError::Pending => "Recherche par le sens en cours.".into(),
     }
 }
 
@@ -514,6 +515,7 @@ mod tests {
                 found: 3,
             }),
             SearchError::Dense(DenseError::NotFinite),
+            SearchError::Pending,
         ];
         all_french(&all, search);
     }
