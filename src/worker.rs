@@ -1,5 +1,6 @@
-//! The local encoder's Web Worker (wasm32 only; its module is `src/bin/encodeur.rs`, built by
-//! Trunk as a worker beside the page): it owns the model and embeds questions and fiches off the
+//! The page's Web Worker (wasm32 only; its module is `src/bin/encodeur.rs`, built by Trunk as a
+//! worker beside the page): it owns the local encoder's model and embeds questions and fiches,
+//! and it holds the catalogue's Mistral fiche vectors and runs their dense searches, off the
 //! page's thread. With `web`, the only module that touches a browser.
 //!
 //! Messages are [`protocol::Request`] in and [`protocol::Reply`] out (serde, through
@@ -13,15 +14,23 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::encoder::protocol::{Queue, Reply, Request, Work};
+use crate::data::vectors::VectorSet;
+use crate::encoder::protocol::{DenseQueue, Queue, Reply, Request, Work};
 use crate::encoder::Model;
+use crate::fr::messages;
+use crate::lab::Lab;
+use crate::mistral;
 
-/// The worker's state: the model once prepared, the queue, and whether a pump is running.
+/// The worker's state: the model once prepared, the queue, and whether a pump is running; the
+/// fiche vectors sets by id, their dense queue, and whether its pump is running.
 #[derive(Default)]
 struct Worker {
     model: Option<Model>,
     queue: Queue,
     pumping: bool,
+    sets: Vec<(u64, VectorSet)>,
+    dense: DenseQueue,
+    dense_pumping: bool,
 }
 
 type Shared = Rc<RefCell<Worker>>;
@@ -63,6 +72,59 @@ fn received(worker: &Shared, data: JsValue) {
                 prepare(&worker, blob).await;
                 pump(worker).await;
             });
+        }
+        Request::Vectors {
+            set,
+            ids,
+            fingerprint,
+            npy,
+        } => {
+            let blob = js_sys::Reflect::get(&data, &JsValue::from_str("blob"))
+                .ok()
+                .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
+            let worker = worker.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let reply = match read_vectors(blob, ids, &fingerprint, npy).await {
+                    Ok(mut vectors) => {
+                        let questions = std::mem::take(&mut vectors.questions);
+                        let info = vectors.info();
+                        let mut w = worker.borrow_mut();
+                        w.sets.retain(|(s, _)| *s != set);
+                        w.sets.push((set, vectors));
+                        Reply::Vectors {
+                            set,
+                            info,
+                            questions,
+                        }
+                    }
+                    Err(reason) => Reply::VectorsRefused { set, reason },
+                };
+                post(&reply);
+            });
+        }
+        Request::Dense {
+            set,
+            ticket,
+            vectors,
+            question,
+        } => {
+            let replies = worker
+                .borrow_mut()
+                .dense
+                .push(set, ticket, vectors, question);
+            replies.iter().for_each(post);
+            let idle = !std::mem::replace(&mut worker.borrow_mut().dense_pumping, true);
+            if idle {
+                wasm_bindgen_futures::spawn_local(pump_dense(worker.clone()));
+            }
+        }
+        Request::Forget { set } => {
+            let replies = {
+                let mut w = worker.borrow_mut();
+                w.sets.retain(|(s, _)| *s != set);
+                w.dense.forget(set)
+            };
+            replies.iter().for_each(post);
         }
         other => {
             let at_once = worker.borrow_mut().queue.push(other);
@@ -110,6 +172,65 @@ async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>) {
             reason: crate::fr::messages::model(&e),
         }),
     }
+}
+
+/// Reads, checks and quantises a Mistral fiche vectors file for the fiches `ids`, in steps (a
+/// newer question's dense search is served between two steps).
+async fn read_vectors(
+    blob: Option<web_sys::Blob>,
+    ids: Vec<String>,
+    fingerprint: &str,
+    npy: bool,
+) -> Result<VectorSet, String> {
+    let blob = blob.ok_or_else(|| "le fichier des vecteurs n'a pas été transmis".to_owned())?;
+    let bytes = read_blob(&blob)?;
+    let set = if npy {
+        let rows = crate::data::npy::read_matrix(&bytes).map_err(|e| messages::npy(&e))?;
+        drop(bytes);
+        VectorSet::from_rows(mistral::MODEL, ids.clone(), fingerprint.to_owned(), rows)
+    } else {
+        let set = VectorSet::from_safetensors_pausing(&bytes, |_| yield_now()).await;
+        drop(bytes);
+        set
+    };
+    let said = |e: crate::data::vectors::VectorsError| messages::vectors(&e);
+    let set = set.map_err(said)?;
+    set.check_model(mistral::MODEL, mistral::DIM)
+        .map_err(said)?;
+    set.check_ids(ids.iter().map(String::as_str), ids.len(), fingerprint)
+        .map_err(said)?;
+    Ok(set)
+}
+
+/// Serves the dense queue until it is empty, one vector per turn of the event loop.
+/// Started with `dense_pumping` set by the caller, which it clears when done.
+async fn pump_dense(worker: Shared) {
+    loop {
+        let reply = {
+            let mut w = worker.borrow_mut();
+            let Some((set, vector)) = w.dense.next() else {
+                break;
+            };
+            let top = match w.sets.iter().find(|(s, _)| *s == set) {
+                Some((_, vectors)) => {
+                    crate::search::dense::search(vectors, vector, Lab::dense_depth())
+                        .map(|top| {
+                            top.into_iter()
+                                .map(|(doc, score)| (doc as u32, score))
+                                .collect()
+                        })
+                        .map_err(|e| messages::dense(&e))
+                }
+                None => Err("ces vecteurs ne sont plus chargés".to_owned()),
+            };
+            w.dense.done(top)
+        };
+        if let Some(reply) = reply {
+            post(&reply);
+        }
+        yield_now().await;
+    }
+    worker.borrow_mut().dense_pumping = false;
 }
 
 fn read_blob(blob: &web_sys::Blob) -> Result<Vec<u8>, String> {

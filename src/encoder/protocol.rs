@@ -1,7 +1,8 @@
-//! The messages between the page and the local encoder's Web Worker, and the worker's queue.
+//! The messages between the page and its Web Worker, and the worker's queues.
 //!
-//! The worker (`src/bin/encodeur.rs`, [`crate::worker`]) owns the model: 81 MB read, prepared and
-//! run off the page's thread. Requests and replies are these serde types, carried by
+//! The worker (`src/bin/encodeur.rs`, [`crate::worker`]) owns the local encoder's model (81 MB
+//! read, prepared and run off the page's thread) and the catalogue's Mistral fiche vectors with
+//! their dense search ([`DenseQueue`]). Requests and replies are these serde types, carried by
 //! `postMessage` (`serde-wasm-bindgen`); the model file itself travels beside a `Prepare`
 //! request as a `Blob`. What can go wrong comes back as a reply ([`Reply::Refused`]), never as a
 //! dead worker; a worker that dies anyway (its module not loaded, a panic) is reported by the
@@ -11,7 +12,11 @@
 //! newer question supersedes an older one not yet embedded, questions are served between two
 //! fiches of a catalogue, and a newer catalogue (or a [`Request::Stop`]) abandons an older one.
 
+use std::collections::VecDeque;
+
 use serde::{Deserialize, Serialize};
+
+use crate::data::vectors::VectorsInfo;
 
 /// What the page asks of the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,6 +31,26 @@ pub enum Request {
     Texts { epoch: u64, texts: Vec<String> },
     /// Abandon the texts of every catalogue older than `epoch` (the page moved on).
     Stop { epoch: u64 },
+    /// Read the Mistral fiche vectors file sent beside this message (a `Blob`) as `set`, and keep
+    /// it if it was made for exactly the fiches `ids` of fingerprint `fingerprint`. `npy`: the file
+    /// is a bare `.npy` matrix (rows in the fiches' order), not our safetensors.
+    Vectors {
+        set: u64,
+        ids: Vec<String>,
+        fingerprint: String,
+        npy: bool,
+    },
+    /// The dense tops ([`crate::lab::Lab::dense_depth`] fiches) of `vectors` in `set`. A
+    /// `question` (one vector: the one in the question box) supersedes an older question not yet
+    /// searched, and goes ahead of a measurement's vectors.
+    Dense {
+        set: u64,
+        ticket: u64,
+        vectors: Vec<Vec<f32>>,
+        question: bool,
+    },
+    /// Drop `set` (the page moved on to other fiches or vectors).
+    Forget { set: u64 },
 }
 
 /// What the worker answers.
@@ -48,6 +73,24 @@ pub enum Reply {
     /// page the vectors travel as one transferred `Float32Array` beside the message (`flat`,
     /// `dim`), not through serde.
     Texts { epoch: u64, vectors: Vec<Vec<f32>> },
+    /// Vectors `set` read, checked and kept, with the question vectors the file carried.
+    Vectors {
+        set: u64,
+        info: VectorsInfo,
+        questions: Vec<(String, Vec<f32>)>,
+    },
+    /// Vectors `set` refused, and why (in French).
+    VectorsRefused { set: u64, reason: String },
+    /// The dense tops of request `ticket`, one per vector sent, each `(fiche, score)` best first.
+    Dense {
+        set: u64,
+        ticket: u64,
+        tops: Vec<Vec<(u32, f64)>>,
+    },
+    /// Request `ticket` was superseded by a newer question before it was searched.
+    Superseded { ticket: u64 },
+    /// Request `ticket` could not be served, and why (in French).
+    DenseFailed { ticket: u64, reason: String },
 }
 
 /// One piece of work: embed this text.
@@ -88,7 +131,10 @@ impl Queue {
     /// no texts). `Prepare` is not queued work: the worker handles it itself.
     pub fn push(&mut self, request: Request) -> Option<Reply> {
         match request {
-            Request::Prepare => {}
+            Request::Prepare
+            | Request::Vectors { .. }
+            | Request::Dense { .. }
+            | Request::Forget { .. } => {}
             Request::Question { text } => self.question = Some(text),
             Request::Texts { epoch, texts } if epoch >= self.newest => {
                 self.newest = epoch;
@@ -160,6 +206,128 @@ impl Queue {
     /// Whether nothing waits.
     pub fn is_empty(&self) -> bool {
         self.question.is_none() && self.batch.is_none()
+    }
+}
+
+/// One dense request under way: its vectors, and the tops found so far.
+#[derive(Debug)]
+struct DenseJob {
+    set: u64,
+    ticket: u64,
+    vectors: Vec<Vec<f32>>,
+    question: bool,
+    tops: Vec<Vec<(u32, f64)>>,
+}
+
+/// The worker's dense searches, one vector per turn of its event loop: the question in the box
+/// first (a newer one supersedes an older one not yet searched), then the vectors of
+/// measurements, in order. At 50,000 fiches one vector takes about 10 ms, so a question waits
+/// at most one vector of a measurement.
+#[derive(Debug, Default)]
+pub struct DenseQueue {
+    jobs: VecDeque<DenseJob>,
+}
+
+impl DenseQueue {
+    /// Takes a request in; returns the replies of requests it supersedes.
+    pub fn push(
+        &mut self,
+        set: u64,
+        ticket: u64,
+        vectors: Vec<Vec<f32>>,
+        question: bool,
+    ) -> Vec<Reply> {
+        let mut replies = Vec::new();
+        if vectors.is_empty() {
+            replies.push(Reply::Dense {
+                set,
+                ticket,
+                tops: Vec::new(),
+            });
+            return replies;
+        }
+        if question {
+            self.jobs.retain(|j| {
+                let older = j.question && j.tops.is_empty();
+                if older {
+                    replies.push(Reply::Superseded { ticket: j.ticket });
+                }
+                !older
+            });
+        }
+        let job = DenseJob {
+            set,
+            ticket,
+            tops: Vec::with_capacity(vectors.len()),
+            vectors,
+            question,
+        };
+        if question {
+            self.jobs.push_front(job);
+        } else {
+            self.jobs.push_back(job);
+        }
+        replies
+    }
+
+    /// The next vector to search, and its set.
+    pub fn next(&self) -> Option<(u64, &[f32])> {
+        let job = self.jobs.front()?;
+        Some((job.set, job.vectors.get(job.tops.len())?.as_slice()))
+    }
+
+    /// Records the top of the vector [`DenseQueue::next`] gave (or why it failed); returns the
+    /// reply of a request now complete.
+    pub fn done(&mut self, top: Result<Vec<(u32, f64)>, String>) -> Option<Reply> {
+        match top {
+            Ok(top) => {
+                self.jobs.front_mut()?.tops.push(top);
+                self.finished().pop()
+            }
+            Err(reason) => {
+                let job = self.jobs.pop_front()?;
+                Some(Reply::DenseFailed {
+                    ticket: job.ticket,
+                    reason,
+                })
+            }
+        }
+    }
+
+    /// Fails every request of `set` (it was forgotten).
+    pub fn forget(&mut self, set: u64) -> Vec<Reply> {
+        let mut replies = Vec::new();
+        self.jobs.retain(|j| {
+            if j.set == set {
+                replies.push(Reply::DenseFailed {
+                    ticket: j.ticket,
+                    reason: "ces vecteurs ont été remplacés".to_owned(),
+                });
+            }
+            j.set != set
+        });
+        replies
+    }
+
+    /// The reply of the front request if it is complete (taken off the queue).
+    fn finished(&mut self) -> Vec<Reply> {
+        match self.jobs.front() {
+            Some(j) if j.tops.len() == j.vectors.len() => {
+                let job = self.jobs.pop_front();
+                job.map(|j| Reply::Dense {
+                    set: j.set,
+                    ticket: j.ticket,
+                    tops: j.tops,
+                })
+                .into_iter()
+                .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
     }
 }
 
@@ -294,5 +462,78 @@ mod tests {
         };
         let json = serde_json::to_string(&reply).unwrap();
         assert_eq!(serde_json::from_str::<Reply>(&json).unwrap(), reply);
+    }
+
+    /// Serves the dense queue to the end, each vector's "top" being its first value.
+    fn serve(q: &mut DenseQueue) -> Vec<Reply> {
+        let mut replies = Vec::new();
+        while let Some((_, v)) = q.next() {
+            let top = vec![(v[0] as u32, f64::from(v[0]))];
+            replies.extend(q.done(Ok(top)));
+        }
+        replies
+    }
+
+    fn dense(ticket: u64, tops: &[f32]) -> Reply {
+        Reply::Dense {
+            set: 1,
+            ticket,
+            tops: tops
+                .iter()
+                .map(|&x| vec![(x as u32, f64::from(x))])
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn dense_questions_supersede_older_ones_and_go_between_two_vectors_of_a_measurement() {
+        let mut q = DenseQueue::default();
+        assert!(q
+            .push(1, 1, vec![vec![1.0], vec![2.0], vec![3.0]], false)
+            .is_empty());
+        // One vector of the measurement searched, then two questions arrive.
+        let (_, v) = q.next().unwrap();
+        assert_eq!(v, &[1.0]);
+        assert_eq!(q.done(Ok(vec![(1, 1.0)])), None);
+        assert!(q.push(1, 2, vec![vec![7.0]], true).is_empty());
+        assert_eq!(
+            q.push(1, 3, vec![vec![8.0]], true),
+            vec![Reply::Superseded { ticket: 2 }]
+        );
+        assert_eq!(
+            serve(&mut q),
+            vec![dense(3, &[8.0]), dense(1, &[1.0, 2.0, 3.0])]
+        );
+        assert!(q.is_empty());
+        // Nothing to search: answered at once.
+        assert_eq!(q.push(1, 4, Vec::new(), false), vec![dense(4, &[])]);
+    }
+
+    #[test]
+    fn a_failed_or_forgotten_dense_request_comes_back_as_a_reply() {
+        let mut q = DenseQueue::default();
+        let _ = q.push(1, 1, vec![vec![1.0], vec![2.0]], false);
+        let _ = q.push(2, 2, vec![vec![3.0]], false);
+        let _ = q.push(1, 3, vec![vec![4.0]], false);
+        assert_eq!(
+            q.done(Err("non".into())),
+            Some(Reply::DenseFailed {
+                ticket: 1,
+                reason: "non".into()
+            })
+        );
+        let forgotten = q.forget(1);
+        assert!(matches!(
+            forgotten.as_slice(),
+            [Reply::DenseFailed { ticket: 3, .. }]
+        ));
+        assert_eq!(
+            serve(&mut q),
+            vec![Reply::Dense {
+                set: 2,
+                ticket: 2,
+                tops: vec![vec![(3, 3.0)]]
+            }]
+        );
     }
 }

@@ -24,6 +24,8 @@ pub struct App {
     busy: Cell<bool>,
     /// A write of the URL is scheduled (see [`App::sync_url_soon`]).
     url_pending: Cell<bool>,
+    /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
+    dense_asked: RefCell<std::collections::HashSet<(u64, u64)>>,
 }
 
 pub type Shared = Rc<App>;
@@ -50,6 +52,30 @@ impl App {
             }
         }
         self.busy.set(false);
+        self.ask_dense();
+    }
+
+    /// Asks the page's worker for the dense top of the question in the box, once, when the view
+    /// needs it and the lab does not know it.
+    fn ask_dense(self: &Rc<Self>) {
+        let Some(Some((set, vector))) = self.peek(State::dense_wanted) else {
+            return;
+        };
+        let key = (set, crate::lab::vector_key(&vector));
+        {
+            let mut asked = self.dense_asked.borrow_mut();
+            if asked.len() > 4096 {
+                asked.clear();
+            }
+            if !asked.insert(key) {
+                return;
+            }
+        }
+        spawn(tasks::dense_question(self.clone(), set, vector));
+    }
+
+    pub fn forget_dense_asked(&self, key: (u64, u64)) {
+        self.dense_asked.borrow_mut().remove(&key);
     }
 
     /// Reads the state now (between two awaits of a task, never across one).
@@ -217,6 +243,7 @@ pub async fn run() {
             queue: RefCell::new(VecDeque::new()),
             busy: Cell::new(false),
             url_pending: Cell::new(false),
+            dense_asked: RefCell::new(Default::default()),
         }),
         Err(message) => {
             fail(&message);

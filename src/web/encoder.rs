@@ -1,8 +1,11 @@
-//! The page's side of the local encoder's Web Worker ([`crate::worker`]): started on first need,
-//! requests kept until it says it listens, replies turned into messages, and its death (its
-//! module not loaded, a crash) into a French message while the rest of the page goes on.
+//! The page's side of its Web Worker ([`crate::worker`]): started on first need, requests kept
+//! until it says it listens, replies turned into messages (the local encoder's) or handed to the
+//! task awaiting them ([`ask`]: fiche vectors and dense searches), and its death (its module not
+//! loaded, a crash) into a French message while the rest of the page goes on.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -26,8 +29,66 @@ struct Handle {
     _onerror: Closure<dyn FnMut(web_sys::Event)>,
 }
 
+/// A task awaiting the reply to its request.
+struct Waiter {
+    reply: Rc<RefCell<Option<Reply>>>,
+    resolve: js_sys::Function,
+}
+
 thread_local! {
     static WORKER: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    static WAITERS: RefCell<HashMap<u64, Waiter>> = RefCell::new(HashMap::new());
+    static TICKETS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A number no other request of this page carries: a vectors set's or a dense request's.
+pub fn ticket() -> u64 {
+    TICKETS.with(|t| {
+        t.set(t.get() + 1);
+        t.get()
+    })
+}
+
+/// Sends `request` (which carries `key`, its set or ticket) and waits for its reply; `None` when
+/// the worker died or could not start (the page is told apart, by [`Msg::LocalWorkerDied`]).
+pub async fn ask(
+    app: &Shared,
+    key: u64,
+    request: &Request,
+    blob: Option<&web_sys::Blob>,
+) -> Option<Reply> {
+    let slot = Rc::new(RefCell::new(None));
+    let mut resolver = None;
+    let promise = js_sys::Promise::new(&mut |resolve, _| resolver = Some(resolve));
+    let resolve = resolver?;
+    WAITERS.with(|w| {
+        w.borrow_mut().insert(
+            key,
+            Waiter {
+                reply: slot.clone(),
+                resolve,
+            },
+        )
+    });
+    send(app, request, blob);
+    wasm_bindgen_futures::JsFuture::from(promise).await.ok();
+    let reply = slot.borrow_mut().take();
+    reply
+}
+
+/// Hands `reply` to the task awaiting `key` (none: the reply is dropped).
+fn wake(key: u64, reply: Option<Reply>) {
+    let waiter = WAITERS.with(|w| w.borrow_mut().remove(&key));
+    if let Some(waiter) = waiter {
+        *waiter.reply.borrow_mut() = reply;
+        waiter.resolve.call0(&JsValue::NULL).ok();
+    }
+}
+
+/// The worker is gone: every awaiting task gets `None`.
+fn wake_all() {
+    let keys: Vec<u64> = WAITERS.with(|w| w.borrow().keys().copied().collect());
+    keys.into_iter().for_each(|k| wake(k, None));
 }
 
 /// Sends `request` (with the model file for [`Request::Prepare`]), starting the worker first if
@@ -52,7 +113,7 @@ pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
         }
         let handle = slot.as_mut()?;
         if handle.dead {
-            return None;
+            return Some(String::new());
         }
         if handle.started {
             handle.worker.post_message(&message).ok();
@@ -61,8 +122,14 @@ pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
         }
         None
     });
-    if let Some(why) = failed {
-        app.dispatch(Msg::LocalWorkerDied(why));
+    match failed {
+        // Already said when it died: only the tasks awaiting it are told.
+        Some(why) if why.is_empty() => wake_all(),
+        Some(why) => {
+            wake_all();
+            app.dispatch(Msg::LocalWorkerDied(why));
+        }
+        None => {}
     }
 }
 
@@ -95,6 +162,7 @@ fn start(app: &Shared) -> Result<Handle, String> {
                 handle.worker.terminate();
             }
         });
+        wake_all();
         on_error.dispatch(Msg::LocalWorkerDied(detail));
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -155,6 +223,12 @@ fn replied(app: &Shared, reply: Reply) {
         },
         Reply::Progress { epoch, done } => Msg::LocalFichesProgress { epoch, done },
         Reply::Texts { epoch, vectors } => Msg::LocalTextsEmbedded { epoch, vectors },
+        Reply::Vectors { set, .. } | Reply::VectorsRefused { set, .. } => {
+            return wake(set, Some(reply));
+        }
+        Reply::Dense { ticket, .. }
+        | Reply::Superseded { ticket }
+        | Reply::DenseFailed { ticket, .. } => return wake(ticket, Some(reply)),
     };
     app.dispatch(msg);
 }

@@ -446,6 +446,18 @@ impl State {
         self.qvectors.get(&self.question).map(Vec::as_slice)
     }
 
+    /// The Mistral vectors' set in the page's worker, and whether the question in the box's dense
+    /// top has come back from it: what a panel showing dense results depends on beyond the
+    /// question (the lab keeps the tops in a memo, which a panel's inputs do not otherwise see).
+    pub fn dense_inputs(&self) -> (Option<u64>, bool) {
+        let known = self.question_vector().is_some_and(|v| {
+            self.data
+                .lab
+                .knows_dense(crate::lab::Encoder::Mistral, v, Lab::dense_depth())
+        });
+        (self.data.lab.vectors_away(), known)
+    }
+
     /// The question vectors a method reads: mistral-embed's or the local encoder's.
     pub fn vectors_for(&self, method: Method) -> &QuestionVectors {
         match method.encoder() {
@@ -520,7 +532,7 @@ impl State {
     /// The method whose fiches an answer is written from: the one chosen if still shown, else the
     /// fusion when vectors are there, else the last keyword method shown.
     pub fn answer_method(&self) -> Option<Method> {
-        let dense_ok = self.data.lab.vectors().is_some();
+        let dense_ok = self.data.lab.has_vectors(crate::lab::Encoder::Mistral);
         self.answering
             .method
             .filter(|m| self.shown.contains(m))
@@ -579,6 +591,16 @@ impl State {
         }
     }
 
+    /// The question in the box's Mistral vector and the worker's vectors set, when its dense top
+    /// is not known yet and must be asked of the worker.
+    pub fn dense_wanted(&self) -> Option<(u64, Vec<f32>)> {
+        let lab = &self.data.lab;
+        let set = lab.vectors_away()?;
+        let v = self.vector_for(Method::Sens, &self.question)?;
+        (!lab.knows_dense(crate::lab::Encoder::Mistral, v, Lab::dense_depth()))
+            .then(|| (set, v.to_vec()))
+    }
+
     /// The fiches an answer to `question` would be given: the first five of `method`.
     pub fn fiches_for(&self, method: Method, question: &str) -> Result<Vec<Fiche>, String> {
         let vector = self.vector_for(method, question);
@@ -597,7 +619,7 @@ impl State {
     pub fn wants_question_vector(&self) -> bool {
         let q = &self.question;
         self.shown.iter().any(|m| m.is_dense())
-            && self.data.lab.vectors().is_some()
+            && self.data.lab.has_vectors(crate::lab::Encoder::Mistral)
             && self.key.is_some()
             && !self.question_from_link
             && !q.trim().is_empty()
@@ -723,11 +745,26 @@ pub enum Msg {
         question: String,
         message: String,
     },
+    /// Mistral fiche vectors kept by the page's worker as `set` for catalogue `epoch`, with the
+    /// question vectors their file carried.
     VectorsLoaded {
         epoch: u64,
-        set: Box<VectorSet>,
+        set: u64,
+        info: crate::data::vectors::VectorsInfo,
+        questions: Vec<(String, Vec<f32>)>,
         origin: String,
         bytes: Option<Vec<u8>>,
+    },
+    /// Dense tops computed by the page's worker in vectors `set`: one per vector.
+    DenseFound {
+        set: u64,
+        vectors: Vec<Vec<f32>>,
+        tops: Vec<Vec<(u32, f64)>>,
+    },
+    /// The page's worker could not search vectors `set`: they are dropped, and why is said.
+    VectorsLost {
+        set: u64,
+        reason: String,
     },
     VectorsRefused {
         epoch: u64,

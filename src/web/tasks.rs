@@ -6,9 +6,11 @@
 use crate::answer;
 use crate::data::intake::{utf8_text, utf8_text_pausing, FileKind, Selection};
 use crate::data::vectors::VectorSet;
+use crate::data::vectors::VectorsInfo;
 use crate::data::{check_expected, parse_fiches_pausing, parse_questions, Fiche};
+use crate::encoder::protocol::{Reply, Request};
 use crate::fr::messages;
-use crate::lab::{Method, QuestionVectors};
+use crate::lab::{Encoder, Lab, Method, QuestionVectors};
 use crate::measure::{Measurement, QuestionOutcome};
 use crate::mistral::chat::{Chat, Message};
 use crate::mistral::{self, cache, ApiError, ApiKey};
@@ -98,12 +100,103 @@ struct Manifest {
     vecteurs_local: Option<String>,
 }
 
-/// A vectors file checked against the model (the catalogue is checked when it is attached).
-fn read_vectors(bytes: &[u8]) -> Result<VectorSet, String> {
-    let set = VectorSet::from_safetensors(bytes).map_err(|e| messages::vectors(&e))?;
-    set.check_model(mistral::MODEL, mistral::DIM)
-        .map_err(|e| messages::vectors(&e))?;
-    Ok(set)
+/// Mistral fiche vectors the page's worker has read, checked and kept as `set`.
+pub struct Attached {
+    pub set: u64,
+    pub info: VectorsInfo,
+    pub questions: Vec<(String, Vec<f32>)>,
+}
+
+/// What the page says when its worker is gone.
+const WORKER_GONE: &str = "le calcul en arrière-plan s'est arrêté (rechargez la page)";
+
+/// Hands a Mistral fiche vectors file (safetensors, or a bare `.npy` matrix) to the page's worker,
+/// which reads it, checks it against the fiches `ids` and their fingerprint, and keeps it: the
+/// page's thread never holds the vectors (103 MB at 50,000 fiches).
+pub async fn attach_vectors(
+    app: &Shared,
+    blob: &web_sys::Blob,
+    ids: Vec<String>,
+    fingerprint: String,
+    npy: bool,
+) -> Result<Attached, String> {
+    let set = super::encoder::ticket();
+    let request = Request::Vectors {
+        set,
+        ids,
+        fingerprint,
+        npy,
+    };
+    match super::encoder::ask(app, set, &request, Some(blob)).await {
+        Some(Reply::Vectors {
+            info, questions, ..
+        }) => Ok(Attached {
+            set,
+            info,
+            questions,
+        }),
+        Some(Reply::VectorsRefused { reason, .. }) => Err(reason),
+        _ => Err(WORKER_GONE.to_owned()),
+    }
+}
+
+/// The ids and fingerprint of the catalogue in place, to check vectors against.
+fn catalogue_of(app: &Shared) -> Option<(Vec<String>, String)> {
+    app.peek(|s| {
+        (
+            s.data.lab.fiches().iter().map(|f| f.id.clone()).collect(),
+            s.data.lab.fingerprint().to_owned(),
+        )
+    })
+}
+
+/// `bytes` as a Blob, to hand to the worker.
+fn blob_of(bytes: &[u8]) -> Result<web_sys::Blob, String> {
+    let array = js_sys::Uint8Array::from(bytes);
+    web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&array))
+        .map_err(|_| "le navigateur refuse de créer le fichier".to_owned())
+}
+
+/// Asks the page's worker for the dense tops of `vectors` in `set`, and hands them to the page.
+/// A `question` (the one in the box) supersedes an older one not yet searched.
+pub async fn dense(
+    app: &Shared,
+    set: u64,
+    vectors: Vec<Vec<f32>>,
+    question: bool,
+) -> Result<bool, String> {
+    let ticket = super::encoder::ticket();
+    let request = Request::Dense {
+        set,
+        ticket,
+        vectors: vectors.clone(),
+        question,
+    };
+    match super::encoder::ask(app, ticket, &request, None).await {
+        Some(Reply::Dense { tops, .. }) => {
+            app.dispatch(Msg::DenseFound { set, vectors, tops });
+            Ok(true)
+        }
+        Some(Reply::Superseded { .. }) => Ok(false),
+        Some(Reply::DenseFailed { reason, .. }) => {
+            app.dispatch(Msg::VectorsLost {
+                set,
+                reason: reason.clone(),
+            });
+            Err(reason)
+        }
+        _ => Err(WORKER_GONE.to_owned()),
+    }
+}
+
+/// The question in the box's dense top, asked of the page's worker.
+pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>) {
+    let key = (set, crate::lab::vector_key(&vector));
+    // Its failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
+    // it may be asked again if the learner comes back to that question.
+    if let Ok(false) = dense(&app, set, vec![vector], true).await {
+        app.forget_dense_asked(key);
+    }
 }
 
 /// Shipped vectors (named by `data/manifeste.json`) for the exercise's catalogue, else vectors
@@ -116,6 +209,16 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
         )
     }) else {
         return;
+    };
+    let attach = |bytes: Vec<u8>| {
+        let app = app.clone();
+        async move {
+            let (ids, fingerprint) = catalogue_of(&app).ok_or_else(|| WORKER_GONE.to_owned())?;
+            let blob = blob_of(&bytes)?;
+            attach_vectors(&app, &blob, ids, fingerprint, false)
+                .await
+                .map(|a| (a, bytes))
+        }
     };
     if bundled {
         let manifest: Manifest = match fetch_text("data/manifeste.json").await {
@@ -138,21 +241,23 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
             }
         }
         if let Some(name) = manifest.vecteurs {
-            match fetch_bytes(&format!("data/{name}"))
-                .await
-                .and_then(|b| read_vectors(&b))
-            {
-                Ok(set) => {
+            let read = match fetch_bytes(&format!("data/{name}")).await {
+                Ok(bytes) => attach(bytes).await,
+                Err(e) => Err(e),
+            };
+            match read {
+                Ok((a, _)) => {
                     let origin = format!("livrés avec la page ({name})");
-                    let set = Box::new(set);
                     app.dispatch(Msg::VectorsLoaded {
                         epoch,
-                        set,
+                        set: a.set,
+                        info: a.info,
+                        questions: a.questions,
                         origin,
                         bytes: None,
                     });
                     if app
-                        .peek(|s| s.data.lab.vectors().is_some())
+                        .peek(|s| s.data.lab.has_vectors(Encoder::Mistral))
                         .unwrap_or(false)
                     {
                         return;
@@ -166,14 +271,15 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
         }
     }
     if let Some(bytes) = store::get_bytes(store::FICHE_VECTORS, &cache_key).await {
-        if let Ok(set) = read_vectors(&bytes) {
+        if let Ok((a, bytes)) = attach(bytes).await {
             let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
-            let (set, bytes) = (Box::new(set), Some(bytes));
             app.dispatch(Msg::VectorsLoaded {
                 epoch,
-                set,
+                set: a.set,
+                info: a.info,
+                questions: a.questions,
                 origin,
-                bytes,
+                bytes: Some(bytes),
             });
         }
     }
@@ -455,7 +561,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         let bytes = set.to_safetensors();
         (set, bytes)
     });
-    let (set, bytes) = match built {
+    let (_, bytes) = match built {
         Ok(b) => b,
         Err(e) => {
             let message = format!("Vecteurs refusés : {}", messages::vectors(&e));
@@ -477,12 +583,27 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     } else {
         "calculés dans ce navigateur (non gardés : le stockage du navigateur est indisponible ; « Télécharger » les garde)".to_owned()
     };
-    app.dispatch(Msg::VectorsLoaded {
-        epoch,
-        set: Box::new(set),
-        origin,
-        bytes: Some(bytes),
-    });
+    let ids = fiches.iter().map(|f| f.id.clone()).collect();
+    let fingerprint = crate::data::vectors::fingerprint(&fiches);
+    let attached = match blob_of(&bytes) {
+        Ok(blob) => attach_vectors(&app, &blob, ids, fingerprint, false).await,
+        Err(e) => Err(e),
+    };
+    match attached {
+        Ok(a) => app.dispatch(Msg::VectorsLoaded {
+            epoch,
+            set: a.set,
+            info: a.info,
+            questions: a.questions,
+            origin,
+            bytes: Some(bytes),
+        }),
+        Err(reason) => {
+            let message = format!("Vecteurs refusés : {reason}");
+            app.dispatch(Msg::ComputeEnded { epoch, message });
+            return;
+        }
+    }
     let cut_note = match cut {
         0 => String::new(),
         n => format!(
@@ -700,21 +821,15 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         if let Some((i, kind)) = selection.vectors {
             let v = file(i)?;
             let name = v.name();
-            // Read in steps (50,000 vectors, 100 MB, held the page's thread for 1.2 s in one task).
-            let bytes = read_file(v).await?;
-            let set = if kind == FileKind::Npy {
-                let rows = crate::data::npy::read_matrix(&bytes)
-                    .map_err(|e| format!("{name} : {}", messages::npy(&e)))?;
-                VectorSet::new(mistral::MODEL, data.lab.fiches(), rows)
-            } else {
-                VectorSet::from_safetensors_pausing(&bytes, |_| pacer.pause()).await
-            };
-            let set = set.and_then(|s| s.check_model(mistral::MODEL, mistral::DIM).map(|()| s));
-            let attached = set.and_then(|mut s| {
-                data.shipped_questions = std::mem::take(&mut s.questions);
-                data.lab.set_vectors(s)
-            });
-            attached.map_err(|e| format!("{name} : {}", messages::vectors(&e)))?;
+            // Read, checked and kept by the page's worker, from the file itself: the page's
+            // thread never reads it (50,000 vectors, 103 MB).
+            let ids = data.lab.fiches().iter().map(|f| f.id.clone()).collect();
+            let fingerprint = data.lab.fingerprint().to_owned();
+            let a = attach_vectors(&app, v, ids, fingerprint, kind == FileKind::Npy)
+                .await
+                .map_err(|e| format!("{name} : {e}"))?;
+            data.shipped_questions = a.questions;
+            data.lab.set_vectors_away(a.set, a.info);
             data.vectors_origin = if kind == FileKind::Npy {
                 format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
             } else {
@@ -747,6 +862,32 @@ pub async fn measure(
     let Some(questions) = app.peek(|s| s.data.questions.clone()) else {
         return;
     };
+    // The dense tops of every question, asked of the page's worker at once (it searches them one
+    // per turn, a question typed meanwhile going first).
+    let wanted = app.peek(|s| {
+        let lab = &s.data.lab;
+        let set = lab.vectors_away()?;
+        if !methods
+            .iter()
+            .any(|m| m.encoder() == Some(Encoder::Mistral))
+        {
+            return None;
+        }
+        let missing: Vec<Vec<f32>> = questions
+            .iter()
+            .filter_map(|q| vectors.get(&q.text))
+            .filter(|v| !lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()))
+            .cloned()
+            .collect();
+        Some((set, missing))
+    });
+    if let Some(Some((set, missing))) = wanted {
+        if let Err(reason) = dense(&app, set, missing, false).await {
+            let result = Err(format!("Mesure impossible : {reason}."));
+            app.dispatch(Msg::Measured { seq, epoch, result });
+            return;
+        }
+    }
     let mut outcomes: Vec<Vec<QuestionOutcome>> = vec![Vec::new(); methods.len()];
     let pacer = Pacer::new();
     for (i, q) in questions.iter().enumerate() {

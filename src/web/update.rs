@@ -197,23 +197,46 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::VectorsLoaded {
             epoch,
-            mut set,
+            set,
+            info,
+            questions,
             origin,
             bytes,
         } if epoch == s.data.epoch => {
+            // Checked by the worker against these fiches' ids and fingerprint.
+            if let Some(old) = s.data.lab.vectors_away() {
+                effects.push(Effect::Encoder(Request::Forget { set: old }));
+            }
+            s.data.lab.set_vectors_away(set, info);
+            s.data.vectors_origin = origin;
+            if bytes.is_some() {
+                s.data.computed = bytes;
+            }
             // Question vectors shipped in the same file: valid for exactly their texts.
-            let shipped = std::mem::take(&mut set.questions);
-            match s.data.lab.set_vectors(*set) {
-                Ok(()) => {
-                    s.data.vectors_origin = origin;
-                    if bytes.is_some() {
-                        s.data.computed = bytes;
-                    }
-                    adopt_question_vectors(s, shipped, &mut effects);
+            adopt_question_vectors(s, questions, &mut effects);
+        }
+        // Kept by the worker for a catalogue replaced meanwhile: dropped there too.
+        Msg::VectorsLoaded { set, .. } => {
+            effects.push(Effect::Encoder(Request::Forget { set }));
+        }
+        Msg::DenseFound { set, vectors, tops } => {
+            if s.data.lab.vectors_away() == Some(set) {
+                for (v, top) in vectors.iter().zip(tops) {
+                    let top = top
+                        .into_iter()
+                        .map(|(doc, score)| crate::lab::Ranked {
+                            doc: doc as usize,
+                            score,
+                        })
+                        .collect();
+                    s.data.lab.remember_dense(Encoder::Mistral, v, top);
                 }
-                Err(e) => {
-                    s.data.vectors_origin = format!("Vecteurs refusés : {}", messages::vectors(&e))
-                }
+            }
+        }
+        Msg::VectorsLost { set, reason } => {
+            if s.data.lab.vectors_away() == Some(set) {
+                s.data.lab.forget_vectors_away();
+                s.data.vectors_origin = format!("Vecteurs perdus : {reason}.");
             }
         }
         Msg::VectorsRefused { epoch, origin } if epoch == s.data.epoch => {
@@ -280,7 +303,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                 .map(|q| q.text.clone())
                 .filter(|q| !s.qvectors.contains_key(q))
                 .collect();
-            if questions.is_empty() && s.data.lab.vectors().is_some() {
+            if questions.is_empty() && s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
                 // Every question's vector is known (shipped, or embedded before): no call.
                 s.dense_message = None;
                 measure_dense(s, &mut effects);
@@ -392,6 +415,10 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.local_fiches = None;
         }
         Msg::LocalWorkerDied(detail) => {
+            if s.data.lab.vectors_away().is_some() {
+                s.data.lab.forget_vectors_away();
+                s.data.vectors_origin = "Vecteurs perdus : le calcul en arrière-plan qui les gardait s'est arrêté ; sens et hybride reviendront au rechargement de la page.".to_owned();
+            }
             s.local = LocalModel::Unavailable(format!(
                 "Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables. (Détail du navigateur : {detail})"
             ));
@@ -534,7 +561,6 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
         // A result from another catalogue's task: dropped.
         Msg::ComputeProgress { .. }
         | Msg::ComputeEnded { .. }
-        | Msg::VectorsLoaded { .. }
         | Msg::VectorsRefused { .. }
         | Msg::DenseEnded { .. }
         | Msg::AnswerShown { .. }
@@ -648,6 +674,11 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
     s.key_check = None;
     data.epoch = s.data.epoch.max(data.epoch) + 1;
     let stopped = s.evaluation.phase.is_running() || s.compute.is_running() || s.dense.is_running();
+    if let Some(old) = s.data.lab.vectors_away() {
+        if data.lab.vectors_away() != Some(old) {
+            effects.push(Effect::Encoder(Request::Forget { set: old }));
+        }
+    }
     s.data = data;
     s.example = None;
     s.question.clear();
@@ -681,7 +712,7 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
             epoch: s.data.epoch,
         }));
     }
-    if s.data.lab.vectors().is_none() {
+    if !s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
         effects.push(Effect::LoadVectors {
             epoch: s.data.epoch,
         });

@@ -53,7 +53,8 @@ pub fn render(s: &State, memo: &mut Memo) {
         method,
         &model,
         s.question_vector().is_some(),
-        s.data.lab.vectors().is_some(),
+        s.data.lab.has_vectors(crate::lab::Encoder::Mistral),
+        s.dense_inputs(),
     );
     if memo.changed("envoi", preview_inputs) {
         set_text(&by_id(ids::ENVOI_TEXTE), &preview(s, method, &model));

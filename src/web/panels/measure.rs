@@ -64,7 +64,7 @@ pub fn render(s: &State, memo: &mut Memo) {
     let dense_inputs = (
         s.data.epoch,
         s.data.has_dense_measurements(),
-        s.data.lab.vectors().is_some(),
+        s.data.lab.has_vectors(crate::lab::Encoder::Mistral),
         s.key.is_some(),
         missing,
         &s.dense,
@@ -392,7 +392,7 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
         message.clone()
     } else if let Phase::Running { done, total } = s.dense {
         format!("Plongement des questions… {done} sur {total}")
-    } else if s.data.lab.vectors().is_none() {
+    } else if !s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
         "sens et hybride : il faut d'abord les vecteurs des fiches (panneau « Vecteurs des fiches »).".to_owned()
     } else if missing == 0 {
         "Toutes les questions ont déjà leur vecteur : mesurer sens et hybride ne coûte rien."
@@ -412,7 +412,7 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
         .attr("id", ids::MESURE_SENS_ETAT)
         .text(&text)
         .build()];
-    if s.data.lab.vectors().is_some() && (s.key.is_some() || missing == 0) {
+    if s.data.lab.has_vectors(crate::lab::Encoder::Mistral) && (s.key.is_some() || missing == 0) {
         out.push(
             E::new("button")
                 .attr("id", ids::MESURER_SENS)

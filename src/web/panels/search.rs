@@ -120,10 +120,14 @@ pub fn render(s: &State, memo: &mut Memo) {
         q,
         s.example,
         &s.shown,
-        s.data.lab.vectors().map(|v| v.len()),
+        s.data
+            .lab
+            .vectors_info(crate::lab::Encoder::Mistral)
+            .map(|v| v.count),
         s.key.is_some(),
         s.question_from_link,
         s.question_vector().is_some(),
+        s.dense_inputs(),
         s.search_error.as_ref().filter(|(e, _)| e == q),
         (
             s.data.lab.local_vectors().is_some(),
@@ -166,10 +170,14 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
                 s.example,
                 mistral.then(|| {
                     (
-                        s.data.lab.vectors().map(|v| v.len()),
+                        s.data
+                            .lab
+                            .vectors_info(crate::lab::Encoder::Mistral)
+                            .map(|v| v.count),
                         s.key.is_some(),
                         s.question_from_link,
                         s.question_vector().is_some(),
+                        s.dense_inputs(),
                         s.search_error.as_ref().filter(|(e, _)| e == q),
                     )
                 }),
@@ -235,7 +243,7 @@ fn unavailable(s: &State, method: Method) -> Option<&'static str> {
         Some(crate::lab::Encoder::Mistral) => {}
     }
     match (
-        s.data.lab.vectors().is_some(),
+        s.data.lab.has_vectors(crate::lab::Encoder::Mistral),
         s.key.is_some() || s.question_vector().is_some(),
     ) {
         (true, true) => None,
@@ -486,7 +494,7 @@ fn column(s: &State, method: Method) -> Element {
         return local_progress(column, s, "Plongement de la question par le modèle local…");
     }
     if method.encoder() == Some(crate::lab::Encoder::Mistral) {
-        if lab.vectors().is_none() {
+        if !lab.has_vectors(crate::lab::Encoder::Mistral) {
             return empty(
                 column,
                 "Pas encore de vecteurs des fiches : voyez le panneau « Vecteurs des fiches ».",

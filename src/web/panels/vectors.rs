@@ -15,15 +15,12 @@ pub fn render(s: &State) {
     let lab = &s.data.lab;
     let origin = &s.data.vectors_origin;
     let calculer = by_id(ids::CALCULER);
-    let text = match lab.vectors() {
+    let text = match lab.vectors_info(crate::lab::Encoder::Mistral) {
         Some(v) => {
             set_hidden(&calculer, true);
             format!(
                 "Vecteurs des fiches : {} × {} ({}), {}.",
-                v.len(),
-                v.dim,
-                v.model,
-                origin
+                v.count, v.dim, v.model, origin
             )
         }
         None => {

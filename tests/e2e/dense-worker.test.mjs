@@ -1,0 +1,179 @@
+// The catalogue's Mistral vectors live in the page's Web Worker (issue 14): the page's thread
+// never holds them; the worker reads, checks and keeps them, and answers every dense top. These
+// tests speak to the real worker module in Chromium: a question superseded while the worker is
+// busy is never searched, a refused file and an unknown set come back as French replies, and a
+// worker that cannot start is said in French while keyword search goes on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openPage, suite, serveDist, pickExample, ranked } from './harness.mjs';
+
+let browser;
+let server;
+suite((s) => ({ browser, server } = s));
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The exercise's fiches and 40 questions embedded by the terminal with seed 001's fake embedder
+ *  (1024 values, free), the file's header renamed `mistral-embed` (the page takes no other model),
+ *  its vectors unchanged. Returns the file and what the worker checks it against. */
+async function fakeVectors() {
+  const out = join(await mkdtemp(join(tmpdir(), 'rag-fiches-')), 'fake.safetensors');
+  await promisify(execFile)(join(ROOT, 'target/release/vecteurs'), ['--embedder', 'fake', '--out', out], { cwd: ROOT });
+  const fake = await readFile(out);
+  const headerLen = Number(fake.readBigUInt64LE(0));
+  const header = JSON.parse(fake.subarray(8, 8 + headerLen).toString('utf8'));
+  header.__metadata__.model = 'mistral-embed';
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+  const bytes = Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]);
+  const ids = (await readFile(join(ROOT, 'data/fiches.jsonl'), 'utf8'))
+    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).id);
+  return { bytes, ids, fingerprint: header.__metadata__.fingerprint, path: out };
+}
+
+const vectors = await fakeVectors();
+
+test('the worker serves a question ahead of a measurement, a newer question supersedes an older one not yet searched, and refusals come back in French', { timeout: 60000 }, async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  const replies = await page.evaluate(async ({ bytes, ids, fingerprint }) => {
+    const worker = new Worker('encodeur-demarrage.js');
+    const replies = [];
+    let started;
+    const ready = new Promise((ok) => { started = ok; });
+    const done = new Promise((ok) => {
+      worker.onmessage = (e) => {
+        replies.push(e.data);
+        if (e.data.kind === 'Started') started();
+        if (replies.filter((r) => ['Dense', 'Superseded', 'DenseFailed'].includes(r.kind)).length === 5) ok();
+      };
+    });
+    await ready;
+    const blob = new Blob([new Uint8Array(bytes)]);
+    const loaded = new Promise((ok) => {
+      const prev = worker.onmessage;
+      worker.onmessage = (e) => { prev(e); if (/^Vectors/.test(e.data.kind)) ok(); };
+    });
+    worker.postMessage({ request: { kind: 'Vectors', set: 1, ids, fingerprint, npy: false }, blob });
+    await loaded;
+    // The same file said to be for other fiches: refused, in French, and set 1 is still there.
+    const refused = new Promise((ok) => {
+      const prev = worker.onmessage;
+      worker.onmessage = (e) => { prev(e); if (e.data.kind === 'VectorsRefused') { worker.onmessage = prev; ok(); } };
+    });
+    worker.postMessage({ request: { kind: 'Vectors', set: 2, ids, fingerprint: 'sha256:00', npy: false }, blob });
+    await refused;
+    const loadedReply = replies.find((r) => r.kind === 'Vectors');
+    const q = (i) => loadedReply.questions[i][1];
+    // All in one task: the measurement (40 vectors) starts, then two questions arrive while the
+    // worker searches its first vector; then a search of a set it does not hold.
+    const measured = loadedReply.questions.map(([, v]) => v);
+    worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 10, vectors: measured, question: false } });
+    worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 11, vectors: [q(0)], question: true } });
+    worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 12, vectors: [q(1)], question: true } });
+    worker.postMessage({ request: { kind: 'Dense', set: 9, ticket: 13, vectors: [q(2)], question: false } });
+    worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 14, vectors: [], question: false } });
+    await done;
+    worker.terminate();
+    return replies;
+  }, { bytes: [...vectors.bytes], ids: vectors.ids, fingerprint: vectors.fingerprint });
+  const kinds = replies.map((r) => `${r.kind}${r.ticket ?? r.set ?? ''}`);
+  assert.equal(kinds[0], 'Started');
+  const loaded = replies.find((r) => r.kind === 'Vectors');
+  assert.deepEqual(loaded.info, { model: 'mistral-embed', dim: 1024, count: 200, memory_bytes: 200 * 1024 * 3 + 200 * 4 });
+  assert.equal(loaded.questions.length, 40);
+  const refused = replies.find((r) => r.kind === 'VectorsRefused');
+  assert.equal(refused.set, 2);
+  assert.match(refused.reason, /^l'empreinte des textes ne correspond pas/);
+  const after = kinds.slice(kinds.indexOf('VectorsRefused2') + 1);
+  // 11 is superseded by 12 before it is searched; the empty request is answered at once; 12 is
+  // searched before the measurement goes on, and the unknown set fails in French.
+  assert.deepEqual(after, ['Superseded11', 'Dense14', 'Dense12', 'Dense10', 'DenseFailed13'], kinds.join(' '));
+  const failed = replies.find((r) => r.kind === 'DenseFailed');
+  assert.equal(failed.reason, 'ces vecteurs ne sont plus chargés');
+  const measuredReply = replies.find((r) => r.kind === 'Dense' && r.ticket === 10);
+  assert.equal(measuredReply.tops.length, 40);
+  for (const top of measuredReply.tops) {
+    assert.equal(top.length, 50);
+    for (let i = 1; i < top.length; i++) assert.ok(top[i - 1][1] >= top[i][1], 'best first');
+  }
+  // The question searched alone gets exactly the top the measurement got for it.
+  assert.deepEqual(replies.find((r) => r.kind === 'Dense' && r.ticket === 12).tops[0], measuredReply.tops[1]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('shipped vectors held by the worker: sens and hybride measured without a key, the same figures as the terminal, and the typed question answered from the measured tops', { timeout: 60000 }, async () => {
+  const shipped = await serveDist({
+    dir: 'dist-test',
+    overrides: {
+      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
+      'data/vecteurs.safetensors': vectors.bytes,
+    },
+  });
+  const { page, context, problems } = await openPage(browser, null);
+  await page.addInitScript(() => {
+    window.sent = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (m, ...rest) {
+      window.sent.push({ kind: m?.request?.kind, question: m?.request?.question, n: m?.request?.vectors?.length });
+      return post.call(this, m, ...rest);
+    };
+  });
+  await page.goto(shipped.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => /livrés avec la page \(vecteurs\.safetensors\)/.test(document.querySelector('#vecteurs-etat').textContent));
+  assert.match(await page.textContent('#vecteurs-etat'), /^Vecteurs des fiches : 200 × 1024 \(mistral-embed\), livrés avec la page/);
+  // Every question's vector came with the file: the page measures the dense methods at once.
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('table.comparaison tr[data-methode="hybride+"]');
+  const exactes = page.locator('table.comparaison[data-type="exacte"]');
+  const courantes = page.locator('table.comparaison[data-type="courante"]');
+  // The terminal, on the same fiche and question vectors (seed 001's embedder, its own name).
+  const { stdout } = await promisify(execFile)(join(ROOT, 'target/release/mesurer'),
+    ['sens', '--embedder', 'fake', '--vectors', vectors.path], { cwd: ROOT });
+  const [, e1, e5] = stdout.match(/exactes : 15 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
+  const [, c1, c5] = stdout.match(/courantes : 20 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
+  assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit1')), `${e1}/15`);
+  assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit5')), `${e5}/15`);
+  assert.equal(await ranked(courantes.locator('tr[data-methode="sens"] .hit1')), `${c1}/20`);
+  assert.equal(await ranked(courantes.locator('tr[data-methode="sens"] .hit5')), `${c5}/20`);
+  // An exercise question in « Chercher »: its top was measured, so no new request.
+  await page.click('#onglet-chercher');
+  await pickExample(page, 'Un isolant qui ne brûle pas');
+  await page.waitForFunction(() => document.querySelectorAll('#colonne-sens li.resultat').length === 5
+    && document.querySelectorAll('#colonne-hybride li.resultat').length === 5);
+  const sent = await page.evaluate(() => window.sent);
+  assert.deepEqual(sent.map((m) => [m.kind, m.question, m.n]), [['Vectors', undefined, undefined], ['Dense', false, 40]]);
+  assert.deepEqual(problems, []);
+  await context.close();
+  await shipped.close();
+});
+
+test('a worker that cannot start loses the vectors in French; keyword search goes on', { timeout: 60000 }, async () => {
+  const shipped = await serveDist({
+    dir: 'dist-test',
+    overrides: {
+      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
+      'data/vecteurs.safetensors': vectors.bytes,
+    },
+  });
+  const { page, context, problems } = await openPage(browser, null);
+  await page.route('**/encodeur_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
+  await page.goto(shipped.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => /Vecteurs perdus|arrêté/.test(document.querySelector('#vecteurs-etat').textContent));
+  assert.match(await page.textContent('#vecteurs-etat'), /arrière-plan s'est arrêté/);
+  await pickExample(page, 'Un isolant qui ne brûle pas');
+  await page.waitForFunction(() => document.querySelectorAll('#colonne-mots li.resultat').length === 5);
+  assert.deepEqual(problems, []);
+  await context.close();
+  await shipped.close();
+});
