@@ -75,7 +75,7 @@ fn received(worker: &Shared, data: JsValue) {
         }
         Request::Vectors {
             set,
-            ids,
+            ids_json,
             fingerprint,
             npy,
         } => {
@@ -84,7 +84,7 @@ fn received(worker: &Shared, data: JsValue) {
                 .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
             let worker = worker.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let reply = match read_vectors(blob, ids, &fingerprint, npy).await {
+                let reply = match read_vectors(blob, &ids_json, &fingerprint, npy).await {
                     Ok(mut vectors) => {
                         let questions = std::mem::take(&mut vectors.questions);
                         let info = vectors.info();
@@ -178,10 +178,12 @@ async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>) {
 /// newer question's dense search is served between two steps).
 async fn read_vectors(
     blob: Option<web_sys::Blob>,
-    ids: Vec<String>,
+    ids_json: &str,
     fingerprint: &str,
     npy: bool,
 ) -> Result<VectorSet, String> {
+    let ids: Vec<String> = serde_json::from_str(ids_json)
+        .map_err(|_| "la liste des fiches transmise est illisible".to_owned())?;
     let blob = blob.ok_or_else(|| "le fichier des vecteurs n'a pas été transmis".to_owned())?;
     let bytes = read_blob(&blob)?;
     let set = if npy {

@@ -32,11 +32,13 @@ pub enum Request {
     /// Abandon the texts of every catalogue older than `epoch` (the page moved on).
     Stop { epoch: u64 },
     /// Read the Mistral fiche vectors file sent beside this message (a `Blob`) as `set`, and keep
-    /// it if it was made for exactly the fiches `ids` of fingerprint `fingerprint`. `npy`: the file
-    /// is a bare `.npy` matrix (rows in the fiches' order), not our safetensors.
+    /// it if it was made for exactly the fiches whose ids are `ids_json` (one JSON array of
+    /// strings, in order) and whose fingerprint is `fingerprint`. `npy`: the file is a bare `.npy`
+    /// matrix (rows in the fiches' order), not our safetensors. The ids travel as one string: as
+    /// an array, 50,000 of them cost the page's thread a task of 60-69 ms to hand over.
     Vectors {
         set: u64,
-        ids: Vec<String>,
+        ids_json: String,
         fingerprint: String,
         npy: bool,
     },

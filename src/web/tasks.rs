@@ -123,7 +123,7 @@ pub async fn attach_vectors(
     let set = super::encoder::ticket();
     let request = Request::Vectors {
         set,
-        ids,
+        ids_json: serde_json::to_string(&ids).unwrap_or_default(),
         fingerprint,
         npy,
     };

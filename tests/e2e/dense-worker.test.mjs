@@ -61,14 +61,14 @@ test('the worker serves a question ahead of a measurement, a newer question supe
       const prev = worker.onmessage;
       worker.onmessage = (e) => { prev(e); if (/^Vectors/.test(e.data.kind)) ok(); };
     });
-    worker.postMessage({ request: { kind: 'Vectors', set: 1, ids, fingerprint, npy: false }, blob });
+    worker.postMessage({ request: { kind: 'Vectors', set: 1, ids_json: JSON.stringify(ids), fingerprint, npy: false }, blob });
     await loaded;
     // The same file said to be for other fiches: refused, in French, and set 1 is still there.
     const refused = new Promise((ok) => {
       const prev = worker.onmessage;
       worker.onmessage = (e) => { prev(e); if (e.data.kind === 'VectorsRefused') { worker.onmessage = prev; ok(); } };
     });
-    worker.postMessage({ request: { kind: 'Vectors', set: 2, ids, fingerprint: 'sha256:00', npy: false }, blob });
+    worker.postMessage({ request: { kind: 'Vectors', set: 2, ids_json: JSON.stringify(ids), fingerprint: 'sha256:00', npy: false }, blob });
     await refused;
     const loadedReply = replies.find((r) => r.kind === 'Vectors');
     const q = (i) => loadedReply.questions[i][1];
