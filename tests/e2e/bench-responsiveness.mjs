@@ -44,6 +44,17 @@ const server = await serveDist({ dir: process.env.DIST ?? 'dist' });
 const browser = await launch();
 const context = await browser.newContext();
 await context.addInitScript(() => {
+  // The page's module instance, to read the size of its memory at the end (a dedicated worker's
+  // modules are instantiated in the worker's own scope, not here).
+  window.instances = [];
+  for (const name of ['instantiateStreaming', 'instantiate']) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = async (...args) => {
+      const result = await original.apply(WebAssembly, args);
+      if (result.instance) window.instances.push(result.instance);
+      return result;
+    };
+  }
   window.longTasks = [];
   window.keyEvents = [];
   new PerformanceObserver((l) => {
@@ -109,6 +120,8 @@ console.log(`long tasks over 50 ms while loading and measuring (${Math.round(t2 
 console.log(`keystrokes typed meanwhile: ${typed}; input-to-echo over 16 ms: ${keys.length}, the slowest ${fmt(keys.slice(-5))} ms`);
 const after = giant ? `their question typed afterwards: first result after ${Math.round(firstResult)} ms;` : 'opening « Mesurer » afterwards:';
 console.log(`${after} long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
+const memory = await page.evaluate(() => window.instances.map((i) => i.exports.memory?.buffer.byteLength ?? 0));
+console.log(`the page's wasm memory at the end: ${memory.map((b) => `${(b / 1e6).toFixed(1)} MB`).join(', ')}`);
 if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
 await browser.close();
 await server.close();
