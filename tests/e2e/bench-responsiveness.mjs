@@ -55,6 +55,24 @@ await context.addInitScript(() => {
       return result;
     };
   }
+  // Dense requests to the page's worker and their replies, timed on the page's clock.
+  window.dense = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (m, ...rest) {
+    const r = m?.request;
+    if (r?.kind === 'Dense') window.dense.push({ ticket: r.ticket, n: r.vectors.length, sent: performance.now() });
+    return post.call(this, m, ...rest);
+  };
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        const d = window.dense.find((x) => x.ticket === e.data?.ticket);
+        if (d && !d.back) d.back = performance.now();
+      });
+    }
+  };
   window.longTasks = [];
   window.keyEvents = [];
   new PerformanceObserver((l) => {
@@ -120,6 +138,11 @@ console.log(`long tasks over 50 ms while loading and measuring (${Math.round(t2 
 console.log(`keystrokes typed meanwhile: ${typed}; input-to-echo over 16 ms: ${keys.length}, the slowest ${fmt(keys.slice(-5))} ms`);
 const after = giant ? `their question typed afterwards: first result after ${Math.round(firstResult)} ms;` : 'opening « Mesurer » afterwards:';
 console.log(`${after} long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
+const dense = await page.evaluate(() => window.dense);
+for (const d of dense) {
+  const ms = d.back - d.sent;
+  console.log(`dense tops from the worker: ${d.n} question vector(s) in ${Math.round(ms)} ms (${(ms / d.n).toFixed(1)} ms per vector, round trip included)`);
+}
 const memory = await page.evaluate(() => window.instances.map((i) => i.exports.memory?.buffer.byteLength ?? 0));
 console.log(`the page's wasm memory at the end: ${memory.map((b) => `${(b / 1e6).toFixed(1)} MB`).join(', ')}`);
 if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
