@@ -68,6 +68,12 @@ await context.addInitScript(() => {
     constructor(...args) {
       super(...args);
       this.addEventListener('message', (e) => {
+        if (e.data?.kind === 'Vectors') {
+          window.vectorsInfo = e.data.info;
+          window.vectorsSet = e.data.set;
+          window.questionVectors = e.data.questions.map(([, v]) => v);
+          window.pageWorker = this;
+        }
         const d = window.dense.find((x) => x.ticket === e.data?.ticket);
         if (d && !d.back) d.back = performance.now();
       });
@@ -143,6 +149,29 @@ for (const d of dense) {
   const ms = d.back - d.sent;
   console.log(`dense tops from the worker: ${d.n} question vector(s) in ${Math.round(ms)} ms (${(ms / d.n).toFixed(1)} ms per vector, round trip included)`);
 }
+// Once the page is idle: the worker's dense top of one question at a time, asked 40 times in a
+// row as the page asks for the question in the box (tickets the page does not wait for: their
+// replies are dropped by the page).
+const alone = await page.evaluate(async () => {
+  const times = [];
+  for (let i = 0; i < window.questionVectors.length; i++) {
+    const ticket = 1e9 + i;
+    const t = performance.now();
+    await new Promise((ok) => {
+      const on = (e) => { if (e.data?.ticket === ticket) { window.pageWorker.removeEventListener('message', on); ok(); } };
+      window.pageWorker.addEventListener('message', on);
+      window.pageWorker.postMessage({ request: { kind: 'Dense', set: window.vectorsSet, ticket, vectors: [window.questionVectors[i]], question: true } });
+    });
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+});
+if (alone.length) {
+  const q = (p) => alone[Math.min(alone.length - 1, Math.floor(p * alone.length))].toFixed(1);
+  console.log(`one question's dense top from the idle worker, round trip: median ${q(0.5)} ms (min ${q(0)}, max ${q(1)}) over ${alone.length}`);
+}
+const info = await page.evaluate(() => window.vectorsInfo);
+if (info) console.log(`the worker keeps ${info.count} × ${info.dim} vectors in ${(info.memory_bytes / 1e6).toFixed(1)} MB (f16 rows and their int8 copy)`);
 const memory = await page.evaluate(() => window.instances.map((i) => i.exports.memory?.buffer.byteLength ?? 0));
 console.log(`the page's wasm memory at the end: ${memory.map((b) => `${(b / 1e6).toFixed(1)} MB`).join(', ')}`);
 if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);

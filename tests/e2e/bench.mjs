@@ -34,7 +34,7 @@ const dist = new URL(`${DIST}/`, ROOT);
 const files = await readdir(dist);
 for (const [what, name] of [
   ['page wasm (before the first result)', files.find((f) => f.startsWith('rag-fiches-') && f.endsWith('_bg.wasm'))],
-  ['worker wasm (local methods only)', files.find((f) => f.startsWith('encodeur') && f.endsWith('_bg.wasm'))],
+  ['worker wasm (fetched for a local method or Mistral vectors, not for the first result)', files.find((f) => f.startsWith('encodeur') && f.endsWith('_bg.wasm'))],
 ]) {
   if (!name) continue;
   const wasm = await readFile(new URL(name, dist));
