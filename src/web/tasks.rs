@@ -77,6 +77,26 @@ pub async fn fetch_text(path: &str) -> Result<String, String> {
         .map_err(|_| format!("{path} : lecture impossible."))
 }
 
+/// `path` as a Blob, not copied into the module.
+async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {
+    use wasm_bindgen::JsCast;
+    let resp = gloo_net::http::Request::get(path)
+        .send()
+        .await
+        .map_err(|_| format!("{path} : le réseau a échoué."))?;
+    if !resp.ok() {
+        return Err(format!("{path} : le serveur répond {}", resp.status()));
+    }
+    let read = web_sys::Response::from(resp)
+        .blob()
+        .map_err(|_| format!("{path} : lecture impossible."))?;
+    wasm_bindgen_futures::JsFuture::from(read)
+        .await
+        .ok()
+        .and_then(|b| b.dyn_into::<web_sys::Blob>().ok())
+        .ok_or_else(|| format!("{path} : lecture impossible."))
+}
+
 async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
     let resp = gloo_net::http::Request::get(path)
         .send()
@@ -105,6 +125,20 @@ pub struct Attached {
     pub set: u64,
     pub info: VectorsInfo,
     pub questions: Vec<(String, Vec<f32>)>,
+}
+
+impl Attached {
+    /// The message that installs these vectors for catalogue `epoch`.
+    fn loaded(self, epoch: u64, origin: String, bytes: Option<Vec<u8>>) -> Msg {
+        Msg::VectorsLoaded {
+            epoch,
+            set: self.set,
+            info: self.info,
+            questions: self.questions,
+            origin,
+            bytes,
+        }
+    }
 }
 
 /// What the page says when its worker is gone.
@@ -140,14 +174,17 @@ pub async fn attach_vectors(
     }
 }
 
-/// The ids and fingerprint of the catalogue in place, to check vectors against.
-fn catalogue_of(app: &Shared) -> Option<(Vec<String>, String)> {
-    app.peek(|s| {
-        (
-            s.data.lab.fiches().iter().map(|f| f.id.clone()).collect(),
-            s.data.lab.fingerprint().to_owned(),
-        )
-    })
+/// [`attach_vectors`] for the catalogue in place (a safetensors file).
+async fn attach_to_catalogue(app: &Shared, blob: &web_sys::Blob) -> Result<Attached, String> {
+    let (ids, fingerprint) = app
+        .peek(|s| {
+            (
+                s.data.lab.fiches().iter().map(|f| f.id.clone()).collect(),
+                s.data.lab.fingerprint().to_owned(),
+            )
+        })
+        .ok_or_else(|| WORKER_GONE.to_owned())?;
+    attach_vectors(app, blob, ids, fingerprint, false).await
 }
 
 /// `bytes` as a Blob, to hand to the worker.
@@ -169,10 +206,14 @@ pub async fn dense(
     let request = Request::Dense {
         set,
         ticket,
-        vectors: vectors.clone(),
+        vectors,
         question,
     };
-    match super::encoder::ask(app, ticket, &request, None).await {
+    let reply = super::encoder::ask(app, ticket, &request, None).await;
+    let Request::Dense { vectors, .. } = request else {
+        return Err(WORKER_GONE.to_owned());
+    };
+    match reply {
         Some(Reply::Dense { tops, .. }) => {
             app.dispatch(Msg::DenseFound { set, vectors, tops });
             Ok(true)
@@ -210,16 +251,6 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
     }) else {
         return;
     };
-    let attach = |bytes: Vec<u8>| {
-        let app = app.clone();
-        async move {
-            let (ids, fingerprint) = catalogue_of(&app).ok_or_else(|| WORKER_GONE.to_owned())?;
-            let blob = blob_of(&bytes)?;
-            attach_vectors(&app, &blob, ids, fingerprint, false)
-                .await
-                .map(|a| (a, bytes))
-        }
-    };
     if bundled {
         let manifest: Manifest = match fetch_text("data/manifeste.json").await {
             Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
@@ -241,21 +272,15 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
             }
         }
         if let Some(name) = manifest.vecteurs {
-            let read = match fetch_bytes(&format!("data/{name}")).await {
-                Ok(bytes) => attach(bytes).await,
+            // Fetched as a Blob and handed on: the page's module never holds it.
+            let read = match fetch_blob(&format!("data/{name}")).await {
+                Ok(blob) => attach_to_catalogue(&app, &blob).await,
                 Err(e) => Err(e),
             };
             match read {
-                Ok((a, _)) => {
+                Ok(a) => {
                     let origin = format!("livrés avec la page ({name})");
-                    app.dispatch(Msg::VectorsLoaded {
-                        epoch,
-                        set: a.set,
-                        info: a.info,
-                        questions: a.questions,
-                        origin,
-                        bytes: None,
-                    });
+                    app.dispatch(a.loaded(epoch, origin, None));
                     if app
                         .peek(|s| s.data.lab.has_vectors(Encoder::Mistral))
                         .unwrap_or(false)
@@ -271,16 +296,12 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
         }
     }
     if let Some(bytes) = store::get_bytes(store::FICHE_VECTORS, &cache_key).await {
-        if let Ok((a, bytes)) = attach(bytes).await {
-            let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
-            app.dispatch(Msg::VectorsLoaded {
-                epoch,
-                set: a.set,
-                info: a.info,
-                questions: a.questions,
-                origin,
-                bytes: Some(bytes),
-            });
+        // Kept for « Télécharger ».
+        if let Ok(blob) = blob_of(&bytes) {
+            if let Ok(a) = attach_to_catalogue(&app, &blob).await {
+                let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
+                app.dispatch(a.loaded(epoch, origin, Some(bytes)));
+            }
         }
     }
 }
@@ -557,11 +578,10 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         }
     }
     let rows: Vec<Vec<f32>> = rows.into_iter().flatten().collect();
-    let built = VectorSet::new(mistral::MODEL, &fiches, rows).map(|set| {
-        let bytes = set.to_safetensors();
-        (set, bytes)
-    });
-    let (_, bytes) = match built {
+    // Checked and written here (the file « Télécharger » gives and the cache keeps), then
+    // handed to the worker.
+    let built = VectorSet::new(mistral::MODEL, &fiches, rows).map(|set| set.to_safetensors());
+    let bytes = match built {
         Ok(b) => b,
         Err(e) => {
             let message = format!("Vecteurs refusés : {}", messages::vectors(&e));
@@ -590,14 +610,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         Err(e) => Err(e),
     };
     match attached {
-        Ok(a) => app.dispatch(Msg::VectorsLoaded {
-            epoch,
-            set: a.set,
-            info: a.info,
-            questions: a.questions,
-            origin,
-            bytes: Some(bytes),
-        }),
+        Ok(a) => app.dispatch(a.loaded(epoch, origin, Some(bytes))),
         Err(reason) => {
             let message = format!("Vecteurs refusés : {reason}");
             app.dispatch(Msg::ComputeEnded { epoch, message });

@@ -11,7 +11,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch, giantCatalogue, GIANT_QUESTION } from './harness.mjs';
+import { serveDist, launch, giantCatalogue, GIANT_QUESTION, asMistralEmbed } from './harness.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const giant = process.argv[2] === 'geantes';
@@ -27,17 +27,9 @@ if (giant) {
   execFileSync(bin('catalogue'), ['--fiches', String(n), '--questions', '40', '--out', dir]);
   execFileSync(bin('vecteurs'), ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'),
     '--questions', join(dir, 'questions.csv'), '--out', join(dir, 'fake.safetensors')], { stdio: 'ignore' });
-  // The page takes only mistral-embed's vectors (1024 values, like the fake embedder's): the
-  // file's header names that model, its vectors unchanged.
-  const fake = await readFile(join(dir, 'fake.safetensors'));
-  const headerLen = Number(fake.readBigUInt64LE(0));
-  const header = JSON.parse(fake.subarray(8, 8 + headerLen).toString('utf8'));
-  header.__metadata__.model = 'mistral-embed';
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
-  await writeFile(join(dir, 'v.safetensors'), Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]));
+  // The page takes only mistral-embed's vectors: the header renamed (harness.mjs).
+  const { bytes } = asMistralEmbed(await readFile(join(dir, 'fake.safetensors')));
+  await writeFile(join(dir, 'v.safetensors'), bytes);
 }
 
 const server = await serveDist({ dir: process.env.DIST ?? 'dist' });

@@ -11,7 +11,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openPage, suite, serveDist, pickExample, ranked } from './harness.mjs';
+import { openPage, suite, serveDist, pickExample, ranked, asMistralEmbed } from './harness.mjs';
 
 let browser;
 let server;
@@ -25,21 +25,22 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 async function fakeVectors() {
   const out = join(await mkdtemp(join(tmpdir(), 'rag-fiches-')), 'fake.safetensors');
   await promisify(execFile)(join(ROOT, 'target/release/vecteurs'), ['--embedder', 'fake', '--out', out], { cwd: ROOT });
-  const fake = await readFile(out);
-  const headerLen = Number(fake.readBigUInt64LE(0));
-  const header = JSON.parse(fake.subarray(8, 8 + headerLen).toString('utf8'));
-  header.__metadata__.model = 'mistral-embed';
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
-  const bytes = Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]);
+  const { bytes, header } = asMistralEmbed(await readFile(out));
   const ids = (await readFile(join(ROOT, 'data/fiches.jsonl'), 'utf8'))
     .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).id);
   return { bytes, ids, fingerprint: header.__metadata__.fingerprint, path: out };
 }
 
 const vectors = await fakeVectors();
+
+/** The test build shipping those vectors with the page. */
+const serveShipped = () => serveDist({
+  dir: 'dist-test',
+  overrides: {
+    'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
+    'data/vecteurs.safetensors': vectors.bytes,
+  },
+});
 
 test('the worker serves a question ahead of a measurement, a newer question supersedes an older one not yet searched, and refusals come back in French', { timeout: 60000 }, async () => {
   const { page, context, problems } = await openPage(browser, server.url);
@@ -111,13 +112,7 @@ test('the worker serves a question ahead of a measurement, a newer question supe
 });
 
 test('shipped vectors held by the worker: sens and hybride measured without a key, the same figures as the terminal, and the typed question answered from the measured tops', { timeout: 60000 }, async () => {
-  const shipped = await serveDist({
-    dir: 'dist-test',
-    overrides: {
-      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
-      'data/vecteurs.safetensors': vectors.bytes,
-    },
-  });
+  const shipped = await serveShipped();
   const { page, context, problems } = await openPage(browser, null);
   await page.addInitScript(() => {
     window.sent = [];
@@ -158,13 +153,7 @@ test('shipped vectors held by the worker: sens and hybride measured without a ke
 });
 
 test('a worker that cannot start loses the vectors in French; keyword search goes on', { timeout: 60000 }, async () => {
-  const shipped = await serveDist({
-    dir: 'dist-test',
-    overrides: {
-      'data/manifeste.json': JSON.stringify({ vecteurs: 'vecteurs.safetensors' }),
-      'data/vecteurs.safetensors': vectors.bytes,
-    },
-  });
+  const shipped = await serveShipped();
   const { page, context, problems } = await openPage(browser, null);
   await page.route('**/encodeur_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
   await page.goto(shipped.url);

@@ -85,6 +85,20 @@ export async function serveWithVectors(key, { questions = false } = {}) {
   return { server, vectors };
 }
 
+/** A vectors file of seed 001's fake embedder (1024 values, like mistral-embed's) whose header
+ *  names `mistral-embed`, the only model the page takes: its vectors unchanged. Returns the bytes
+ *  and the header. */
+export function asMistralEmbed(fake) {
+  const headerLen = Number(fake.readBigUInt64LE(0));
+  const header = JSON.parse(fake.subarray(8, 8 + headerLen).toString('utf8'));
+  header.__metadata__.model = 'mistral-embed';
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+  return { bytes: Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]), header };
+}
+
 export async function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
