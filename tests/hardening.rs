@@ -103,16 +103,37 @@ fn vectors_and_npy_readers_survive_mutated_files() {
     let npy = rag_fiches::data::npy::write_matrix(&rows);
     for s in 1..=RUNS {
         let mut rng = Rng(s);
-        if let Ok(set) = VectorSet::from_safetensors(&mutate(&mut rng, &safetensors)) {
+        let mutated = mutate(&mut rng, &safetensors);
+        let whole = VectorSet::from_safetensors(&mutated);
+        if let Ok(set) = &whole {
             assert!(
                 (0..set.len()).all(|i| set.row(i).iter().all(|x| x.is_finite())),
                 "seed {s}"
             );
             let _ = set.check_fiches(&fiches);
         }
-        if let Ok(rows) = rag_fiches::data::npy::read_matrix(&mutate(&mut rng, &npy)) {
+        // The worker's reader, from the header's bytes alone then slices, agrees with it:
+        // the same error, or a set that searches the same.
+        assert_eq!(
+            sliced(&mutated).map_err(|e| e.to_string()),
+            whole.map(|set| searches(&set)).map_err(|e| e.to_string()),
+            "seed {s}"
+        );
+        let mutated = mutate(&mut rng, &npy);
+        if let Ok(rows) = rag_fiches::data::npy::read_matrix(&mutated) {
             let _ = VectorSet::new("m", &fiches, rows);
         }
+        let whole = rag_fiches::data::npy::read_matrix(&mutated).map(|_| ());
+        let head = rag_fiches::data::npy::header_end(&mutated)
+            .and_then(|end| {
+                rag_fiches::data::npy::layout(
+                    &mutated[..end.min(mutated.len())],
+                    mutated.len(),
+                    "m",
+                )
+            })
+            .map(|_| ());
+        assert_eq!(head, whole, "seed {s}");
     }
 }
 
@@ -234,4 +255,32 @@ fn degenerate_catalogues_measure_without_nan() {
             assert!(calibration.is_some_and(|c| c.threshold.is_finite()));
         }
     }
+}
+
+/// The worker's way of reading a vectors file: its first bytes, the header they announce, then
+/// slices of rows into a store; then the top 5 of each row's own vector.
+fn sliced(bytes: &[u8]) -> Result<Vec<Vec<(usize, f64)>>, rag_fiches::data::vectors::VectorsError> {
+    use rag_fiches::data::stored::{load_bytes, MemoryStore};
+    use rag_fiches::data::vectors;
+    let prefix = &bytes[..bytes.len().min(vectors::HEADER_PREFIX)];
+    let end = vectors::header_end(prefix)?;
+    let layout = vectors::layout(&bytes[..end.min(bytes.len())], bytes.len())?;
+    let (set, _) = load_bytes(layout, MemoryStore::default(), bytes, 2)?;
+    let mut tops = Vec::new();
+    for i in 0..rag_fiches::search::dense::DenseRows::len(&set) {
+        let (codes, scale) = rag_fiches::search::dense::DenseRows::int8_row(&set, i);
+        let q: Vec<f32> = codes.iter().map(|&c| f32::from(c) * scale).collect();
+        tops.push(rag_fiches::search::dense::search(&set, &q, 5).unwrap());
+    }
+    Ok(tops)
+}
+
+fn searches(set: &VectorSet) -> Vec<Vec<(usize, f64)>> {
+    (0..set.len())
+        .map(|i| {
+            let (codes, scale) = set.int8_row(i);
+            let q: Vec<f32> = codes.iter().map(|&c| f32::from(c) * scale).collect();
+            rag_fiches::search::dense::search(set, &q, 5).unwrap()
+        })
+        .collect()
 }

@@ -580,8 +580,9 @@ fn reading_in_steps_pauses_every_step_of_rows_and_reads_the_same_set() {
     let rows: Vec<u8> = (1..=1300 / ROWS_PER_STEP)
         .map(|i| (i * ROWS_PER_STEP * 100 / 1300) as u8)
         .collect();
-    assert_eq!(seen, [vec![0, 0, 0], rows].concat());
-    assert_eq!(seen.len(), 3 + 5);
+    // One pause after the header (metadata, ids and tensors are read as one `layout`).
+    assert_eq!(seen, [vec![0], rows].concat());
+    assert_eq!(seen.len(), 1 + 5);
 }
 
 /// The page's Mistral vectors live in its worker: its lab knows only their shape, and answers
@@ -662,4 +663,124 @@ fn a_lab_whose_vectors_are_away_answers_exactly_from_the_tops_it_is_given() {
         away.search(Method::Sens, q0, Some(v0), 51),
         here.search(Method::Sens, q0, Some(v0), 51)
     );
+}
+
+/// The page's worker reads a vectors file a slice at a time and keeps only the int8 codes in its
+/// memory, the exact values in a store (`data::stored`). Whatever the slicing, its searches must
+/// be those of the `VectorSet` read from the same file in one go: every score, every rank, at the
+/// depths the page asks; the same question vectors; and, for a `.npy`, those of `from_rows`.
+#[test]
+fn a_set_read_in_slices_with_its_rows_stored_searches_exactly_as_one_read_whole() {
+    use rag_fiches::data::stored::{load_bytes, MemoryStore, RowStore};
+    use rag_fiches::data::{npy, vectors};
+    use rag_fiches::search::dense;
+    let bundled = fiches();
+    let (fiches, _) = rag_fiches::data::synth::catalogue(&bundled, 2100, 0, 9);
+    let dim = 128;
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    let mut vector = || (0..dim).map(|_| next() + next()).collect::<Vec<f32>>();
+    let rows: Vec<Vec<f32>> = (0..fiches.len()).map(|_| vector()).collect();
+    let qrows: Vec<Vec<f32>> = (0..3).map(|_| vector()).collect();
+    let whole = VectorSet::new("test", &fiches, rows.clone())
+        .unwrap()
+        .with_questions(&["a", "b", "c"], qrows)
+        .unwrap();
+    let bytes = whole.to_safetensors();
+    let read = VectorSet::from_safetensors(&bytes).unwrap();
+    let npy_bytes = npy::write_matrix(&rows);
+    let from_npy = VectorSet::from_rows(
+        "test",
+        read.ids.clone(),
+        read.fingerprint.clone(),
+        npy::read_matrix(&npy_bytes).unwrap(),
+    )
+    .unwrap();
+    let queries: Vec<Vec<f32>> = (0..60)
+        .map(|q| {
+            let v = vector();
+            if q % 2 == 0 {
+                return v;
+            }
+            let near = read.row(q * 31 % 2100);
+            v.iter().zip(&near).map(|(a, b)| 0.03 * a + b).collect()
+        })
+        .collect();
+    for slice in [1, 7, 256, 5000] {
+        // The header alone, as the worker reads it: its first bytes, then as many as it says.
+        let end = vectors::header_end(&bytes[..vectors::HEADER_PREFIX]).unwrap();
+        let layout = vectors::layout(&bytes[..end], bytes.len()).unwrap();
+        assert_eq!(layout.ids.as_ref(), Some(&read.ids));
+        let store = MemoryStore::with_capacity(2100 * dim * 2);
+        let (stored, questions) = load_bytes(layout, store, &bytes, slice).unwrap();
+        assert_eq!(questions, read.questions, "slices of {slice} rows");
+        let info = stored.info();
+        assert_eq!(info.memory_bytes, 2100 * dim * 3 + 2100 * 4);
+        assert_eq!(info.stored_bytes, 0);
+        let end = npy::header_end(&npy_bytes[..npy::HEADER_PREFIX]).unwrap();
+        let layout = npy::layout(&npy_bytes[..end], npy_bytes.len(), "test").unwrap();
+        let store = MemoryStore::with_capacity(layout.exact_bytes());
+        let (stored_npy, none) = load_bytes(layout, store, &npy_bytes, slice).unwrap();
+        assert!(none.is_empty());
+        assert_eq!(stored_npy.store().memory_bytes(), 2100 * dim * 4);
+        for (q, query) in queries.iter().enumerate() {
+            for k in [1, 10, 50, 300] {
+                assert_eq!(
+                    dense::search(&stored, query, k).unwrap(),
+                    dense::search(&read, query, k).unwrap(),
+                    "question {q}, k={k}, slices of {slice} rows"
+                );
+                assert_eq!(
+                    dense::search(&stored_npy, query, k).unwrap(),
+                    dense::search(&from_npy, query, k).unwrap(),
+                    "npy: question {q}, k={k}, slices of {slice} rows"
+                );
+            }
+        }
+    }
+}
+
+/// A store that cannot read back (the browser's storage taken away) makes a search fail with a
+/// `DenseError`, never a shorter or wrong list, and never a panic.
+#[test]
+fn a_store_that_fails_to_read_back_fails_the_search() {
+    use rag_fiches::data::stored::{load_bytes, RowStore};
+    use rag_fiches::data::vectors;
+    use rag_fiches::search::dense;
+    use rag_fiches::search::dense::DenseError;
+    struct Forgetful(usize);
+    impl RowStore for Forgetful {
+        fn append(&mut self, bytes: &[u8]) -> Result<(), String> {
+            self.0 += bytes.len();
+            Ok(())
+        }
+        fn read(&self, _: usize, _: &mut [u8]) -> Result<(), String> {
+            Err("NotFoundError".into())
+        }
+        fn memory_bytes(&self) -> usize {
+            0
+        }
+        fn stored_bytes(&self) -> usize {
+            self.0
+        }
+    }
+    let fiches = fiches();
+    let bytes = fake_set(&fiches).to_safetensors();
+    let layout = vectors::layout(&bytes, bytes.len()).unwrap();
+    let (stored, _) = load_bytes(layout, Forgetful(0), &bytes, 64).unwrap();
+    assert_eq!(stored.info().stored_bytes, 200 * 1024 * 2);
+    let q = stored_question(&bytes);
+    assert!(matches!(
+        dense::search(&stored, &q, 10),
+        Err(DenseError::Rows { reason, .. }) if reason == "NotFoundError"
+    ));
+}
+
+fn stored_question(bytes: &[u8]) -> Vec<f32> {
+    VectorSet::from_safetensors(bytes).unwrap().row(3)
 }

@@ -10,6 +10,8 @@
 pub mod intake;
 /// NumPy's `.npy` format (the seed's `vecteurs.npy`), shape-checked only.
 pub mod npy;
+/// Fiche vectors read a slice at a time, their exact values kept outside memory (the worker's).
+pub mod stored;
 /// A deterministic synthetic catalogue (1k to 50k fiches) for measuring scale.
 pub mod synth;
 /// The fiche vectors file: safetensors, f16, fingerprinted metadata, and its checks.

@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use crate::data::vectors::{Encoding, Layout};
+
 /// Why a `.npy` file was refused.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NpyError {
@@ -66,20 +68,31 @@ impl std::error::Error for NpyError {}
 
 /// Reads a 2-D float array: its rows, as f32.
 pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
-    let max = crate::data::vectors::MAX_FILE_BYTES;
-    if bytes.len() > max {
-        return Err(NpyError::TooLarge {
-            bytes: bytes.len(),
-            max,
-        });
-    }
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+    let layout = layout(bytes, bytes.len(), "")?;
+    let mut row = Vec::with_capacity(layout.dim);
+    Ok(bytes[layout.rows.clone()]
+        .chunks_exact(layout.dim * layout.encoding.width())
+        .map(|raw| {
+            layout.encoding.widen(raw, &mut row);
+            row.clone()
+        })
+        .collect())
+}
+
+/// Bytes at the start of a `.npy` that give its header's length (version 2 or 3; version 1 needs
+/// two fewer).
+pub const HEADER_PREFIX: usize = 12;
+
+/// How many bytes from the start of a `.npy` [`layout`] needs: the magic string, the version,
+/// and the header it announces.
+pub fn header_end(prefix: &[u8]) -> Result<usize, NpyError> {
+    if prefix.len() < 10 || &prefix[..6] != b"\x93NUMPY" {
         return Err(NpyError::NotNpy);
     }
-    let (header_len, start): (usize, usize) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+    let (header_len, start): (usize, usize) = match prefix[6] {
+        1 => (u16::from_le_bytes([prefix[8], prefix[9]]) as usize, 10),
+        2 | 3 if prefix.len() >= 12 => (
+            u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]) as usize,
             12,
         ),
         v => {
@@ -88,14 +101,29 @@ pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
             })
         }
     };
-    let end = start
-        .checked_add(header_len)
-        .filter(|&e| e <= bytes.len())
-        .ok_or(NpyError::Truncated {
-            expected: start.saturating_add(header_len),
-            found: bytes.len(),
-        })?;
-    let header = std::str::from_utf8(&bytes[start..end]).map_err(|_| NpyError::Header {
+    Ok(start.saturating_add(header_len))
+}
+
+/// Reads and checks a `.npy`'s header: `head` is at least its first [`header_end`] bytes (or the
+/// whole file), `file_len` the whole file's length. The rows are said to be of `model`, to be
+/// normalised as read.
+pub fn layout(head: &[u8], file_len: usize, model: &str) -> Result<Layout, NpyError> {
+    let max = crate::data::vectors::MAX_FILE_BYTES;
+    if file_len > max {
+        return Err(NpyError::TooLarge {
+            bytes: file_len,
+            max,
+        });
+    }
+    let end = header_end(head)?;
+    let start = if head[6] == 1 { 10 } else { 12 };
+    if end > file_len || end > head.len() {
+        return Err(NpyError::Truncated {
+            expected: end,
+            found: file_len,
+        });
+    }
+    let header = std::str::from_utf8(&head[start..end]).map_err(|_| NpyError::Header {
         reason: "not text".into(),
     })?;
     let field = |key: &str| -> Result<&str, NpyError> {
@@ -117,9 +145,9 @@ pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
         .chars()
         .take_while(|c| *c != '\'' && *c != '"')
         .collect();
-    let width = match descr.as_str() {
-        "<f4" => 4,
-        "<f8" => 8,
+    let encoding = match descr.as_str() {
+        "<f4" => Encoding::F32,
+        "<f8" => Encoding::F64,
         other => {
             return Err(NpyError::Dtype {
                 found: other.to_owned(),
@@ -160,27 +188,27 @@ pub fn read_matrix(bytes: &[u8]) -> Result<Vec<Vec<f32>>, NpyError> {
     }
     let expected = rows
         .checked_mul(cols)
-        .and_then(|n| n.checked_mul(width))
+        .and_then(|n| n.checked_mul(encoding.width()))
         .ok_or(NpyError::Shape {
             found: format!("({shape})"),
         })?;
-    let data = &bytes[end..];
-    if data.len() != expected {
+    if file_len - end != expected {
         return Err(NpyError::Truncated {
             expected,
-            found: data.len(),
+            found: file_len - end,
         });
     }
-    let values: Vec<f32> = if width == 4 {
-        data.chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
-    } else {
-        data.chunks_exact(8)
-            .map(|b| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) as f32)
-            .collect()
-    };
-    Ok(values.chunks_exact(cols).map(<[f32]>::to_vec).collect())
+    Ok(Layout {
+        model: model.to_owned(),
+        dim: cols,
+        count: rows,
+        ids: None,
+        fingerprint: None,
+        encoding,
+        normalise: true,
+        rows: end..file_len,
+        questions: None,
+    })
 }
 
 /// Writes a 2-D float64 array as `np.save` does (version 1), for tests and round trips.

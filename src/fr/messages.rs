@@ -169,6 +169,7 @@ pub fn vectors(e: &VectorsError) -> String {
             decimal(f64::from(*norm), 4),
             decimal(f64::from(NORM_TOLERANCE), 2)
         ),
+        VectorsError::Store { .. } => "les vecteurs n'ont pas pu être écrits dans le stockage du navigateur (espace plein ?) : libérez de la place, ou chargez-les dans une fenêtre ordinaire.".into(),
     }
 }
 
@@ -207,6 +208,9 @@ pub fn dense(e: &DenseError) -> String {
         ),
         DenseError::NotFinite => {
             "le vecteur de la question contient une valeur non numérique (NaN ou infinie).".into()
+        }
+        DenseError::Rows { .. } => {
+            "les valeurs exactes des fiches retenues n'ont pas pu être relues dans le stockage du navigateur : chargez les vecteurs à nouveau.".into()
         }
     }
 }
@@ -473,6 +477,9 @@ mod tests {
             },
             VectorsError::NotFinite { row: 2 },
             VectorsError::Norm { row: 1, norm: 0.0 },
+            VectorsError::Store {
+                reason: "QuotaExceededError".into(),
+            },
         ];
         all_french(&all, vectors);
     }
@@ -515,6 +522,10 @@ mod tests {
                 found: 3,
             }),
             SearchError::Dense(DenseError::NotFinite),
+            SearchError::Dense(DenseError::Rows {
+                row: 7,
+                reason: "NotFoundError".into(),
+            }),
             SearchError::Pending,
         ];
         all_french(&all, search);

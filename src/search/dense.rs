@@ -6,11 +6,50 @@
 
 use crate::data::vectors::{quantise, VectorSet};
 
+/// What a dense search reads: every row's int8 codes, to pick candidates, then the candidates'
+/// exact values. A [`VectorSet`] holds both in memory; the page's worker keeps the exact values in
+/// the browser's storage ([`crate::data::stored::StoredSet`]).
+pub trait DenseRows {
+    fn dim(&self) -> usize;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Row `i`'s int8 codes and their scale (`value ≈ code × scale`).
+    fn int8_row(&self, i: usize) -> (&[i8], f32);
+    /// Row `i`'s exact values, widened to f32, into `out` (replacing its contents).
+    fn exact_row(&self, i: usize, out: &mut Vec<f32>) -> Result<(), String>;
+}
+
+impl DenseRows for VectorSet {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+    fn len(&self) -> usize {
+        VectorSet::len(self)
+    }
+    fn int8_row(&self, i: usize) -> (&[i8], f32) {
+        VectorSet::int8_row(self, i)
+    }
+    fn exact_row(&self, i: usize, out: &mut Vec<f32>) -> Result<(), String> {
+        self.row_into(i, out);
+        Ok(())
+    }
+}
+
 /// Why a question's vector cannot be compared with the fiches'.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DenseError {
-    Dim { expected: usize, found: usize },
+    Dim {
+        expected: usize,
+        found: usize,
+    },
     NotFinite,
+    /// A candidate's exact values could not be read back from where they are kept.
+    Rows {
+        row: usize,
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for DenseError {
@@ -24,6 +63,12 @@ impl std::fmt::Display for DenseError {
             }
             DenseError::NotFinite => {
                 write!(f, "the question's vector holds a NaN or infinite value")
+            }
+            DenseError::Rows { row, reason } => {
+                write!(
+                    f,
+                    "the exact values of row {row} could not be read: {reason}"
+                )
             }
         }
     }
@@ -51,13 +96,17 @@ pub const CANDIDATES: usize = 200;
 /// widened to f32, with the same kernel a full scan uses: the scores returned are bit for bit
 /// those of an exact scan, and so is the ranking whenever the exact top `k` is among the
 /// candidates (measured by `bench`: every one of 1,000 random questions at 50,000 fiches).
-pub fn search(set: &VectorSet, query: &[f32], k: usize) -> Result<Vec<(usize, f64)>, DenseError> {
+pub fn search<R: DenseRows + ?Sized>(
+    set: &R,
+    query: &[f32],
+    k: usize,
+) -> Result<Vec<(usize, f64)>, DenseError> {
     search_with(set, query, k, CANDIDATES.max(4 * k))
 }
 
 /// Every row scored exactly: what [`search`] must agree with.
-pub fn search_exact(
-    set: &VectorSet,
+pub fn search_exact<R: DenseRows + ?Sized>(
+    set: &R,
     query: &[f32],
     k: usize,
 ) -> Result<Vec<(usize, f64)>, DenseError> {
@@ -66,15 +115,16 @@ pub fn search_exact(
 
 /// [`search`] with `candidates` rows re-scored exactly (all of them when it is at least the
 /// catalogue's size).
-pub fn search_with(
-    set: &VectorSet,
+pub fn search_with<R: DenseRows + ?Sized>(
+    set: &R,
     query: &[f32],
     k: usize,
     candidates: usize,
 ) -> Result<Vec<(usize, f64)>, DenseError> {
-    if query.len() != set.dim {
+    let dim = set.dim();
+    if query.len() != dim {
         return Err(DenseError::Dim {
-            expected: set.dim,
+            expected: dim,
             found: query.len(),
         });
     }
@@ -90,7 +140,7 @@ pub fn search_with(
     let pool: Vec<usize> = if candidates >= n {
         (0..n).collect()
     } else {
-        let mut codes = Vec::with_capacity(set.dim);
+        let mut codes = Vec::with_capacity(dim);
         quantise(query, &mut codes);
         // The best `candidates` estimates, kept in a buffer of twice that: when it fills, it is
         // cut back to the best `candidates`, and the worst of those becomes a floor that later
@@ -124,14 +174,16 @@ pub fn search_with(
     };
     let norm = dot(query, query).sqrt();
     let scale = if norm > 0.0 { 1.0 / norm } else { 0.0 };
-    let mut row = Vec::with_capacity(set.dim);
-    let mut scored: Vec<(usize, f64)> = pool
-        .into_iter()
-        .map(|i| {
-            set.row_into(i, &mut row);
-            (i, (dot(&row, query) * scale) as f64)
-        })
-        .collect();
+    let mut row = Vec::with_capacity(dim);
+    let mut scored: Vec<(usize, f64)> = Vec::with_capacity(pool.len());
+    // In row order: a store that reads from a file reads it forwards.
+    let mut pool = pool;
+    pool.sort_unstable();
+    for i in pool {
+        set.exact_row(i, &mut row)
+            .map_err(|reason| DenseError::Rows { row: i, reason })?;
+        scored.push((i, (dot(&row, query) * scale) as f64));
+    }
     let order = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     if k < scored.len() {
         scored.select_nth_unstable_by(k - 1, order);
