@@ -14,7 +14,9 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::data::vectors::VectorSet;
+use crate::data::npy;
+use crate::data::stored::{Loaded, Loader, MemoryStore, RowStore, StoredSet};
+use crate::data::vectors::{self, VectorsError};
 use crate::encoder::protocol::{DenseQueue, Queue, Reply, Request, Work};
 use crate::encoder::Model;
 use crate::fr::messages;
@@ -28,7 +30,9 @@ struct Worker {
     model: Option<Model>,
     queue: Queue,
     pumping: bool,
-    sets: Vec<(u64, VectorSet)>,
+    sets: Vec<(u64, StoredSet<Store>)>,
+    /// Milliseconds spent searching since the last dense reply: sent with it.
+    dense_ms: f64,
     dense: DenseQueue,
     dense_pumping: bool,
 }
@@ -84,9 +88,10 @@ fn received(worker: &Shared, data: JsValue) {
                 .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
             let worker = worker.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let reply = match read_vectors(blob, &ids_json, &fingerprint, npy).await {
-                    Ok(mut vectors) => {
-                        let questions = std::mem::take(&mut vectors.questions);
+                // The set it replaces leaves first: its memory can be reused.
+                worker.borrow_mut().sets.retain(|(s, _)| *s != set);
+                let reply = match read_vectors(blob, &ids_json, &fingerprint, npy, set).await {
+                    Ok((vectors, questions)) => {
                         let info = vectors.info();
                         let mut w = worker.borrow_mut();
                         w.sets.retain(|(s, _)| *s != set);
@@ -99,7 +104,9 @@ fn received(worker: &Shared, data: JsValue) {
                     }
                     Err(reason) => Reply::VectorsRefused { set, reason },
                 };
-                post(&reply);
+                // The worker's whole memory (`module_bytes`), for the benchmarks: a wasm module's
+                // memory only grows, so this is its peak so far.
+                post_with(&reply, Some(("module_bytes", module_bytes())));
             });
         }
         Request::Dense {
@@ -174,34 +181,271 @@ async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>) {
     }
 }
 
-/// Reads, checks and quantises a Mistral fiche vectors file for the fiches `ids`, in steps (a
-/// newer question's dense search is served between two steps).
+/// Reads, checks and quantises a Mistral fiche vectors file for the fiches `ids`, a slice of rows
+/// at a time (a newer question's dense search is served between two slices): the file is never
+/// held whole, only the int8 codes stay in memory, and the exact values go to the browser's
+/// storage ([`OpfsStore`]), or stay in memory where there is none.
 async fn read_vectors(
     blob: Option<web_sys::Blob>,
     ids_json: &str,
     fingerprint: &str,
     npy: bool,
-) -> Result<VectorSet, String> {
+    set: u64,
+) -> Result<Loaded<Store>, String> {
     let ids: Vec<String> = serde_json::from_str(ids_json)
         .map_err(|_| "la liste des fiches transmise est illisible".to_owned())?;
     let blob = blob.ok_or_else(|| "le fichier des vecteurs n'a pas été transmis".to_owned())?;
-    let bytes = read_blob(&blob)?;
-    let set = if npy {
-        let rows = crate::data::npy::read_matrix(&bytes).map_err(|e| messages::npy(&e))?;
-        drop(bytes);
-        VectorSet::from_rows(mistral::MODEL, ids.clone(), fingerprint.to_owned(), rows)
+    let size = blob.size() as usize;
+    let said = |e: VectorsError| messages::vectors(&e);
+    let mut layout = if npy {
+        let prefix = read_slice(&blob, 0..size.min(npy::HEADER_PREFIX))?;
+        let end = npy::header_end(&prefix).map_err(|e| messages::npy(&e))?;
+        let head = read_slice(&blob, 0..size.min(end))?;
+        npy::layout(&head, size, mistral::MODEL).map_err(|e| messages::npy(&e))?
     } else {
-        let set = VectorSet::from_safetensors_pausing(&bytes, |_| yield_now()).await;
-        drop(bytes);
-        set
+        if size > vectors::MAX_FILE_BYTES {
+            return Err(said(VectorsError::TooLarge {
+                bytes: size,
+                max: vectors::MAX_FILE_BYTES,
+            }));
+        }
+        let prefix = read_slice(&blob, 0..size.min(vectors::HEADER_PREFIX))?;
+        let end = vectors::header_end(&prefix).map_err(said)?;
+        let head = read_slice(&blob, 0..size.min(end))?;
+        vectors::layout(&head, size).map_err(said)?
     };
-    let said = |e: crate::data::vectors::VectorsError| messages::vectors(&e);
-    let set = set.map_err(said)?;
-    set.check_model(mistral::MODEL, mistral::DIM)
+    // Another catalogue's file is refused before its rows are read.
+    layout
+        .check(mistral::MODEL, mistral::DIM, &ids, fingerprint)
         .map_err(said)?;
-    set.check_ids(ids.iter().map(String::as_str), ids.len(), fingerprint)
-        .map_err(said)?;
-    Ok(set)
+    drop(ids);
+    layout.ids = None;
+    yield_now().await;
+    let store = match OpfsStore::open(set).await {
+        Ok(store) => Store::Opfs(store),
+        Err(_) => Store::Memory(MemoryStore::with_capacity(layout.exact_bytes())),
+    };
+    let capacity = layout.exact_bytes();
+    let mut loader = Loader::new(layout, store);
+    let mut probed = false;
+    while let Some(slice) = loader.next_slice(vectors::ROWS_PER_STEP) {
+        let raw = read_slice(&blob, slice)?;
+        loader.feed(&raw).map_err(said)?;
+        if !probed {
+            probed = true;
+            let row_bytes = loader.row_bytes();
+            loader.store_mut().keep_if_fast(row_bytes, capacity)?;
+        }
+        yield_now().await;
+    }
+    let questions = match loader.questions_slice() {
+        Some(slice) => read_slice(&blob, slice)?,
+        None => Vec::new(),
+    };
+    loader.finish(&questions).map_err(said)
+}
+
+/// Bytes `range` of `blob` (synchronously: this is a worker).
+fn read_slice(blob: &web_sys::Blob, range: std::ops::Range<usize>) -> Result<Vec<u8>, String> {
+    let part = blob
+        .slice_with_f64_and_f64(range.start as f64, range.end as f64)
+        .map_err(|e| describe(&e))?;
+    read_blob(&part)
+}
+
+/// Where the worker keeps a set's exact values.
+enum Store {
+    Opfs(OpfsStore),
+    Memory(MemoryStore),
+}
+
+/// Reads of a row in the origin-private file system slower than this on average move the rows
+/// to memory. Measured in Chromium (BENCHMARKS.md, 11-30 late night): about 0.005 ms per 2 kB row
+/// with a profile on disk, 0.4 ms in an incognito window, where the browser keeps those files in
+/// memory anyway; a dense search reads 200 rows.
+const SLOW_ROW_READ_MS: f64 = 0.05;
+
+/// Rows read at random to time the file system.
+const PROBE_READS: usize = 32;
+
+impl Store {
+    /// Times [`PROBE_READS`] reads of random rows among those written so far, and moves them to
+    /// memory (`capacity` bytes reserved) if a read takes over [`SLOW_ROW_READ_MS`].
+    fn keep_if_fast(&mut self, row_bytes: usize, capacity: usize) -> Result<(), String> {
+        let Store::Opfs(opfs) = self else {
+            return Ok(());
+        };
+        let rows = opfs.len / row_bytes.max(1);
+        if rows == 0 {
+            return Ok(());
+        }
+        let mut row = vec![0u8; row_bytes];
+        let start = now();
+        for _ in 0..PROBE_READS {
+            let i = ((js_sys::Math::random() * rows as f64) as usize).min(rows - 1);
+            opfs.read(i * row_bytes, &mut row)?;
+        }
+        let per_read = (now() - start) / PROBE_READS as f64;
+        if per_read > SLOW_ROW_READ_MS {
+            let mut memory = MemoryStore::with_capacity(capacity);
+            let mut written = vec![0u8; opfs.len];
+            opfs.read(0, &mut written)?;
+            memory.append(&written)?;
+            // The file is closed and removed as the store is dropped.
+            *self = Store::Memory(memory);
+        }
+        Ok(())
+    }
+}
+
+impl RowStore for Store {
+    fn append(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match self {
+            Store::Opfs(s) => s.append(bytes),
+            Store::Memory(s) => s.append(bytes),
+        }
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), String> {
+        match self {
+            Store::Opfs(s) => s.read(offset, out),
+            Store::Memory(s) => s.read(offset, out),
+        }
+    }
+    fn memory_bytes(&self) -> usize {
+        match self {
+            Store::Opfs(s) => s.memory_bytes(),
+            Store::Memory(s) => s.memory_bytes(),
+        }
+    }
+    fn stored_bytes(&self) -> usize {
+        match self {
+            Store::Opfs(s) => s.stored_bytes(),
+            Store::Memory(s) => s.stored_bytes(),
+        }
+    }
+}
+
+/// The directory of the origin-private file system where workers keep exact values.
+const STORE_DIRECTORY: &str = "rag-fiches-vecteurs";
+
+/// A set's exact values in a file of the origin's private file system, through a synchronous
+/// access handle (only a worker has one): reading the 200 candidates of a search back took about
+/// 1 ms in Chromium with a profile on disk (an incognito window's are slower: see
+/// [`Store::keep_if_fast`]). The handle locks the file: it is this worker's alone, and it is
+/// removed when the set is dropped; a file left by a closed tab is removed by the next worker that
+/// opens one.
+struct OpfsStore {
+    directory: web_sys::FileSystemDirectoryHandle,
+    name: String,
+    handle: web_sys::FileSystemSyncAccessHandle,
+    len: usize,
+}
+
+impl OpfsStore {
+    async fn open(set: u64) -> Result<OpfsStore, JsValue> {
+        use wasm_bindgen_futures::JsFuture;
+        let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+        let root: web_sys::FileSystemDirectoryHandle =
+            JsFuture::from(scope.navigator().storage().get_directory())
+                .await?
+                .dyn_into()?;
+        let create = web_sys::FileSystemGetDirectoryOptions::new();
+        create.set_create(true);
+        let directory: web_sys::FileSystemDirectoryHandle =
+            JsFuture::from(root.get_directory_handle_with_options(STORE_DIRECTORY, &create))
+                .await?
+                .dyn_into()?;
+        remove_unlocked(&directory).await;
+        let name = format!(
+            "{:016x}-{set}.bin",
+            (js_sys::Math::random() * 2f64.powi(53)) as u64
+        );
+        let create = web_sys::FileSystemGetFileOptions::new();
+        create.set_create(true);
+        let file: web_sys::FileSystemFileHandle =
+            JsFuture::from(directory.get_file_handle_with_options(&name, &create))
+                .await?
+                .dyn_into()?;
+        let handle: web_sys::FileSystemSyncAccessHandle =
+            JsFuture::from(file.create_sync_access_handle())
+                .await?
+                .dyn_into()?;
+        handle.truncate_with_f64(0.0)?;
+        Ok(OpfsStore {
+            directory,
+            name,
+            handle,
+            len: 0,
+        })
+    }
+}
+
+/// Removes the files of `directory` no live worker holds (a handle's lock makes removing its file
+/// fail, and that failure is the answer).
+async fn remove_unlocked(directory: &web_sys::FileSystemDirectoryHandle) {
+    use wasm_bindgen_futures::JsFuture;
+    let keys = directory.keys();
+    let mut names = Vec::new();
+    while let Ok(next) = keys.next() {
+        let Ok(step) = JsFuture::from(next).await else {
+            break;
+        };
+        let done = js_sys::Reflect::get(&step, &"done".into()).map_or(true, |d| d.is_truthy());
+        if done {
+            break;
+        }
+        if let Some(name) = js_sys::Reflect::get(&step, &"value".into())
+            .ok()
+            .and_then(|v| v.as_string())
+        {
+            names.push(name);
+        }
+    }
+    for name in names {
+        JsFuture::from(directory.remove_entry(&name)).await.ok();
+    }
+}
+
+impl RowStore for OpfsStore {
+    fn append(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let at = web_sys::FileSystemReadWriteOptions::new();
+        at.set_at(self.len as f64);
+        let written = self
+            .handle
+            .write_with_u8_array_and_options(bytes, &at)
+            .map_err(|e| describe(&e))?;
+        if written as usize != bytes.len() {
+            return Err(format!("{written} of {} bytes written", bytes.len()));
+        }
+        self.len += bytes.len();
+        Ok(())
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), String> {
+        let at = web_sys::FileSystemReadWriteOptions::new();
+        at.set_at(offset as f64);
+        let read = self
+            .handle
+            .read_with_u8_array_and_options(out, &at)
+            .map_err(|e| describe(&e))?;
+        if read as usize != out.len() {
+            return Err(format!("{read} of {} bytes read at {offset}", out.len()));
+        }
+        Ok(())
+    }
+    fn memory_bytes(&self) -> usize {
+        0
+    }
+    fn stored_bytes(&self) -> usize {
+        self.len
+    }
+}
+
+impl Drop for OpfsStore {
+    fn drop(&mut self) {
+        self.handle.close();
+        // Closed above, so it can go; a failure leaves it to the next worker's clean-up.
+        let _ = self.directory.remove_entry(&self.name);
+    }
 }
 
 /// Serves the dense queue until it is empty, one vector per turn of the event loop.
@@ -213,6 +457,7 @@ async fn pump_dense(worker: Shared) {
             let Some((set, vector)) = w.dense.next() else {
                 break;
             };
+            let started = now();
             let top = match w.sets.iter().find(|(s, _)| *s == set) {
                 Some((_, vectors)) => {
                     crate::search::dense::search(vectors, vector, Lab::dense_depth())
@@ -225,10 +470,19 @@ async fn pump_dense(worker: Shared) {
                 }
                 None => Err("ces vecteurs ne sont plus chargés".to_owned()),
             };
-            w.dense.done(top)
+            w.dense_ms += now() - started;
+            let reply = w.dense.done(top);
+            let spent = if reply.is_some() {
+                std::mem::take(&mut w.dense_ms)
+            } else {
+                0.0
+            };
+            reply.map(|r| (r, spent))
         };
-        if let Some(reply) = reply {
-            post(&reply);
+        if let Some((reply, spent)) = reply {
+            // The time the worker spent searching for this reply (`search_ms`), for the
+            // benchmarks: the page reads the reply's typed fields only.
+            post_with(&reply, Some(("search_ms", spent)));
         }
         yield_now().await;
     }
@@ -289,8 +543,32 @@ async fn pump(worker: Shared) {
     worker.borrow_mut().pumping = false;
 }
 
+/// Bytes of the worker module's memory.
+fn module_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map_or(0.0, |m| {
+            m.buffer()
+                .unchecked_into::<js_sys::ArrayBuffer>()
+                .byte_length() as f64
+        })
+}
+
+/// Milliseconds since the worker started, to the microsecond where the browser allows.
+fn now() -> f64 {
+    let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    scope
+        .performance()
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
 /// Sends `reply` to the page.
 fn post(reply: &Reply) {
+    post_with(reply, None);
+}
+
+/// Sends `reply` to the page, with one more numeric property beside its fields.
+fn post_with(reply: &Reply, extra: Option<(&str, f64)>) {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
     // A catalogue's vectors travel as one Float32Array beside the message, its buffer transferred
@@ -312,6 +590,9 @@ fn post(reply: &Reply) {
         return;
     }
     if let Ok(value) = serde::Serialize::serialize(reply, &serializer) {
+        if let Some((key, number)) = extra {
+            js_sys::Reflect::set(&value, &key.into(), &number.into()).ok();
+        }
         scope.post_message(&value).ok();
     }
 }

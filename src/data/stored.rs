@@ -105,6 +105,16 @@ impl<S: RowStore> Loader<S> {
         &self.layout
     }
 
+    /// The store the exact rows go to (the worker may move them to another one between slices).
+    pub fn store_mut(&mut self) -> &mut S {
+        &mut self.store
+    }
+
+    /// Bytes of one row in the store.
+    pub fn row_bytes(&self) -> usize {
+        self.layout.dim * self.stored.width()
+    }
+
     /// The bytes of the file holding the next `rows` rows at most (`None` once all were fed).
     pub fn next_slice(&self, rows: usize) -> Option<Range<usize>> {
         let left = self.layout.count - self.fed;
