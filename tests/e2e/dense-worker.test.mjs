@@ -11,7 +11,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openPage, suite, serveDist, pickExample, ranked, asMistralEmbed } from './harness.mjs';
+import { openPage, suite, serveDist, pickExample, ranked, asMistralEmbed, launchWithProfile, openPageIn } from './harness.mjs';
 
 let browser;
 let server;
@@ -88,7 +88,9 @@ test('the worker serves a question ahead of a measurement, a newer question supe
   const kinds = replies.map((r) => `${r.kind}${r.ticket ?? r.set ?? ''}`);
   assert.equal(kinds[0], 'Started');
   const loaded = replies.find((r) => r.kind === 'Vectors');
-  assert.deepEqual(loaded.info, { model: 'mistral-embed', dim: 1024, count: 200, memory_bytes: 200 * 1024 * 3 + 200 * 4 });
+  // The tests' contexts are incognito-like: the origin's private files are kept in memory and
+  // read slowly, so the worker keeps the exact f16 rows in its memory beside the int8 codes.
+  assert.deepEqual(loaded.info, { model: 'mistral-embed', dim: 1024, count: 200, memory_bytes: 200 * 1024 + 200 * 4 + 200 * 1024 * 2, stored_bytes: 0 });
   assert.equal(loaded.questions.length, 40);
   const refused = replies.find((r) => r.kind === 'VectorsRefused');
   assert.equal(refused.set, 2);
@@ -107,6 +109,54 @@ test('the worker serves a question ahead of a measurement, a newer question supe
   }
   // The question searched alone gets exactly the top the measurement got for it.
   assert.deepEqual(replies.find((r) => r.kind === 'Dense' && r.ticket === 12).tops[0], measuredReply.tops[1]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('with a profile on disk the exact rows live in one file of the origin-private file system per set, and a closed worker\'s file is removed by the next one', { timeout: 60000 }, async () => {
+  const { page, context, problems } = await openPageIn(await launchWithProfile(), server.url);
+  const seen = await page.evaluate(async ({ bytes, ids, fingerprint }) => {
+    const files = async () => {
+      const root = await navigator.storage.getDirectory();
+      const dir = await root.getDirectoryHandle('rag-fiches-vecteurs', { create: true });
+      const out = [];
+      for await (const [name, handle] of dir.entries()) out.push([name, (await handle.getFile()).size]);
+      return out.sort((a, b) => a[0].split('-')[1].localeCompare(b[0].split('-')[1]));
+    };
+    const load = async (set) => {
+      const worker = new Worker('encodeur-demarrage.js');
+      const reply = await new Promise((ok) => {
+        worker.onmessage = (e) => {
+          if (e.data.kind === 'Started') {
+            worker.postMessage({ request: { kind: 'Vectors', set, ids_json: JSON.stringify(ids), fingerprint, npy: false }, blob: new Blob([new Uint8Array(bytes)]) });
+          }
+          if (/^Vectors/.test(e.data.kind)) ok(e.data);
+        };
+      });
+      return { worker, reply };
+    };
+    const first = await load(1);
+    const whileFirst = await files();
+    const second = await load(2);
+    const whileBoth = await files();
+    first.worker.terminate();
+    second.worker.terminate();
+    const third = await load(3);
+    const afterwards = await files();
+    third.worker.terminate();
+    return { kinds: [first.reply.kind, second.reply.kind, third.reply.kind], info: first.reply.info, whileFirst, whileBoth, afterwards };
+  }, { bytes: [...vectors.bytes], ids: vectors.ids, fingerprint: vectors.fingerprint });
+  assert.deepEqual(seen.kinds, ['Vectors', 'Vectors', 'Vectors']);
+  const rows = 200 * 1024 * 2;
+  // Only the int8 codes and their scales in the worker's memory.
+  assert.deepEqual(seen.info, { model: 'mistral-embed', dim: 1024, count: 200, memory_bytes: 200 * 1024 + 200 * 4, stored_bytes: rows });
+  assert.equal(seen.whileFirst.length, 1);
+  assert.match(seen.whileFirst[0][0], /^[0-9a-f]{16}-1\.bin$/);
+  assert.equal(seen.whileFirst[0][1], rows);
+  // A live worker's file is locked: the second worker leaves it alone.
+  assert.deepEqual(seen.whileBoth.map(([n, s]) => [n.split('-')[1], s]), [['1.bin', rows], ['2.bin', rows]]);
+  // Both terminated: the third worker removes their files and keeps its own.
+  assert.deepEqual(seen.afterwards.map(([n, s]) => [n.split('-')[1], s]), [['3.bin', rows]]);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -99,18 +99,31 @@ export function asMistralEmbed(fake) {
   return { bytes: Buffer.concat([len, Buffer.from(json), fake.subarray(8 + headerLen)]), header };
 }
 
+const LAUNCH = {
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+};
+
 export async function launch() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  return chromium.launch(LAUNCH);
+}
+
+/** A browser with a profile on disk (in a new temporary directory), as a learner's own browser
+ *  has: its origin-private file system is on disk, where `launch()`'s contexts keep it in memory
+ *  as an incognito window does. Returns the context; closing it closes the browser. */
+export async function launchWithProfile() {
+  return chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), 'rag-fiches-profile-')), LAUNCH);
 }
 
 /** A new page whose problems are collected in `problems` (console errors, page errors,
  *  failed requests). Every test ends with `assert.deepEqual(problems, [])`. */
-export async function openPage(browser, url, { expectHttpErrors = false } = {}) {
-  const context = await browser.newContext();
+export async function openPage(browser, url, options = {}) {
+  return openPageIn(await browser.newContext(), url, options);
+}
+
+/** `openPage` in a given context (e.g. `launchWithProfile()`'s). */
+export async function openPageIn(context, url, { expectHttpErrors = false } = {}) {
   // Every Content-Security-Policy violation becomes a console error, which fails the test.
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
