@@ -5,13 +5,13 @@
 // steps), while a key is typed in the question box every 100 ms throughout. Then « Mesurer » is
 // opened (its first render) and reported apart. With `geantes` instead of a number: the hostile
 // test's 20 MB catalogue of six giant fiches (no vectors), then the time to its first result.
-// Run after `trunk build --release` and `cargo build --release --bins`:
+// Run after `trunk build --release` and `cargo build --release --bins` (INCOGNITO=1: no profile):
 //   node tests/e2e/bench-responsiveness.mjs [fiches, default 50000 | geantes]
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch, giantCatalogue, GIANT_QUESTION, asMistralEmbed } from './harness.mjs';
+import { serveDist, launch, launchWithProfile, giantCatalogue, GIANT_QUESTION, asMistralEmbed } from './harness.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const giant = process.argv[2] === 'geantes';
@@ -33,8 +33,12 @@ if (giant) {
 }
 
 const server = await serveDist({ dir: process.env.DIST ?? 'dist' });
-const browser = await launch();
-const context = await browser.newContext();
+// A profile on disk, as a learner's browser has (its origin-private files on disk); with
+// INCOGNITO=1 a context without one, as the tests use and an incognito window is.
+const incognito = process.env.INCOGNITO === '1';
+const browser = incognito ? await launch() : null;
+const context = incognito ? await browser.newContext() : await launchWithProfile();
+console.log(incognito ? 'browser context: incognito-like (no profile on disk)' : 'browser context: a profile on disk');
 await context.addInitScript(() => {
   // The page's module instance, to read the size of its memory at the end (a dedicated worker's
   // modules are instantiated in the worker's own scope, not here).
@@ -62,12 +66,13 @@ await context.addInitScript(() => {
       this.addEventListener('message', (e) => {
         if (e.data?.kind === 'Vectors') {
           window.vectorsInfo = e.data.info;
+          window.workerBytes = e.data.module_bytes;
           window.vectorsSet = e.data.set;
           window.questionVectors = e.data.questions.map(([, v]) => v);
           window.pageWorker = this;
         }
         const d = window.dense.find((x) => x.ticket === e.data?.ticket);
-        if (d && !d.back) d.back = performance.now();
+        if (d && !d.back) { d.back = performance.now(); d.searchMs = e.data.search_ms; }
       });
     }
   };
@@ -139,33 +144,62 @@ console.log(`${after} long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
 const dense = await page.evaluate(() => window.dense);
 for (const d of dense) {
   const ms = d.back - d.sent;
-  console.log(`dense tops from the worker: ${d.n} question vector(s) in ${Math.round(ms)} ms (${(ms / d.n).toFixed(1)} ms per vector, round trip included)`);
+  console.log(`dense tops from the worker: ${d.n} question vector(s) in ${Math.round(ms)} ms (${(ms / d.n).toFixed(1)} ms per vector, round trip included; ${d.searchMs === undefined ? 'this build does not report its search time' : `${(d.searchMs / d.n).toFixed(1)} ms per vector searching in the worker`})`);
 }
 // Once the page is idle: the worker's dense top of one question at a time, asked 40 times in a
 // row as the page asks for the question in the box (tickets the page does not wait for: their
 // replies are dropped by the page).
 const alone = await page.evaluate(async () => {
   const times = [];
+  const inWorker = [];
   for (let i = 0; i < window.questionVectors.length; i++) {
     const ticket = 1e9 + i;
     const t = performance.now();
     await new Promise((ok) => {
-      const on = (e) => { if (e.data?.ticket === ticket) { window.pageWorker.removeEventListener('message', on); ok(); } };
+      const on = (e) => { if (e.data?.ticket === ticket) { window.pageWorker.removeEventListener('message', on); if (typeof e.data.search_ms === 'number') inWorker.push(e.data.search_ms); ok(); } };
       window.pageWorker.addEventListener('message', on);
       window.pageWorker.postMessage({ request: { kind: 'Dense', set: window.vectorsSet, ticket, vectors: [window.questionVectors[i]], question: true } });
     });
     times.push(performance.now() - t);
   }
-  return times.sort((a, b) => a - b);
+  return { times: times.sort((a, b) => a - b), inWorker: inWorker.sort((a, b) => a - b) };
 });
-if (alone.length) {
-  const q = (p) => alone[Math.min(alone.length - 1, Math.floor(p * alone.length))].toFixed(1);
-  console.log(`one question's dense top from the idle worker, round trip: median ${q(0.5)} ms (min ${q(0)}, max ${q(1)}) over ${alone.length}`);
+const spread = (xs) => {
+  const q = (p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1);
+  return `median ${q(0.5)} ms (min ${q(0)}, max ${q(1)}) over ${xs.length}`;
+};
+if (alone.times.length) {
+  console.log(`one question's dense top from the idle worker, round trip: ${spread(alone.times)}`);
+  if (alone.inWorker.length) console.log(`  of which searching in the worker (int8 scan, then the top 50 re-read and scored exactly): ${spread(alone.inWorker)}`);
+}
+// 1,000 random directions in one request, as « Mesurer » sends its 40: the worker's time per query.
+const random = await page.evaluate(async () => {
+  if (!window.pageWorker) return null;
+  const dim = window.questionVectors[0].length;
+  let seed = 42;
+  const next = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed / 2 ** 32 - 0.5; };
+  const vectors = Array.from({ length: 1000 }, () => Array.from({ length: dim }, next));
+  const ticket = 2e9;
+  const t = performance.now();
+  const reply = await new Promise((ok) => {
+    const on = (e) => { if (e.data?.ticket === ticket) { window.pageWorker.removeEventListener('message', on); ok(e.data); } };
+    window.pageWorker.addEventListener('message', on);
+    window.pageWorker.postMessage({ request: { kind: 'Dense', set: window.vectorsSet, ticket, vectors, question: false } });
+  });
+  return { roundTrip: performance.now() - t, searchMs: reply.search_ms, kind: reply.kind, tops: reply.tops?.length };
+});
+if (random) {
+  console.log(`1,000 random queries in one request: ${random.kind} with ${random.tops} tops; ${random.searchMs === undefined ? '' : `searching ${(random.searchMs / 1000).toFixed(2)} ms per query in the worker (${Math.round(random.searchMs)} ms in all), `}round trip ${Math.round(random.roundTrip)} ms`);
 }
 const info = await page.evaluate(() => window.vectorsInfo);
-if (info) console.log(`the worker keeps ${info.count} × ${info.dim} vectors in ${(info.memory_bytes / 1e6).toFixed(1)} MB (f16 rows and their int8 copy)`);
+if (info) {
+  console.log(`the worker keeps ${info.count} × ${info.dim} vectors in ${(info.memory_bytes / 1e6).toFixed(1)} MB of memory, ${info.stored_bytes ? `their exact rows in ${(info.stored_bytes / 1e6).toFixed(1)} MB of origin-private files` : 'exact rows included (no origin-private files here)'}`);
+  const workerBytes = await page.evaluate(() => window.workerBytes);
+  if (typeof workerBytes === 'number') console.log(`the worker's whole wasm memory once they are read: ${(workerBytes / 1e6).toFixed(1)} MB`);
+}
 const memory = await page.evaluate(() => window.instances.map((i) => i.exports.memory?.buffer.byteLength ?? 0));
 console.log(`the page's wasm memory at the end: ${memory.map((b) => `${(b / 1e6).toFixed(1)} MB`).join(', ')}`);
 if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
-await browser.close();
+await context.close();
+if (browser) await browser.close();
 await server.close();
