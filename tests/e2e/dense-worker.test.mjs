@@ -157,9 +157,43 @@ test('with a profile on disk the exact rows live in one file of the origin-priva
   assert.deepEqual(seen.whileBoth.map(([n, s]) => [n.split('-')[1], s]), [['1.bin', rows], ['2.bin', rows]]);
   // Both terminated: the third worker removes their files and keeps its own.
   assert.deepEqual(seen.afterwards.map(([n, s]) => [n.split('-')[1], s]), [['3.bin', rows]]);
+  // The rows read back from the file score exactly as the rows kept in memory (incognito).
+  const args = { bytes: [...vectors.bytes], ids: vectors.ids, fingerprint: vectors.fingerprint };
+  const fromFile = await page.evaluate(searchInWorker, args);
+  const memory = await openPage(browser, server.url);
+  const fromMemory = await memory.page.evaluate(searchInWorker, args);
+  assert.equal(fromFile.stored, rows);
+  assert.equal(fromMemory.stored, 0);
+  assert.equal(fromFile.tops.length, 8);
+  assert.deepEqual(fromFile.tops, fromMemory.tops);
   assert.deepEqual(problems, []);
+  assert.deepEqual(memory.problems, []);
+  await memory.context.close();
   await context.close();
 });
+
+/** In the page: a worker loads the vectors, searches 8 fixed directions, and is terminated.
+ *  Returns its dense tops (ids and scores) and the bytes it stored outside its memory. */
+async function searchInWorker({ bytes, ids, fingerprint }) {
+  const worker = new Worker('encodeur-demarrage.js');
+  const info = await new Promise((ok) => {
+    worker.onmessage = (e) => {
+      if (e.data.kind === 'Started') {
+        worker.postMessage({ request: { kind: 'Vectors', set: 9, ids_json: JSON.stringify(ids), fingerprint, npy: false }, blob: new Blob([new Uint8Array(bytes)]) });
+      }
+      if (/^Vectors/.test(e.data.kind)) ok(e.data.info);
+    };
+  });
+  let seed = 7;
+  const next = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed / 2 ** 32 - 0.5; };
+  const vectors = Array.from({ length: 8 }, () => Array.from({ length: 1024 }, next));
+  const reply = await new Promise((ok) => {
+    worker.onmessage = (e) => { if (e.data.ticket === 1) ok(e.data); };
+    worker.postMessage({ request: { kind: 'Dense', set: 9, ticket: 1, vectors, question: false } });
+  });
+  worker.terminate();
+  return { stored: info?.stored_bytes, tops: reply.tops };
+}
 
 test('shipped vectors held by the worker: sens and hybride measured without a key, the same figures as the terminal, and the typed question answered from the measured tops', { timeout: 60000 }, async () => {
   const shipped = await serveShipped();
