@@ -170,7 +170,7 @@ const spread = (xs) => {
 };
 if (alone.times.length) {
   console.log(`one question's dense top from the idle worker, round trip: ${spread(alone.times)}`);
-  if (alone.inWorker.length) console.log(`  of which searching in the worker (int8 scan, then the top 50 re-read and scored exactly): ${spread(alone.inWorker)}`);
+  if (alone.inWorker.length) console.log(`  of which searching in the worker (int8 scan, then its best 200 re-read and scored exactly, for a top 50): ${spread(alone.inWorker)}`);
 }
 // 1,000 random directions in one request, as « Mesurer » sends its 40: the worker's time per query.
 const random = await page.evaluate(async () => {
