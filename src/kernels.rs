@@ -57,31 +57,40 @@ pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>
     }
 }
 
-/// `Σ a[i]·b[i]` over the shorter of two int8 slices, in i32: the dense scan's candidate score.
-/// Integer sums are exact in any order (1024 × 127² is far below 2³¹), so the vector path equals
-/// the scalar one by construction. Slices longer than 133,000 values could overflow; vectors have
-/// at most 16,384 (`MAX_DIM`).
+/// `Σ a[i]·b[i]` over the shorter of an int8 row and a question's int8 codes already widened to
+/// i16 (once per question, see [`widen_codes`]), in i32: the dense scan's candidate score. With
+/// the question in i16, each 16 row bytes cost one load, two sign extensions and two
+/// multiply-adds of i16 pairs into i32 lanes (`i32x4.dot_i16x8_s`); two int8 operands cost two
+/// extending multiplies and two pairwise additions, which V8 lowers to about twice the
+/// instructions. Integer sums are exact in any order (1024 × 128² is far below 2³¹), so the vector
+/// path equals the scalar one by construction. Slices longer than 131,000 values could overflow;
+/// vectors have at most 16,384 (`MAX_DIM`).
 #[inline]
-pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        simd::dot_i8(a, b)
+        simd::dot_i8_i16(a, b)
     }
     #[cfg(target_arch = "x86_64")]
     {
-        sse2::dot_i8(a, b)
+        sse2::dot_i8_i16(a, b)
     }
     #[cfg(not(any(
         all(target_arch = "wasm32", target_feature = "simd128"),
         target_arch = "x86_64"
     )))]
     {
-        scalar_dot_i8(a, b)
+        scalar_dot_i8_i16(a, b)
     }
 }
 
-/// The reference [`dot_i8`].
-pub fn scalar_dot_i8(a: &[i8], b: &[i8]) -> i32 {
+/// A question's int8 codes as the i16 values [`dot_i8_i16`] reads.
+pub fn widen_codes(codes: &[i8]) -> Vec<i16> {
+    codes.iter().map(|&c| i16::from(c)).collect()
+}
+
+/// The reference [`dot_i8_i16`].
+pub fn scalar_dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
     a.iter()
         .zip(b)
         .map(|(&x, &y)| i32::from(x) * i32::from(y))
@@ -157,7 +166,7 @@ pub fn scalar_axpy(y: &mut [f32], a: f32, x: &[f32]) {
     }
 }
 
-/// The terminal's [`dot_i8`] on x86-64, where SSE2 is always present: at the release profile's
+/// The terminal's [`dot_i8_i16`] on x86-64, where SSE2 is always present: at the release profile's
 /// `opt-level = "z"` LLVM leaves the scalar loop scalar (a 10,000-fiche scan took 17 ms).
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
@@ -167,34 +176,31 @@ mod sse2 {
         _mm_setzero_si128, _mm_shuffle_epi32, _mm_srai_epi16, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
     };
 
-    pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
         let n = a.len().min(b.len());
         let (a, b) = (&a[..n], &b[..n]);
         let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
         let (ra, rb) = (ca.remainder(), cb.remainder());
-        // SAFETY: SSE2 is part of x86-64; each chunk holds 16 readable bytes and loadu has no
-        // alignment requirement.
+        // SAFETY: SSE2 is part of x86-64; each chunk holds 16 readable bytes of `a` and 32 of
+        // `b`, and loadu has no alignment requirement.
         unsafe {
             let mut acc = _mm_setzero_si128();
             for (x, y) in ca.zip(cb) {
                 let x = _mm_loadu_si128(x.as_ptr().cast::<__m128i>());
-                let y = _mm_loadu_si128(y.as_ptr().cast::<__m128i>());
+                let yl = _mm_loadu_si128(y.as_ptr().cast::<__m128i>());
+                let yh = _mm_loadu_si128(y[8..].as_ptr().cast::<__m128i>());
                 // Each byte into the high half of an i16, shifted down arithmetically: the
                 // sign-extended values (SSE2 has no byte-to-word extension).
                 let (xl, xh) = (
                     _mm_srai_epi16::<8>(_mm_unpacklo_epi8(x, x)),
                     _mm_srai_epi16::<8>(_mm_unpackhi_epi8(x, x)),
                 );
-                let (yl, yh) = (
-                    _mm_srai_epi16::<8>(_mm_unpacklo_epi8(y, y)),
-                    _mm_srai_epi16::<8>(_mm_unpackhi_epi8(y, y)),
-                );
                 acc = _mm_add_epi32(acc, _mm_madd_epi16(xl, yl));
                 acc = _mm_add_epi32(acc, _mm_madd_epi16(xh, yh));
             }
             let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b01_00_11_10>(acc));
             let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b10_11_00_01>(acc));
-            _mm_cvtsi128_si32(acc) + super::scalar_dot_i8(ra, rb)
+            _mm_cvtsi128_si32(acc) + super::scalar_dot_i8_i16(ra, rb)
         }
     }
 }
@@ -286,13 +292,13 @@ mod simd {
         super::scalar_widen_f16(cs.remainder(), cd.into_remainder());
     }
 
-    /// Sixteen int8 pairs per step: each half multiplied into i16 lanes (`i16x8.extmul_*_i8x16_s`:
-    /// at most 128² = 16,384, no overflow), neighbours summed into i32 lanes
-    /// (`i32x4.extadd_pairwise_i16x8_s`), two accumulators.
-    pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    /// Sixteen row bytes per step: sign-extended into two i16x8 halves
+    /// (`i16x8.extend_{low,high}_i8x16_s`), each multiplied by the question's i16 lanes with
+    /// neighbours summed into i32 lanes (`i32x4.dot_i16x8_s`), two accumulators.
+    pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
         use core::arch::wasm32::{
-            i16x8_extmul_high_i8x16, i16x8_extmul_low_i8x16, i32x4_add,
-            i32x4_extadd_pairwise_i16x8, i32x4_extract_lane, i32x4_splat,
+            i16x8_extend_high_i8x16, i16x8_extend_low_i8x16, i32x4_add, i32x4_dot_i16x8,
+            i32x4_extract_lane, i32x4_splat,
         };
         let n = a.len().min(b.len());
         let (a, b) = (&a[..n], &b[..n]);
@@ -300,23 +306,24 @@ mod simd {
         let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
         let (ra, rb) = (ca.remainder(), cb.remainder());
         for (x, y) in ca.zip(cb) {
-            // SAFETY: each chunk holds 16 i8 (16 readable bytes); no alignment is required.
-            let (x, y) = unsafe { (v128_load(x.as_ptr().cast()), v128_load(y.as_ptr().cast())) };
-            lo = i32x4_add(
-                lo,
-                i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(x, y)),
-            );
-            hi = i32x4_add(
-                hi,
-                i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(x, y)),
-            );
+            // SAFETY: each chunk holds 16 i8 of `a` (16 readable bytes) and 16 i16 of `b` (32);
+            // no alignment is required.
+            let (x, yl, yh) = unsafe {
+                (
+                    v128_load(x.as_ptr().cast()),
+                    v128_load(y.as_ptr().cast()),
+                    v128_load(y[8..].as_ptr().cast()),
+                )
+            };
+            lo = i32x4_add(lo, i32x4_dot_i16x8(i16x8_extend_low_i8x16(x), yl));
+            hi = i32x4_add(hi, i32x4_dot_i16x8(i16x8_extend_high_i8x16(x), yh));
         }
         let s = i32x4_add(lo, hi);
         i32x4_extract_lane::<0>(s)
             + i32x4_extract_lane::<1>(s)
             + i32x4_extract_lane::<2>(s)
             + i32x4_extract_lane::<3>(s)
-            + super::scalar_dot_i8(ra, rb)
+            + super::scalar_dot_i8_i16(ra, rb)
     }
 
     pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
@@ -457,10 +464,11 @@ mod tests {
             let a: Vec<i8> = (0..n).map(|i| [127, -127, 3, -128][i % 4]).collect();
             let b: Vec<i8> = (0..n).map(|i| [127, 127, -5, -128][(i / 3) % 4]).collect();
             let slow: i32 = a.iter().zip(&b).map(|(&x, &y)| x as i32 * y as i32).sum();
-            assert_eq!(dot_i8(&a, &b), slow, "n={n}");
-            assert_eq!(scalar_dot_i8(&a, &b), slow, "n={n}");
+            let b = widen_codes(&b);
+            assert_eq!(dot_i8_i16(&a, &b), slow, "n={n}");
+            assert_eq!(scalar_dot_i8_i16(&a, &b), slow, "n={n}");
         }
-        assert_eq!(dot_i8(&[1, 2, 3], &[4, 5]), 14);
+        assert_eq!(dot_i8_i16(&[1, 2, 3], &[4, 5]), 14);
     }
 
     /// Every half-precision value, widened, is `half`'s conversion: bit for bit when finite, the

@@ -210,10 +210,11 @@ fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
     for n in [0usize, 1, 15, 16, 17, 1024, 1027] {
         let a: Vec<i8> = (0..n).map(|i| [127, -127, -128, 5][i % 4]).collect();
         let b: Vec<i8> = (0..n).map(|i| [-128, 127, -128, -3][(i / 3) % 4]).collect();
+        let b = rag_fiches::kernels::widen_codes(&b);
         assert_eq!(
-            rag_fiches::kernels::dot_i8(&a, &b),
-            rag_fiches::kernels::scalar_dot_i8(&a, &b),
-            "dot_i8 n={n}"
+            rag_fiches::kernels::dot_i8_i16(&a, &b),
+            rag_fiches::kernels::scalar_dot_i8_i16(&a, &b),
+            "dot_i8_i16 n={n}"
         );
     }
     // The exact rows' widening from f16: every value as `half` converts it (any NaN for NaN).

@@ -91,7 +91,7 @@ pub const CANDIDATES: usize = 200;
 /// The `k` fiches closest to `query`: `(row, cosine)`, best first.
 ///
 /// Two passes. The int8 copy of every row is scanned against the question's int8 codes
-/// ([`crate::kernels::dot_i8`]: a quarter of the bytes f32 would read), and the best
+/// ([`crate::kernels::dot_i8_i16`]: a quarter of the bytes f32 would read), and the best
 /// `max(CANDIDATES, 4·k)` rows by that estimate are then scored exactly, on their stored values
 /// widened to f32, with the same kernel a full scan uses: the scores returned are bit for bit
 /// those of an exact scan, and so is the ranking whenever the exact top `k` is among the
@@ -142,6 +142,7 @@ pub fn search_with<R: DenseRows + ?Sized>(
     } else {
         let mut codes = Vec::with_capacity(dim);
         quantise(query, &mut codes);
+        let codes = crate::kernels::widen_codes(&codes);
         // The best `candidates` estimates, kept in a buffer of twice that: when it fills, it is
         // cut back to the best `candidates`, and the worst of those becomes a floor that later
         // rows must reach. A row below the floor is below the final cut too (the floor only
@@ -152,7 +153,7 @@ pub fn search_with<R: DenseRows + ?Sized>(
         let mut floor = f32::NEG_INFINITY;
         for i in 0..n {
             let (row, scale) = set.int8_row(i);
-            let estimate = crate::kernels::dot_i8(row, &codes) as f32 * scale;
+            let estimate = crate::kernels::dot_i8_i16(row, &codes) as f32 * scale;
             if estimate < floor {
                 continue;
             }
