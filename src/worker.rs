@@ -90,10 +90,13 @@ fn received(worker: &Shared, data: JsValue) {
             wasm_bindgen_futures::spawn_local(async move {
                 // The set it replaces leaves first: its memory can be reused.
                 worker.borrow_mut().sets.retain(|(s, _)| *s != set);
-                let reply = match read_vectors(blob, &ids_json, &fingerprint, npy, set).await {
+                let mut timing = LoadTiming::default();
+                let read = read_vectors(blob, &ids_json, &fingerprint, npy, set, &mut timing);
+                let reply = match read.await {
                     Ok((vectors, questions)) => {
                         let info = vectors.info();
                         let mut w = worker.borrow_mut();
+                        // Again: another load of the same set may have ended meanwhile.
                         w.sets.retain(|(s, _)| *s != set);
                         w.sets.push((set, vectors));
                         Reply::Vectors {
@@ -104,9 +107,18 @@ fn received(worker: &Shared, data: JsValue) {
                     }
                     Err(reason) => Reply::VectorsRefused { set, reason },
                 };
-                // The worker's whole memory (`module_bytes`), for the benchmarks: a wasm module's
-                // memory only grows, so this is its peak so far.
-                post_with(&reply, Some(("module_bytes", module_bytes())));
+                // For the benchmarks: the worker's whole memory (`module_bytes`: a wasm module's
+                // memory only grows, so this is its peak so far), and where reading the rows went.
+                post_with(
+                    &reply,
+                    &[
+                        ("module_bytes", module_bytes()),
+                        ("rows_ms", timing.rows_ms),
+                        ("file_read_ms", timing.file_read_ms),
+                        ("feed_ms", timing.feed_ms),
+                        ("probe_ms", timing.probe_ms),
+                    ],
+                );
             });
         }
         Request::Dense {
@@ -191,6 +203,7 @@ async fn read_vectors(
     fingerprint: &str,
     npy: bool,
     set: u64,
+    timing: &mut LoadTiming,
 ) -> Result<Loaded<Store>, String> {
     let ids: Vec<String> = serde_json::from_str(ids_json)
         .map_err(|_| "la liste des fiches transmise est illisible".to_owned())?;
@@ -228,21 +241,72 @@ async fn read_vectors(
     let capacity = layout.exact_bytes();
     let mut loader = Loader::new(layout, store);
     let mut probed = false;
-    while let Some(slice) = loader.next_slice(vectors::ROWS_PER_STEP) {
-        let raw = read_slice(&blob, slice)?;
-        loader.feed(&raw).map_err(said)?;
-        if !probed {
-            probed = true;
-            let row_bytes = loader.row_bytes();
-            loader.store_mut().keep_if_fast(row_bytes, capacity)?;
+    let start = now();
+    let (row_bytes, file_row_bytes) = (loader.row_bytes(), loader.file_row_bytes());
+    // One step's bytes at a time in the module's memory, which never shrinks: the slice read from
+    // the file stays in JavaScript's.
+    let mut step = Vec::new();
+    while let Some(slice) = loader.next_slice(READ_ROWS) {
+        let t = now();
+        let raw = read_js(&blob, slice)?;
+        timing.file_read_ms += now() - t;
+        let (len, step_bytes) = (
+            raw.length() as usize,
+            vectors::ROWS_PER_STEP * file_row_bytes,
+        );
+        for start in (0..len).step_by(step_bytes) {
+            let t = now();
+            let end = (start + step_bytes).min(len);
+            step.resize(end - start, 0);
+            raw.subarray(start as u32, end as u32).copy_to(&mut step);
+            loader.feed(&step).map_err(said)?;
+            timing.feed_ms += now() - t;
+            if !probed {
+                probed = true;
+                timing.probe_ms = loader.store_mut().keep_if_fast(row_bytes, capacity)?;
+            }
+            yield_now().await;
         }
-        yield_now().await;
     }
+    timing.rows_ms = now() - start;
     let questions = match loader.questions_slice() {
         Some(slice) => read_slice(&blob, slice)?,
         None => Vec::new(),
     };
     loader.finish(&questions).map_err(said)
+}
+
+/// Where reading a vectors file's rows went, in milliseconds (for the benchmarks): from the first
+/// row to the last, of which reading the file and checking, quantising and storing rows (the rest
+/// is the probe and the turns of the event loop between steps).
+#[derive(Default)]
+struct LoadTiming {
+    rows_ms: f64,
+    file_read_ms: f64,
+    feed_ms: f64,
+    /// One row read back from the origin-private file, on average over the probe.
+    probe_ms: f64,
+}
+
+/// Rows read from the file at once: each `FileReaderSync` read of a learner's file costs a few
+/// milliseconds whatever its size (196 reads of 256 rows took 858 ms for 103 MB), so rows are read
+/// 8 MB at a time into JavaScript's memory, and copied into the module's and fed
+/// [`vectors::ROWS_PER_STEP`] at a time, yielding between steps.
+const READ_ROWS: usize = 16 * vectors::ROWS_PER_STEP;
+
+/// Bytes `range` of `blob`, left in JavaScript's memory (synchronously: this is a worker).
+fn read_js(
+    blob: &web_sys::Blob,
+    range: std::ops::Range<usize>,
+) -> Result<js_sys::Uint8Array, String> {
+    let part = blob
+        .slice_with_f64_and_f64(range.start as f64, range.end as f64)
+        .map_err(|e| describe(&e))?;
+    let reader = web_sys::FileReaderSync::new().map_err(|e| describe(&e))?;
+    let buffer = reader
+        .read_as_array_buffer(&part)
+        .map_err(|e| describe(&e))?;
+    Ok(js_sys::Uint8Array::new(&buffer))
 }
 
 /// Bytes `range` of `blob` (synchronously: this is a worker).
@@ -271,13 +335,14 @@ const PROBE_READS: usize = 32;
 impl Store {
     /// Times [`PROBE_READS`] reads of random rows among those written so far, and moves them to
     /// memory (`capacity` bytes reserved) if a read takes over [`SLOW_ROW_READ_MS`].
-    fn keep_if_fast(&mut self, row_bytes: usize, capacity: usize) -> Result<(), String> {
+    /// Returns the time of one read (0 without a file to read).
+    fn keep_if_fast(&mut self, row_bytes: usize, capacity: usize) -> Result<f64, String> {
         let Store::Opfs(opfs) = self else {
-            return Ok(());
+            return Ok(0.0);
         };
         let rows = opfs.len / row_bytes.max(1);
         if rows == 0 {
-            return Ok(());
+            return Ok(0.0);
         }
         let mut row = vec![0u8; row_bytes];
         let start = now();
@@ -294,7 +359,7 @@ impl Store {
             // The file is closed and removed as the store is dropped.
             *self = Store::Memory(memory);
         }
-        Ok(())
+        Ok(per_read)
     }
 }
 
@@ -406,13 +471,18 @@ async fn remove_unlocked(directory: &web_sys::FileSystemDirectoryHandle) {
     }
 }
 
+/// Options for a synchronous access handle's read or write at byte `offset`.
+fn at(offset: usize) -> web_sys::FileSystemReadWriteOptions {
+    let options = web_sys::FileSystemReadWriteOptions::new();
+    options.set_at(offset as f64);
+    options
+}
+
 impl RowStore for OpfsStore {
     fn append(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let at = web_sys::FileSystemReadWriteOptions::new();
-        at.set_at(self.len as f64);
         let written = self
             .handle
-            .write_with_u8_array_and_options(bytes, &at)
+            .write_with_u8_array_and_options(bytes, &at(self.len))
             .map_err(|e| describe(&e))?;
         if written as usize != bytes.len() {
             return Err(format!("{written} of {} bytes written", bytes.len()));
@@ -421,11 +491,9 @@ impl RowStore for OpfsStore {
         Ok(())
     }
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), String> {
-        let at = web_sys::FileSystemReadWriteOptions::new();
-        at.set_at(offset as f64);
         let read = self
             .handle
-            .read_with_u8_array_and_options(out, &at)
+            .read_with_u8_array_and_options(out, &at(offset))
             .map_err(|e| describe(&e))?;
         if read as usize != out.len() {
             return Err(format!("{read} of {} bytes read at {offset}", out.len()));
@@ -482,7 +550,7 @@ async fn pump_dense(worker: Shared) {
         if let Some((reply, spent)) = reply {
             // The time the worker spent searching for this reply (`search_ms`), for the
             // benchmarks: the page reads the reply's typed fields only.
-            post_with(&reply, Some(("search_ms", spent)));
+            post_with(&reply, &[("search_ms", spent)]);
         }
         yield_now().await;
     }
@@ -564,11 +632,11 @@ fn now() -> f64 {
 
 /// Sends `reply` to the page.
 fn post(reply: &Reply) {
-    post_with(reply, None);
+    post_with(reply, &[]);
 }
 
 /// Sends `reply` to the page, with one more numeric property beside its fields.
-fn post_with(reply: &Reply, extra: Option<(&str, f64)>) {
+fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
     // A catalogue's vectors travel as one Float32Array beside the message, its buffer transferred
@@ -590,7 +658,7 @@ fn post_with(reply: &Reply, extra: Option<(&str, f64)>) {
         return;
     }
     if let Ok(value) = serde::Serialize::serialize(reply, &serializer) {
-        if let Some((key, number)) = extra {
+        for &(key, number) in extra {
             js_sys::Reflect::set(&value, &key.into(), &number.into()).ok();
         }
         scope.post_message(&value).ok();

@@ -115,6 +115,11 @@ impl<S: RowStore> Loader<S> {
         self.layout.dim * self.stored.width()
     }
 
+    /// Bytes of one row in the file (its encoding may be wider than the store's).
+    pub fn file_row_bytes(&self) -> usize {
+        self.layout.dim * self.layout.encoding.width()
+    }
+
     /// The bytes of the file holding the next `rows` rows at most (`None` once all were fed).
     pub fn next_slice(&self, rows: usize) -> Option<Range<usize>> {
         let left = self.layout.count - self.fed;

@@ -67,6 +67,7 @@ await context.addInitScript(() => {
         if (e.data?.kind === 'Vectors') {
           window.vectorsInfo = e.data.info;
           window.workerBytes = e.data.module_bytes;
+          window.rowsTiming = { rows: e.data.rows_ms, read: e.data.file_read_ms, feed: e.data.feed_ms, probe: e.data.probe_ms };
           window.vectorsSet = e.data.set;
           window.questionVectors = e.data.questions.map(([, v]) => v);
           window.pageWorker = this;
@@ -196,6 +197,10 @@ if (info) {
   console.log(`the worker keeps ${info.count} × ${info.dim} vectors in ${(info.memory_bytes / 1e6).toFixed(1)} MB of memory, ${info.stored_bytes ? `their exact rows in ${(info.stored_bytes / 1e6).toFixed(1)} MB of origin-private files` : 'exact rows included (no origin-private files here)'}`);
   const workerBytes = await page.evaluate(() => window.workerBytes);
   if (typeof workerBytes === 'number') console.log(`the worker's whole wasm memory once they are read: ${(workerBytes / 1e6).toFixed(1)} MB`);
+  const rows = await page.evaluate(() => window.rowsTiming);
+  if (typeof rows?.rows === 'number') {
+    console.log(`reading the vectors' rows in the worker: ${Math.round(rows.rows)} ms, of which reading the file ${Math.round(rows.read)} ms, checking, quantising and storing rows ${Math.round(rows.feed)} ms; the probe's reads of the origin-private file ${rows.probe.toFixed(3)} ms each`);
+  }
 }
 const memory = await page.evaluate(() => window.instances.map((i) => i.exports.memory?.buffer.byteLength ?? 0));
 console.log(`the page's wasm memory at the end: ${memory.map((b) => `${(b / 1e6).toFixed(1)} MB`).join(', ')}`);
