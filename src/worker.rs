@@ -332,6 +332,9 @@ const SLOW_ROW_READ_MS: f64 = 0.05;
 /// Rows read at random to time the file system.
 const PROBE_READS: usize = 32;
 
+/// Rounds of [`PROBE_READS`] at most, until one is fast.
+const PROBE_ROUNDS: usize = 3;
+
 impl Store {
     /// Times [`PROBE_READS`] reads of random rows among those written so far, and moves them to
     /// memory (`capacity` bytes reserved) if a read takes over [`SLOW_ROW_READ_MS`].
@@ -345,12 +348,22 @@ impl Store {
             return Ok(0.0);
         }
         let mut row = vec![0u8; row_bytes];
-        let start = now();
-        for _ in 0..PROBE_READS {
-            let i = ((js_sys::Math::random() * rows as f64) as usize).min(rows - 1);
-            opfs.read(i * row_bytes, &mut row)?;
+        // The fastest of up to PROBE_ROUNDS rounds: with a profile on disk one round of 32 reads
+        // took 0.022 ms per read in one run and 0.147 ms in the next (the first reads after
+        // writing), which kept 102 MB in memory for nothing; in an incognito window every round
+        // is slow.
+        let mut per_read = f64::INFINITY;
+        for _ in 0..PROBE_ROUNDS {
+            let start = now();
+            for _ in 0..PROBE_READS {
+                let i = ((js_sys::Math::random() * rows as f64) as usize).min(rows - 1);
+                opfs.read(i * row_bytes, &mut row)?;
+            }
+            per_read = per_read.min((now() - start) / PROBE_READS as f64);
+            if per_read <= SLOW_ROW_READ_MS {
+                break;
+            }
         }
-        let per_read = (now() - start) / PROBE_READS as f64;
         if per_read > SLOW_ROW_READ_MS {
             let mut memory = MemoryStore::with_capacity(capacity);
             let mut written = vec![0u8; opfs.len];
