@@ -60,9 +60,10 @@ pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>
 /// `Σ a[i]·b[i]` over the shorter of an int8 row and a question's int8 codes already widened to
 /// i16 (once per question, see [`widen_codes`]), in i32: the dense scan's candidate score. With
 /// the question in i16, each 16 row bytes cost one load, two sign extensions and two
-/// multiply-adds of i16 pairs into i32 lanes (`i32x4.dot_i16x8_s`); two int8 operands cost two
-/// extending multiplies and two pairwise additions, which V8 lowers to about twice the
-/// instructions. Integer sums are exact in any order (1024 × 128² is far below 2³¹), so the vector
+/// multiply-adds of i16 pairs into i32 lanes (`i32x4.dot_i16x8_s`), where two int8 operands cost
+/// two extending multiplies and two pairwise additions: in the page's worker, 1,000 random
+/// queries at 50,000 fiches took 5.2–13.7 ms each against 17.5–20.1 (BENCHMARKS.md, 12-02).
+/// Integer sums are exact in any order (1024 × 128² is far below 2³¹), so the vector
 /// path equals the scalar one by construction. Slices longer than 131,000 values could overflow;
 /// vectors have at most 16,384 (`MAX_DIM`).
 #[inline]

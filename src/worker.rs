@@ -288,8 +288,9 @@ struct LoadTiming {
     probe_ms: f64,
 }
 
-/// Rows read from the file at once: each `FileReaderSync` read of a learner's file costs a few
-/// milliseconds whatever its size (196 reads of 256 rows took 858 ms for 103 MB), so rows are read
+/// Rows read from the file at once: each `FileReaderSync` read of a learner's file has a fixed
+/// cost of a few milliseconds (103 MB took 858 ms in 196 reads of 512 kB, 191–359 ms in 13 reads of
+/// 8 MB; BENCHMARKS.md, 12-02), so rows are read
 /// 8 MB at a time into JavaScript's memory, and copied into the module's and fed
 /// [`vectors::ROWS_PER_STEP`] at a time, yielding between steps.
 const READ_ROWS: usize = 16 * vectors::ROWS_PER_STEP;
@@ -302,19 +303,12 @@ fn read_js(
     let part = blob
         .slice_with_f64_and_f64(range.start as f64, range.end as f64)
         .map_err(|e| describe(&e))?;
-    let reader = web_sys::FileReaderSync::new().map_err(|e| describe(&e))?;
-    let buffer = reader
-        .read_as_array_buffer(&part)
-        .map_err(|e| describe(&e))?;
-    Ok(js_sys::Uint8Array::new(&buffer))
+    read_blob_js(&part)
 }
 
-/// Bytes `range` of `blob` (synchronously: this is a worker).
+/// Bytes `range` of `blob`, in the module's memory.
 fn read_slice(blob: &web_sys::Blob, range: std::ops::Range<usize>) -> Result<Vec<u8>, String> {
-    let part = blob
-        .slice_with_f64_and_f64(range.start as f64, range.end as f64)
-        .map_err(|e| describe(&e))?;
-    read_blob(&part)
+    read_js(blob, range).map(|bytes| bytes.to_vec())
 }
 
 /// Where the worker keeps a set's exact values.
@@ -571,11 +565,16 @@ async fn pump_dense(worker: Shared) {
 }
 
 fn read_blob(blob: &web_sys::Blob) -> Result<Vec<u8>, String> {
+    read_blob_js(blob).map(|bytes| bytes.to_vec())
+}
+
+/// The whole of `blob`, in JavaScript's memory (synchronously: this is a worker).
+fn read_blob_js(blob: &web_sys::Blob) -> Result<js_sys::Uint8Array, String> {
     let reader = web_sys::FileReaderSync::new().map_err(|e| describe(&e))?;
     let buffer = reader
         .read_as_array_buffer(blob)
         .map_err(|e| describe(&e))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    Ok(js_sys::Uint8Array::new(&buffer))
 }
 
 fn describe(e: &JsValue) -> String {
