@@ -345,6 +345,9 @@ pub struct State {
     pub waiting: Option<(Wait, Call)>,
     /// « Questions sans réponse », kept in IndexedDB.
     pub journal: Journal,
+    /// Committed questions and the dense methods that could not rank them yet (see
+    /// `update::note_unanswered`), oldest first.
+    pub journal_waiting: Vec<(String, Method)>,
     /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
     pub local: LocalModel,
     pub local_qvectors: QuestionVectors,
@@ -419,6 +422,7 @@ impl State {
             waiting: None,
             key_check: None,
             journal: Journal::default(),
+            journal_waiting: Vec::new(),
             local: LocalModel::Idle,
             local_qvectors: QuestionVectors::new(),
             local_fiches: None,

@@ -7,7 +7,7 @@ use crate::data::vectors::VectorSet;
 use crate::encoder::protocol::Request;
 use crate::fr::messages;
 use crate::journal::{Entry, Journal, Verdict};
-use crate::lab::{Encoder, Keyword, Method, QuestionVectors};
+use crate::lab::{Encoder, Keyword, Method, QuestionVectors, SearchError};
 use crate::measure::{export, Measurement};
 use crate::mistral::chat::Chat;
 use crate::mistral::{self, ApiKey};
@@ -20,6 +20,23 @@ use super::state::{
 
 /// Applies `msg` to `s` and says what to start.
 pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
+    // What a committed question's dense methods were waiting for may have come with this message.
+    let arrival = matches!(
+        msg,
+        Msg::DenseFound { .. }
+            | Msg::QuestionEmbedded { .. }
+            | Msg::LocalQuestionEmbedded { .. }
+            | Msg::VectorsLoaded { .. }
+            | Msg::LocalVectorsLoaded { .. }
+    );
+    let mut effects = apply(s, msg);
+    if arrival && !s.journal_waiting.is_empty() {
+        retry_unanswered(s, &mut effects);
+    }
+    effects
+}
+
+fn apply(s: &mut State, msg: Msg) -> Vec<Effect> {
     let mut effects = Vec::new();
     match msg {
         Msg::QuestionTyped(text) => {
@@ -464,7 +481,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Effect> {
                             Verdict::ModelRefused,
                             Some(result.model.clone()),
                         );
-                        if let Some(e) = entry {
+                        if let Ok(e) = entry {
                             if s.journal.add(e) {
                                 effects.push(Effect::SaveJournal(s.journal.to_jsonl()));
                             }
@@ -680,6 +697,7 @@ fn install(s: &mut State, mut data: Dataset, effects: &mut Vec<Effect>) {
         }
     }
     s.data = data;
+    s.journal_waiting.clear();
     s.example = None;
     s.question.clear();
     s.question_generation += 1;
@@ -913,13 +931,12 @@ fn unanswered(
     method: Method,
     verdict: Verdict,
     model: Option<String>,
-) -> Option<Entry> {
+) -> Result<Entry, SearchError> {
     let vector = s.vector_for(method, question);
     let best = s
         .data
         .lab
-        .search(method, question, vector, 1)
-        .ok()?
+        .search(method, question, vector, 1)?
         .first()
         .map_or(0.0, |r| r.score);
     let threshold = s
@@ -929,7 +946,7 @@ fn unanswered(
         .find(|m| m.method == method.name())
         .and_then(crate::measure::compare::calibrate_split)
         .map(|c| c.calibration.threshold);
-    Some(Entry {
+    Ok(Entry {
         date: String::from(js_sys::Date::new_0().to_iso_string()),
         question: question.to_owned(),
         method: method.name().to_owned(),
@@ -943,19 +960,57 @@ fn unanswered(
 /// A question committed in the box: for each method shown that can rank it and has a threshold,
 /// a best score under that threshold goes into the journal. Exercise questions are not typed
 /// questions: they are measured in « Mesurer ».
+///
+/// A dense method that cannot rank it yet (its vector or its dense top is on the way, or the
+/// fiche vectors are still loading) waits in `journal_waiting` and is tried again when one of
+/// those arrives ([`retry_unanswered`]): pressing Enter before the embedding came back does not
+/// lose its verdict.
 fn note_unanswered(s: &mut State, effects: &mut Vec<Effect>) {
     let q = s.question.trim().to_owned();
     if q.is_empty() || s.data.questions.iter().any(|x| x.text == s.question) {
         return;
     }
+    let question = s.question.clone();
     let mut added = false;
     for &method in &s.shown.clone() {
-        let Some(e) = unanswered(s, &s.question, method, Verdict::UnderThreshold, None) else {
-            continue;
-        };
-        if e.threshold.is_some_and(|t| e.best < t) {
-            added |= s.journal.add(e);
+        added |= journal_one(s, &question, method);
+    }
+    if added {
+        effects.push(Effect::SaveJournal(s.journal.to_jsonl()));
+    }
+}
+
+/// Journals `question` under `method` if its best score is under the threshold (true when the
+/// journal changed); if the method cannot rank it yet, puts it in the waiting list instead.
+fn journal_one(s: &mut State, question: &str, method: Method) -> bool {
+    match unanswered(s, question, method, Verdict::UnderThreshold, None) {
+        Ok(e) => e.threshold.is_some_and(|t| e.best < t) && s.journal.add(e),
+        Err(
+            SearchError::Pending | SearchError::NoQuestionVector { .. } | SearchError::NoVectors,
+        ) => {
+            let item = (question.to_owned(), method);
+            if !s.journal_waiting.contains(&item) {
+                if s.journal_waiting.len() >= JOURNAL_WAITING_MAX {
+                    s.journal_waiting.remove(0);
+                }
+                s.journal_waiting.push(item);
+            }
+            false
         }
+        Err(SearchError::Dense(_)) => false,
+    }
+}
+
+/// Committed questions whose dense methods wait, at most: the oldest is dropped past it (a
+/// question whose vector never comes, without a key say, must not grow the list for ever).
+const JOURNAL_WAITING_MAX: usize = 16;
+
+/// The waiting committed questions tried again, after something they may wait for arrived.
+fn retry_unanswered(s: &mut State, effects: &mut Vec<Effect>) {
+    let waiting = std::mem::take(&mut s.journal_waiting);
+    let mut added = false;
+    for (question, method) in waiting {
+        added |= journal_one(s, &question, method);
     }
     if added {
         effects.push(Effect::SaveJournal(s.journal.to_jsonl()));

@@ -97,6 +97,37 @@ test('vectors computed in the page: estimate, progress, cost, cached, downloadab
   await context.close();
 });
 
+// A question committed (Enter) before its embedding came back: its dense methods wait for their
+// vector and their dense top, then are journaled. (They were dropped: only the keyword methods,
+// which rank at once, reached the journal.)
+test('a question committed before its vector arrives is journaled under sens and hybride too', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url);
+  await enterKey(page);
+  await page.click('#onglet-mesurer');
+  await page.click('#mesurer-sens');
+  await page.waitForSelector('table.comparaison tr[data-methode="hybride+"]');
+  await page.click('#onglet-chercher');
+  const before = (await mock.log()).filter((r) => r.path === '/v1/embeddings').length;
+  // No word of it is in any fiche: every method's best score is far under its threshold. Enter
+  // comes at once, well inside the 400 ms before the question is sent to be embedded.
+  const question = 'Vos xylophones zénithaux ?';
+  await page.fill('#question', question);
+  await page.press('#question', 'Enter');
+  await page.waitForSelector('#colonne-sens li.resultat');
+  await page.click('#onglet-mesurer');
+  const methods = () => page.evaluate((q) => [...document.querySelectorAll('#journal-liste tbody tr')]
+    .filter((tr) => tr.querySelector('th')?.textContent === q)
+    .map((tr) => tr.querySelectorAll('td')[1].textContent).sort(), question);
+  await page.waitForFunction((q) => [...document.querySelectorAll('#journal-liste tbody th')]
+    .filter((th) => th.textContent === q).length >= 4, question);
+  assert.deepEqual(await methods(), ['hybride', 'mots', 'mots+', 'sens']);
+  const after = (await mock.log()).filter((r) => r.path === '/v1/embeddings').length;
+  assert.equal(after, before + 1, 'the question embedded once, after Enter');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('shipped vectors: sens and hybride searched and measured, the same as the terminal', async () => {
   await mock.reset();
   const { page, context, problems } = await openPage(browser, shipped.url);
