@@ -283,8 +283,12 @@ fn fail(message: &str) {
 }
 
 async fn load() -> Result<State, String> {
-    let fiches_text = tasks::fetch_text("data/fiches.jsonl").await?;
-    let questions_text = tasks::fetch_text("data/questions.csv").await?;
+    // Both requests in flight at once (the HTML preloads both; each await is a round trip to the
+    // network process all the same).
+    let fiches = tasks::fetch_text("data/fiches.jsonl");
+    let questions = tasks::fetch_text("data/questions.csv");
+    let fiches_text = fiches.await?;
+    let questions_text = questions.await?;
     let fiches = parse_fiches_with(&fiches_text, super::nfc).map_err(|e| messages::data(&e))?;
     let questions = parse_questions(&questions_text).map_err(|e| messages::data(&e))?;
     check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
