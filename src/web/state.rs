@@ -313,6 +313,10 @@ pub struct State {
     /// The question came from a link, not from the learner's hand: embedding it (a paid call)
     /// waits for a click.
     pub question_from_link: bool,
+    /// The question last committed (Enter, or leaving the box changed): the learner meant it, so
+    /// its embedding starts without waiting for a pause in typing, and what is typed next does
+    /// not cancel it.
+    pub committed: Option<String>,
     /// The last failure to embed a question: the question, and the message.
     pub search_error: Option<(String, String)>,
     pub costs: Costs,
@@ -401,6 +405,7 @@ impl State {
             qvectors: QuestionVectors::new(),
             question_generation: 0,
             question_from_link: false,
+            committed: None,
             search_error: None,
             costs: Costs::default(),
             grid_sort: None,

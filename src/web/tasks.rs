@@ -23,6 +23,8 @@ use super::update::{embedding_cost, outcome, vectors_cache_key};
 
 /// Typing pauses this long before a question is embedded (each embedding costs).
 const DEBOUNCE_MS: u32 = 400;
+/// How often the pause in typing looks whether the question was committed meanwhile.
+const COMMIT_POLL_MS: u32 = 50;
 
 /// Lets the page show `call`'s waits (429, 5xx, no answer) with a countdown. The hook holds the
 /// page weakly: a finished call does not keep it alive.
@@ -482,15 +484,24 @@ async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_sys::Blob, 
         .map_err(|_| "Le modèle local n'a pas pu être assemblé après son chargement.".to_owned())
 }
 
-/// Embeds the question in the box, after a pause in typing; the cache first.
+/// Embeds the question in the box, after a pause in typing or as soon as it is committed (Enter);
+/// the cache first. A question typed over before either is not embedded.
 pub async fn embed_question(app: Shared, job: Job, question: String, generation: u64) {
     let Job { key, call, .. } = job;
     watch(&app, &call);
-    api::sleep(DEBOUNCE_MS).await;
+    let committed = |app: &Shared| {
+        app.peek(|s| s.committed.as_deref() == Some(question.as_str()))
+            .unwrap_or(false)
+    };
+    let mut waited = 0;
+    while waited < DEBOUNCE_MS && !committed(&app) {
+        api::sleep(COMMIT_POLL_MS).await;
+        waited += COMMIT_POLL_MS;
+    }
     let current = app
         .peek(|s| s.question_generation == generation)
         .unwrap_or(false);
-    if call.is_cancelled() || !current {
+    if call.is_cancelled() || !(current || committed(&app)) {
         return;
     }
     let cache_key = cache::question_vector(mistral::MODEL, &question);

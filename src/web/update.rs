@@ -384,7 +384,12 @@ fn apply(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.run_messages.push(said);
         }
         Msg::RunFileRead { .. } => {}
-        Msg::QuestionCommitted => note_unanswered(s, &mut effects),
+        Msg::QuestionCommitted => {
+            if !s.question.trim().is_empty() {
+                s.committed = Some(s.question.clone());
+            }
+            note_unanswered(s, &mut effects);
+        }
         Msg::LocalVectorsLoaded { epoch, set } if epoch == s.data.epoch => {
             let shipped = set.questions.clone();
             if s.data.lab.set_local_vectors(*set).is_ok() {
@@ -640,8 +645,11 @@ fn apply(s: &mut State, msg: Msg) -> Vec<Effect> {
     }
     if s.wants_question_vector() {
         if let Some(key) = s.key.clone() {
-            if let Some((_, old)) = s.calls.search.take() {
-                old.cancel();
+            // A committed question's embedding goes on (see `State::committed`).
+            if let Some((q, old)) = s.calls.search.take() {
+                if s.committed.as_ref() != Some(&q) {
+                    old.cancel();
+                }
             }
             let job = job(s, key);
             s.calls.search = Some((s.question.clone(), job.call.clone()));

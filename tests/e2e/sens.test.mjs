@@ -99,7 +99,8 @@ test('vectors computed in the page: estimate, progress, cost, cached, downloadab
 
 // A question committed (Enter) before its embedding came back: its dense methods wait for their
 // vector and their dense top, then are journaled. (They were dropped: only the keyword methods,
-// which rank at once, reached the journal.)
+// which rank at once, reached the journal.) Committed, it is embedded at once, and the next
+// question typed straight after does not cancel that.
 test('a question committed before its vector arrives is journaled under sens and hybride too', async () => {
   await mock.reset();
   const { page, context, problems } = await openPage(browser, shipped.url);
@@ -110,10 +111,12 @@ test('a question committed before its vector arrives is journaled under sens and
   await page.click('#onglet-chercher');
   const before = (await mock.log()).filter((r) => r.path === '/v1/embeddings').length;
   // No word of it is in any fiche: every method's best score is far under its threshold. Enter
-  // comes at once, well inside the 400 ms before the question is sent to be embedded.
+  // comes at once, well inside the 400 ms pause in typing before a question is embedded, and the
+  // next question is typed at once too.
   const question = 'Vos xylophones zénithaux ?';
   await page.fill('#question', question);
   await page.press('#question', 'Enter');
+  await page.fill('#question', 'Et des trombones ?');
   await page.waitForSelector('#colonne-sens li.resultat');
   await page.click('#onglet-mesurer');
   const methods = () => page.evaluate((q) => [...document.querySelectorAll('#journal-liste tbody tr')]
@@ -122,8 +125,9 @@ test('a question committed before its vector arrives is journaled under sens and
   await page.waitForFunction((q) => [...document.querySelectorAll('#journal-liste tbody th')]
     .filter((th) => th.textContent === q).length >= 4, question);
   assert.deepEqual(await methods(), ['hybride', 'mots', 'mots+', 'sens']);
-  const after = (await mock.log()).filter((r) => r.path === '/v1/embeddings').length;
-  assert.equal(after, before + 1, 'the question embedded once, after Enter');
+  const sent = (await mock.log()).filter((r) => r.path === '/v1/embeddings').slice(before)
+    .map((r) => JSON.parse(r.body).input);
+  assert.deepEqual(sent, [[question], ['Et des trombones ?']], 'each question embedded once, the committed one first');
   assert.deepEqual(problems, []);
   await context.close();
 });
