@@ -56,22 +56,30 @@ impl App {
     }
 
     /// Asks the page's worker for the dense top of the question in the box, once, when the view
-    /// needs it and the lab does not know it.
+    /// needs it and the lab does not know it; and for those of committed questions waiting to be
+    /// journaled (these as a measurement's are: they neither supersede the box's nor are
+    /// superseded by it).
     fn ask_dense(self: &Rc<Self>) {
-        let Some(Some((set, vector))) = self.peek(State::dense_wanted) else {
-            return;
-        };
-        let key = (set, crate::lab::vector_key(&vector));
-        {
-            let mut asked = self.dense_asked.borrow_mut();
-            if asked.len() > 4096 {
-                asked.clear();
-            }
-            if !asked.insert(key) {
-                return;
+        if let Some(Some((set, vector))) = self.peek(State::dense_wanted) {
+            if self.first_ask(set, &vector) {
+                spawn(tasks::dense_question(self.clone(), set, vector, true));
             }
         }
-        spawn(tasks::dense_question(self.clone(), set, vector));
+        for (set, vector) in self.peek(State::dense_waiting).unwrap_or_default() {
+            if self.first_ask(set, &vector) {
+                spawn(tasks::dense_question(self.clone(), set, vector, false));
+            }
+        }
+    }
+
+    /// Whether this dense top was not asked already (and is now).
+    fn first_ask(&self, set: u64, vector: &[f32]) -> bool {
+        let key = (set, crate::lab::vector_key(vector));
+        let mut asked = self.dense_asked.borrow_mut();
+        if asked.len() > 4096 {
+            asked.clear();
+        }
+        asked.insert(key)
     }
 
     pub fn forget_dense_asked(&self, key: (u64, u64)) {

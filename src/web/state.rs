@@ -610,6 +610,32 @@ impl State {
             .then(|| (set, v.to_vec()))
     }
 
+    /// The committed questions waiting in `journal_waiting` for their Mistral dense top: their
+    /// vectors (when known) and the worker's vectors set, for the tops not known yet. The page asks
+    /// the worker for the question in the box only; these are asked too, or a question committed
+    /// and then typed over would wait for ever.
+    pub fn dense_waiting(&self) -> Vec<(u64, Vec<f32>)> {
+        let lab = &self.data.lab;
+        let Some(set) = lab.vectors_away() else {
+            return Vec::new();
+        };
+        let mut out: Vec<(u64, Vec<f32>)> = Vec::new();
+        for (q, m) in &self.journal_waiting {
+            if m.encoder() != Some(crate::lab::Encoder::Mistral) {
+                continue;
+            }
+            let Some(v) = self.vector_for(Method::Sens, q) else {
+                continue;
+            };
+            if !lab.knows_dense(crate::lab::Encoder::Mistral, v, Lab::dense_depth())
+                && !out.iter().any(|(_, w)| w.as_slice() == v)
+            {
+                out.push((set, v.to_vec()));
+            }
+        }
+        out
+    }
+
     /// The fiches an answer to `question` would be given: the first five of `method`.
     pub fn fiches_for(&self, method: Method, question: &str) -> Result<Vec<Fiche>, String> {
         let vector = self.vector_for(method, question);

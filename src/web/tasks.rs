@@ -245,12 +245,13 @@ pub async fn dense(
     }
 }
 
-/// The question in the box's dense top, asked of the page's worker.
-pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>) {
+/// A question's dense top, asked of the page's worker: the question in the box's (`in_box`: a
+/// newer one supersedes it), or a committed question's waiting to be journaled.
+pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>, in_box: bool) {
     let key = (set, crate::lab::vector_key(&vector));
     // Its failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
     // it may be asked again if the learner comes back to that question.
-    if let Ok(false) = dense(&app, set, vec![vector], true).await {
+    if let Ok(false) = dense(&app, set, vec![vector], in_box).await {
         app.forget_dense_asked(key);
     }
 }
