@@ -6,6 +6,11 @@
 //! often the two agree exactly over 1,000 random questions, and the memory each holds), RRF, the
 //! memory read bound of each scan; and on the bundled catalogue the full 40-question evaluation of
 //! every method (fake vectors).
+//!
+//! `cargo run --release --bin bench -- --candidates [N]` (N = 50,000 by default) measures instead
+//! how many int8 candidates the exact re-score needs: for 1,000 random questions, the dense top 50
+//! (what the page's worker computes once per question, for `sens` and the fusions) with 50 to 200
+//! candidates, against an exact scan of every row.
 
 // A benchmark on the bundled data stops at once if that data is broken: nothing to recover.
 #![allow(clippy::expect_used)]
@@ -67,9 +72,82 @@ fn random_unit_vectors(n: usize, seed: u64) -> Vec<f32> {
     data
 }
 
+/// The sweep of `--candidates`: per number of candidates, the time of one dense top 50 and how
+/// often its top 10 and its top 50 are exactly an exact scan's (rows, order and score bits).
+fn candidates_sweep(n: usize) {
+    let bundled = parse_fiches(include_str!("../../data/fiches.jsonl")).expect("bundled fiches");
+    let (fiches, _) = synth::catalogue(&bundled, n, 40, 1);
+    let data = random_unit_vectors(n, 42 + n as u64);
+    let rows: Vec<Vec<f32>> = data.chunks_exact(DIM).map(<[f32]>::to_vec).collect();
+    drop(data);
+    let set = VectorSet::new("bench", &fiches, rows).expect("vectors");
+    let set = VectorSet::from_safetensors(&set.to_safetensors()).expect("read back");
+    let queries = random_unit_vectors(1000, 7);
+    let query = |j: usize| &queries[(j % 1000) * DIM..(j % 1000 + 1) * DIM];
+    let exact: Vec<Vec<(usize, f64)>> = (0..1000)
+        .map(|j| dense::search_exact(&set, query(j), 50).expect("searched"))
+        .collect();
+    rag_fiches::outln!(
+        "{n} fiches × {DIM}, 1,000 random unit questions, dense top 50 per question\n"
+    );
+    rag_fiches::outln!("| candidates re-scored | one top 50 | top 10 exact | top 50 exact | best exact rank ever missed |");
+    rag_fiches::outln!("|---|---|---|---|---|");
+    for c in [50usize, 64, 100, 128, 200] {
+        let mut k = 0;
+        let t = time(50, || {
+            k += 1;
+            dense::search_with(&set, query(k), 50, c)
+        });
+        let (mut ten, mut fifty, mut worst) = (0, 0, None::<usize>);
+        for (j, want) in exact.iter().enumerate() {
+            let got = dense::search_with(&set, query(j), 50, c).expect("searched");
+            ten += usize::from(got[..10] == want[..10]);
+            fifty += usize::from(got == *want);
+            if let Some(rank) = want.iter().position(|w| !got.contains(w)) {
+                worst = Some(worst.map_or(rank + 1, |r: usize| r.min(rank + 1)));
+            }
+        }
+        rag_fiches::outln!(
+            "| {c} | {} | {:.1} % | {:.1} % | {} |",
+            show(t),
+            ten as f64 / 10.0,
+            fifty as f64 / 10.0,
+            worst.map_or("none missed".to_string(), |r| r.to_string())
+        );
+    }
+    // Random directions are spread evenly; a real model's are clustered, with closer neighbours.
+    // The bundled fiches' vectors from the local encoder (USE, 512 dimensions), each fiche's own
+    // vector as the question: its top 50 from 50 or 64 int8 candidates, against every row exact.
+    let local =
+        VectorSet::from_safetensors(include_bytes!("../../data/vecteurs-local.safetensors"))
+            .expect("bundled local vectors");
+    let m = local.len();
+    for c in [50usize, 64] {
+        let (mut ten, mut fifty) = (0, 0);
+        for j in 0..m {
+            let q = local.row(j);
+            let want = dense::search_exact(&local, &q, 50).expect("searched");
+            let got = dense::search_with(&local, &q, 50, c).expect("searched");
+            ten += usize::from(got[..10] == want[..10]);
+            fifty += usize::from(got == want);
+        }
+        rag_fiches::outln!(
+            "\nlocal encoder's vectors of the {m} bundled fiches, each as the question, {c} candidates: top 10 exact {ten} / {m}, top 50 exact {fifty} / {m}"
+        );
+    }
+}
+
 fn main() {
     let mut sizes = vec![1_000usize, 10_000, 50_000];
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--candidates") {
+        let n = args
+            .get(i + 1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(50_000);
+        candidates_sweep(n);
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--sizes") {
         if let Some(list) = args.get(i + 1) {
             sizes = list.split(',').filter_map(|s| s.parse().ok()).collect();
