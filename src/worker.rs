@@ -320,7 +320,7 @@ enum Store {
 /// Reads of a row in the origin-private file system slower than this on average move the rows
 /// to memory. Measured in Chromium (BENCHMARKS.md, 11-30 late night): about 0.005 ms per 2 kB row
 /// with a profile on disk, 0.4 ms in an incognito window, where the browser keeps those files in
-/// memory anyway; a dense search reads 64 rows at 50,000 fiches (`dense::candidates_for`).
+/// memory anyway; a dense search reads 200 rows.
 const SLOW_ROW_READ_MS: f64 = 0.05;
 
 /// Rows read at random to time the file system.

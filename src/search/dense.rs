@@ -85,43 +85,23 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Rows scored exactly per question, at least: the int8 scan picks them, then each is scored from
-/// its exact values. Measured by `bench --candidates` (BENCHMARKS.md, 12-02 late): for a top 50
-/// (what the page's worker asks, for `sens` and the fusions), 64 candidates gave the exact top 50
-/// for 1,000 of 1,000 random questions at 50,000 × 1,024 and for 200 of 200 questions among the
-/// bundled fiches' real (clustered) vectors of the local encoder; 50 candidates missed rows from
-/// rank 44 on (top 50 exact in 38.5 % and 179 / 200). It was 200: each candidate is one read of
-/// 2 kB from the browser's storage in the worker, about 0.02 ms.
-pub const CANDIDATES: usize = 64;
-
-/// A catalogue of at most this many fiches is scored exactly throughout: there the int8 scan
-/// saves nothing worth an estimate, and the exercise's 200 fiches keep their exact rankings.
-pub const EXACT_UP_TO: usize = 200;
-
-/// Candidates re-scored for a top `k`: [`CANDIDATES`], or 1.28·k (the ratio measured at k = 50)
-/// for a deeper top.
-pub fn candidates_for(k: usize) -> usize {
-    CANDIDATES.max((k * 32).div_ceil(25))
-}
+/// its exact values. A catalogue of at most this many fiches is scored exactly throughout.
+pub const CANDIDATES: usize = 200;
 
 /// The `k` fiches closest to `query`: `(row, cosine)`, best first.
 ///
 /// Two passes. The int8 copy of every row is scanned against the question's int8 codes
 /// ([`crate::kernels::dot_i8_i16`]: a quarter of the bytes f32 would read), and the best
-/// [`candidates_for`]`(k)` rows by that estimate are then scored exactly, on their stored values
+/// `max(CANDIDATES, 4·k)` rows by that estimate are then scored exactly, on their stored values
 /// widened to f32, with the same kernel a full scan uses: the scores returned are bit for bit
 /// those of an exact scan, and so is the ranking whenever the exact top `k` is among the
-/// candidates (see [`CANDIDATES`]). Up to [`EXACT_UP_TO`] rows, every row is scored exactly.
+/// candidates (measured by `bench`: every one of 1,000 random questions at 50,000 fiches).
 pub fn search<R: DenseRows + ?Sized>(
     set: &R,
     query: &[f32],
     k: usize,
 ) -> Result<Vec<(usize, f64)>, DenseError> {
-    let candidates = if set.len() <= EXACT_UP_TO {
-        usize::MAX
-    } else {
-        candidates_for(k)
-    };
-    search_with(set, query, k, candidates)
+    search_with(set, query, k, CANDIDATES.max(4 * k))
 }
 
 /// Every row scored exactly: what [`search`] must agree with.
