@@ -112,9 +112,14 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
     Some(msg)
 }
 
-/// The arrow keys, Home and End on the tabs (the ARIA tabs pattern).
+/// Enter in the question box; the arrow keys, Home and End on the tabs (the ARIA tabs pattern).
 fn key(e: &Event, target: &Element) -> Option<Msg> {
-    let key = e.dyn_ref::<web_sys::KeyboardEvent>()?.key();
+    let event = e.dyn_ref::<web_sys::KeyboardEvent>()?;
+    let key = event.key();
+    if target.id() == ids::QUESTION {
+        // Not while an input method is composing: its Enter picks a word, it sends nothing.
+        return (key == "Enter" && !event.is_composing()).then_some(Msg::QuestionEntered);
+    }
     if target.get_attribute("role").as_deref() != Some("tab") {
         return None;
     }

@@ -313,9 +313,8 @@ pub struct State {
     /// The question came from a link, not from the learner's hand: embedding it (a paid call)
     /// waits for a click.
     pub question_from_link: bool,
-    /// The question last committed (Enter, or leaving the box changed): the learner meant it, so
-    /// its embedding starts without waiting for a pause in typing, and what is typed next does
-    /// not cancel it.
+    /// The question last validated with Enter: the learner meant it, so its embedding starts
+    /// without waiting for a pause in typing, and what is typed next does not cancel it.
     pub committed: Option<String>,
     /// The last failure to embed a question: the question, and the message.
     pub search_error: Option<(String, String)>,
@@ -712,6 +711,10 @@ pub enum Msg {
     RunsCleared,
     /// The question box's value committed (Enter, or leaving the box after a change).
     QuestionCommitted,
+    /// Enter in the question box (before its `change`): the question is validated, its embedding
+    /// starts at once and a newer question does not cancel it. Leaving the box does not validate:
+    /// a learner who types a question and then opens « Réglages » to paste a key did not mean it.
+    QuestionEntered,
     /// The journal read back from IndexedDB at start-up.
     JournalLoaded(Journal),
     /// « Exporter » the journal: `jsonl` or `csv`.

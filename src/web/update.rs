@@ -384,11 +384,11 @@ fn apply(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.run_messages.push(said);
         }
         Msg::RunFileRead { .. } => {}
-        Msg::QuestionCommitted => {
+        Msg::QuestionCommitted => note_unanswered(s, &mut effects),
+        Msg::QuestionEntered => {
             if !s.question.trim().is_empty() {
                 s.committed = Some(s.question.clone());
             }
-            note_unanswered(s, &mut effects);
         }
         Msg::LocalVectorsLoaded { epoch, set } if epoch == s.data.epoch => {
             let shipped = set.questions.clone();

@@ -109,7 +109,7 @@ test('a question committed before its vector arrives is journaled under sens and
   await page.click('#mesurer-sens');
   await page.waitForSelector('table.comparaison tr[data-methode="hybride+"]');
   await page.click('#onglet-chercher');
-  const before = (await mock.log()).filter((r) => r.path === '/v1/embeddings').length;
+  const before = (await mock.log()).filter((r) => r.path === '/v1/embeddings' && r.method === 'POST').length;
   // No word of it is in any fiche: every method's best score is far under its threshold. Enter
   // comes at once, well inside the 400 ms pause in typing before a question is embedded, and the
   // next question is typed at once too.
@@ -125,9 +125,40 @@ test('a question committed before its vector arrives is journaled under sens and
   await page.waitForFunction((q) => [...document.querySelectorAll('#journal-liste tbody th')]
     .filter((th) => th.textContent === q).length >= 4, question);
   assert.deepEqual(await methods(), ['hybride', 'mots', 'mots+', 'sens']);
-  const sent = (await mock.log()).filter((r) => r.path === '/v1/embeddings').slice(before)
-    .map((r) => JSON.parse(r.body).input);
+  const sent = (await mock.log()).filter((r) => r.path === '/v1/embeddings' && r.method === 'POST')
+    .slice(before).map((r) => JSON.parse(r.body).input);
   assert.deepEqual(sent, [[question], ['Et des trombones ?']], 'each question embedded once, the committed one first');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// Only Enter validates a question. Leaving the box (its `change`: a learner who types a question,
+// then opens « Réglages » to paste a key) does not: the question typed next cancels it as before,
+// and it is never sent. (When leaving counted, the older request outlived the newer question and
+// the mock's 429 fell on it, in the clean-clone CI.) The events are dispatched in one task, so no
+// 400 ms pause in typing can pass between them.
+test('leaving the question box does not validate it: the next question typed cancels it', async () => {
+  await mock.reset();
+  const { page, context, problems } = await openPage(browser, shipped.url);
+  await enterKey(page);
+  await page.click('#onglet-chercher');
+  const before = (await mock.log()).length;
+  await page.evaluate(() => {
+    const box = document.querySelector('#question');
+    box.value = 'Vos xylophones zénithaux ?';
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    box.dispatchEvent(new Event('change', { bubbles: true }));
+    box.value = 'Et des trombones ?';
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  const sent = async () => (await mock.log()).slice(before)
+    .filter((r) => r.path === '/v1/embeddings' && r.method === 'POST').map((r) => JSON.parse(r.body).input);
+  const deadline = Date.now() + 10000;
+  while ((await sent()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await page.waitForSelector('#colonne-sens li.resultat');
+  // The last question's vector is back: anything the first one would have sent is sent by now.
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(await sent(), [['Et des trombones ?']]);
   assert.deepEqual(problems, []);
   await context.close();
 });
