@@ -85,6 +85,33 @@ pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
     }
 }
 
+/// The XOR of every byte of `bytes` taken 64 at a time (four independent 16-byte accumulators in
+/// the page), folded into a u64: the least work that still reads every byte, so its time is the
+/// memory read bound of a scan over those bytes. For the benchmarks: the page's worker times it
+/// over its int8 codes, the bound of the dense scan in the page itself (natively, `bench` has its
+/// own probe; this one is the reference there).
+pub fn read_probe(bytes: &[i8]) -> u64 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd::read_probe(bytes)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        scalar_read_probe(bytes)
+    }
+}
+
+/// The reference [`read_probe`]: byte `i` of the whole 64-byte chunks lands in byte `i mod 8` of
+/// the result, the remaining bytes in its lowest byte.
+pub fn scalar_read_probe(bytes: &[i8]) -> u64 {
+    let whole = bytes.len() / 64 * 64;
+    let (head, rest) = bytes.split_at(whole);
+    head.iter()
+        .enumerate()
+        .fold(0, |a, (i, &b)| a ^ (u64::from(b as u8) << (8 * (i % 8))))
+        ^ rest.iter().fold(0, |a, &b| a ^ u64::from(b as u8))
+}
+
 /// A question's int8 codes as the i16 values [`dot_i8_i16`] reads.
 pub fn widen_codes(codes: &[i8]) -> Vec<i16> {
     codes.iter().map(|&c| i16::from(c)).collect()
@@ -327,6 +354,23 @@ mod simd {
             + super::scalar_dot_i8_i16(ra, rb)
     }
 
+    pub fn read_probe(bytes: &[i8]) -> u64 {
+        use core::arch::wasm32::{i64x2_extract_lane, v128_xor};
+        let zero = core::arch::wasm32::i64x2_splat(0);
+        let mut acc = [zero; 4];
+        let chunks = bytes.chunks_exact(64);
+        let rest = chunks.remainder();
+        for c in chunks {
+            for (k, a) in acc.iter_mut().enumerate() {
+                // SAFETY: `c` holds 64 readable bytes; no alignment is required.
+                *a = v128_xor(*a, unsafe { v128_load(c[16 * k..].as_ptr().cast()) });
+            }
+        }
+        let v = v128_xor(v128_xor(acc[0], acc[1]), v128_xor(acc[2], acc[3]));
+        (i64x2_extract_lane::<0>(v) ^ i64x2_extract_lane::<1>(v)) as u64
+            ^ rest.iter().fold(0, |a, &b| a ^ u64::from(b as u8))
+    }
+
     pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
         const ROWS: usize = 4;
         const COLS: usize = 8;
@@ -438,6 +482,25 @@ mod tests {
                 "axpy n={n}"
             );
         }
+    }
+
+    #[test]
+    fn the_read_probe_folds_every_byte_in_its_place() {
+        let bytes: Vec<i8> = (0..1000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as i8)
+            .collect();
+        for n in [0, 1, 63, 64, 65, 128, 999, 1000] {
+            assert_eq!(
+                read_probe(&bytes[..n]),
+                scalar_read_probe(&bytes[..n]),
+                "n={n}"
+            );
+        }
+        // One byte changed anywhere changes the result: every byte is read.
+        let mut other = bytes.clone();
+        other[517] ^= 0x10;
+        assert_ne!(read_probe(&other), read_probe(&bytes));
+        assert_eq!(scalar_read_probe(&[0, 0, 0, 0, 0, 0, 0, 0, 1]), 1);
     }
 
     #[test]

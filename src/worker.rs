@@ -95,6 +95,7 @@ fn received(worker: &Shared, data: JsValue) {
                 let reply = match read.await {
                     Ok((vectors, questions)) => {
                         let info = vectors.info();
+                        timing.read_bound_ms = read_bound_ms(vectors.int8_codes());
                         let mut w = worker.borrow_mut();
                         // Again: another load of the same set may have ended meanwhile.
                         w.sets.retain(|(s, _)| *s != set);
@@ -117,6 +118,7 @@ fn received(worker: &Shared, data: JsValue) {
                         ("file_read_ms", timing.file_read_ms),
                         ("feed_ms", timing.feed_ms),
                         ("probe_ms", timing.probe_ms),
+                        ("read_bound_ms", timing.read_bound_ms),
                     ],
                 );
             });
@@ -286,6 +288,23 @@ struct LoadTiming {
     feed_ms: f64,
     /// One row read back from the origin-private file, on average over the probe.
     probe_ms: f64,
+    /// The dense scan's memory read bound in this worker: see [`read_bound_ms`].
+    read_bound_ms: f64,
+}
+
+/// The fastest of three reads of every int8 code ([`crate::kernels::read_probe`]), in
+/// milliseconds: the least time a dense scan over them can take in this worker, on this machine,
+/// now. Measured once per load (about three scans' time), for the benchmarks.
+fn read_bound_ms(codes: &[i8]) -> f64 {
+    let mut best = f64::INFINITY;
+    let mut seen = 0u64;
+    for _ in 0..3 {
+        let t = now();
+        seen ^= crate::kernels::read_probe(std::hint::black_box(codes));
+        best = best.min(now() - t);
+    }
+    std::hint::black_box(seen);
+    best
 }
 
 /// Rows read from the file at once: each `FileReaderSync` read of a learner's file has a fixed

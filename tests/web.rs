@@ -217,6 +217,17 @@ fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
             "dot_i8_i16 n={n}"
         );
     }
+    // The dense scan's read bound probe (what the worker times), with tails.
+    let bytes: Vec<i8> = (0..1000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as i8)
+        .collect();
+    for n in [0usize, 1, 63, 64, 65, 128, 999, 1000] {
+        assert_eq!(
+            rag_fiches::kernels::read_probe(&bytes[..n]),
+            rag_fiches::kernels::scalar_read_probe(&bytes[..n]),
+            "read_probe n={n}"
+        );
+    }
     // The exact rows' widening from f16: every value as `half` converts it (any NaN for NaN).
     let all: Vec<u16> = (0..=u16::MAX).collect();
     let mut fast = vec![0f32; all.len() + 3];

@@ -236,6 +236,11 @@ impl<S: RowStore> StoredSet<S> {
     pub fn store(&self) -> &S {
         &self.store
     }
+
+    /// Every row's int8 codes, row after row: what the dense scan reads.
+    pub fn int8_codes(&self) -> &[i8] {
+        &self.int8.codes
+    }
 }
 
 impl<S: RowStore> DenseRows for StoredSet<S> {
