@@ -54,7 +54,7 @@ pub mod measure;
 pub mod mistral;
 pub mod search;
 pub mod steps;
-#[cfg(all(target_arch = "wasm32", feature = "page"))]
+#[cfg(all(target_arch = "wasm32", any(feature = "page", feature = "premier")))]
 pub mod web;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -5,6 +5,14 @@
 
 use crate::lab::Method;
 
+/// The methods shown when a link names none: both keyword methods, meaning and their fusion.
+pub const DEFAULT_METHODS: [Method; 4] = [
+    Method::MOTS,
+    Method::MOTS_PLUS,
+    Method::Sens,
+    Method::Hybride(crate::lab::Keyword::Mots),
+];
+
 /// Questions longer than this in a link are cut (a link is not a way to ship text).
 pub const MAX_QUESTION_CHARS: usize = 500;
 

@@ -259,9 +259,16 @@ pub async fn run() {
         }
     };
     events::listen(&app);
+    // What the learner typed while this module loaded (the first module only ever writes the
+    // link's question there): kept, not overwritten by the link's.
+    let typed = super::dom::input(ids::QUESTION).value();
+    let typed = (!typed.is_empty() && Some(&typed) != link.question.as_ref()).then_some(typed);
     // The first render, with the link's view and question: the catalogue can be searched at once,
     // while its vectors, the journal and a remembered key are read.
     app.dispatch(Msg::FragmentChanged(link));
+    if let Some(typed) = typed {
+        app.dispatch(Msg::QuestionTyped(typed));
+    }
     if store::guide_hidden() {
         app.dispatch(Msg::GuideClosed);
     }

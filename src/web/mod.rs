@@ -1,37 +1,58 @@
 //! The browser boundary: everything here converts, calls the core, renders. Only on wasm32.
+//!
+//! Two modules are built from it. The page's (feature `page`) is the whole lab. The first module
+//! (feature `premier`, `src/bin/premier.rs`) is what the first result needs and no more: it draws
+//! the keyword columns of the link's question, then fetches the page's module, which takes over
+//! (see [`first`]).
 
 /// Calls to Mistral's API: fetch, retries, timeout, cancellation.
+#[cfg(feature = "page")]
 pub mod api;
 /// The controller: the one state, `update`, rendering, effects.
+#[cfg(feature = "page")]
 pub mod app;
 /// Element builders that only ever insert text.
 pub mod dom;
 /// The local encoder's Web Worker, from the page's side.
+#[cfg(feature = "page")]
 pub mod encoder;
 /// DOM events by delegation, each turned into a message.
+#[cfg(feature = "page")]
 pub mod events;
+/// The first module: the link's keyword columns before the page's module has arrived.
+#[cfg(feature = "premier")]
+pub mod first;
 /// The lab exported to JavaScript, for the browser tests and the benchmarks (feature `api`).
-#[cfg(feature = "api")]
+#[cfg(all(feature = "api", feature = "page"))]
 pub mod handle;
 /// Element ids, as constants checked at start-up.
 pub mod ids;
 /// One module per panel, each rendering from the state alone.
+#[cfg(feature = "page")]
 pub mod panels;
+/// One column of results, from the lab alone (the page's and the first module's).
+pub mod results;
 /// The page's state, its messages and effects.
+#[cfg(feature = "page")]
 pub mod state;
 /// IndexedDB and localStorage: cached vectors and answers, the opted-in key.
+#[cfg(feature = "page")]
 pub mod store;
 /// The asynchronous work: fetches, calls to Mistral, file reads, each tagged with its epoch.
+#[cfg(feature = "page")]
 pub mod tasks;
 /// `update`: the one place the state changes.
+#[cfg(feature = "page")]
 pub mod update;
 
+#[cfg(feature = "page")]
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "api")]
+#[cfg(all(feature = "api", feature = "page"))]
 pub use handle::LabHandle;
 
-/// Starts the page when the module loads (Trunk's loader calls it).
+/// Starts the page when the module loads (the first module's loader, [`first`], calls it).
+#[cfg(feature = "page")]
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();

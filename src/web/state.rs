@@ -390,12 +390,7 @@ impl State {
             view: View::Chercher,
             question: String::new(),
             example: None,
-            shown: vec![
-                Method::MOTS,
-                Method::MOTS_PLUS,
-                Method::Sens,
-                Method::Hybride(Keyword::Mots),
-            ],
+            shown: crate::link::DEFAULT_METHODS.to_vec(),
             key: None,
             key_problem: None,
             remembered: false,

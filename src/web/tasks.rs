@@ -62,35 +62,7 @@ pub async fn check_key(app: Shared, job: Job) {
     app.dispatch(Msg::KeyChecked(verdict));
 }
 
-/// The text at `path`, relative to the page. The request starts when this is called, not when
-/// the future is first polled: two files asked one after the other are fetched together.
-pub fn fetch_text(path: &str) -> impl std::future::Future<Output = Result<String, String>> {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
-    let started = web_sys::window().map(|w| w.fetch_with_str(path));
-    let path = path.to_owned();
-    async move {
-        let network = || format!("{path} : le réseau a échoué.");
-        let unreadable = || format!("{path} : lecture impossible.");
-        let resp: web_sys::Response = JsFuture::from(started.ok_or_else(network)?)
-            .await
-            .map_err(|_| network())?
-            .dyn_into()
-            .map_err(|_| network())?;
-        if !resp.ok() {
-            return Err(format!(
-                "{path} : le serveur répond {} {}",
-                resp.status(),
-                resp.status_text()
-            ));
-        }
-        JsFuture::from(resp.text().map_err(|_| unreadable())?)
-            .await
-            .map_err(|_| unreadable())?
-            .as_string()
-            .ok_or_else(unreadable)
-    }
-}
+pub use super::dom::fetch_text;
 
 /// `path` as a Blob, not copied into the module.
 async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {

@@ -29,11 +29,13 @@ const apiServer = await serveDist({ dir: DIST_API });
 const browser = await launch();
 
 const dist = new URL(`${DIST}/`, ROOT);
-// The page's module (rag-fiches-<hash>_bg.wasm), fetched before the first result; the local
-// encoder's worker module (encodeur_bg.wasm) is fetched only when a local method needs it.
+// The first module (premier-<hash>_bg.wasm), the only wasm fetched before the first result; the
+// page's module (rag-fiches_bg.wasm), which it loads next; the local encoder's worker module
+// (encodeur_bg.wasm), fetched only when a local method or Mistral vectors need it.
 const files = await readdir(dist);
 for (const [what, name] of [
-  ['page wasm (before the first result)', files.find((f) => f.startsWith('rag-fiches-') && f.endsWith('_bg.wasm'))],
+  ['first wasm (the only one before the first result)', files.find((f) => f.startsWith('premier-') && f.endsWith('_bg.wasm'))],
+  ['page wasm (loaded by the first, after the first result)', files.find((f) => f.startsWith('rag-fiches') && f.endsWith('_bg.wasm'))],
   ['worker wasm (fetched for a local method or Mistral vectors, not for the first result)', files.find((f) => f.startsWith('encodeur') && f.endsWith('_bg.wasm'))],
 ]) {
   if (!name) continue;

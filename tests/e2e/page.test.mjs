@@ -134,12 +134,76 @@ test('the GitHub Pages build (absolute URLs under /rag-fiches/) loads every asse
   await page.fill('#question', 'joint époxy');
   await page.waitForSelector('.colonne[data-methode="mots"] li.resultat');
   const html = await page.content();
-  assert.match(html, /src="\/rag-fiches\/rag-fiches-[0-9a-f]+\.js"|from '\/rag-fiches\/rag-fiches-[0-9a-f]+\.js'/);
+  assert.match(html, /src="\/rag-fiches\/premier-[0-9a-f]+\.js"|from '\/rag-fiches\/premier-[0-9a-f]+\.js'/);
   assert.ok(requested.some((p) => p === '/rag-fiches/data/fiches.jsonl'));
-  assert.ok(requested.some((p) => /^\/rag-fiches\/rag-fiches-[0-9a-f]+_bg\.wasm$/.test(p)));
+  // The first module, then the page's module it loads.
+  assert.ok(requested.some((p) => /^\/rag-fiches\/premier-[0-9a-f]+_bg\.wasm$/.test(p)));
+  assert.ok(requested.some((p) => p === '/rag-fiches/rag-fiches_bg.wasm'));
   assert.deepEqual(requested.filter((p) => !p.startsWith('/rag-fiches/')), []);
   assert.deepEqual(pages.outside, []);
   assert.deepEqual(problems, []);
   await context.close();
   await pages.close();
+});
+
+// The first module (src/web/first.rs) draws a shared link's keyword columns before the page's
+// module is even requested; the page's module then draws them again, identical.
+test('a shared link\'s first result comes from the first module, before the page\'s module is fetched', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  await context.addInitScript(() => {
+    new MutationObserver((_, obs) => {
+      if (document.querySelector('.colonne[data-methode="mots"] li.resultat')) {
+        window.firstSeen = {
+          pageModule: performance.getEntriesByType('resource').filter((e) => /\/rag-fiches(-[0-9a-f]+)?_bg\.wasm$/.test(e.name)).length,
+          ready: document.body.dataset.ready ?? null,
+          columns: [...document.querySelectorAll('.colonne')].map((c) => c.outerHTML),
+        };
+        obs.disconnect();
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  const question = 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m';
+  await page.goto(`${server.url}#q=${encodeURIComponent(question)}&m=mots,mots%2B`);
+  await page.waitForSelector('body[data-ready="true"]');
+  const first = await page.evaluate(() => window.firstSeen);
+  assert.equal(first.pageModule, 0, 'the page\'s module was requested before the first result');
+  assert.equal(first.ready, null);
+  assert.equal(first.columns.length, 2);
+  assert.match(first.columns[0], /data-id="AR-0040"[^]*fiche attendue/);
+  // The page's own render of the same link: the same elements, down to « Pourquoi ce score ? ».
+  const now = await page.evaluate(() => [...document.querySelectorAll('.colonne')].map((c) => c.outerHTML));
+  assert.deepEqual(now, first.columns);
+  assert.equal(await page.inputValue('#question'), question);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('what the learner types before the page\'s module has arrived is kept', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/rag-fiches.js', async (route) => { await held; await route.continue(); });
+  await page.goto(`${server.url}#q=joint%20%C3%A9poxy`);
+  await page.waitForSelector('.colonne[data-methode="mots"] li.resultat');
+  await page.fill('#question', 'Un isolant qui ne brûle pas');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.inputValue('#question'), 'Un isolant qui ne brûle pas');
+  await page.waitForFunction(() => [...document.querySelectorAll('.colonne[data-methode="mots"] mark')]
+    .some((m) => m.textContent.toLowerCase() === 'isolant'));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a page module that does not load is said in French, and the first result stays', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  await page.route('**/rag-fiches_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
+  await page.goto(`${server.url}#q=joint%20%C3%A9poxy`);
+  await page.waitForSelector('#erreur:not([hidden])');
+  assert.match(await page.textContent('#erreur'), /^Le laboratoire n'a pas pu démarrer : le module de la page ne s'est pas chargé\. Rechargez la page\.$/);
+  assert.equal(await page.locator('.colonne[data-methode="mots"] li.resultat').count(), 5);
+  // The one console error is the module's own failure, reported by the first module.
+  assert.equal(problems.length, 1, problems.join('\n'));
+  assert.match(problems[0], /^console\.error: rag-fiches\.js/);
+  await context.close();
 });

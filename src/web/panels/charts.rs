@@ -4,6 +4,7 @@
 
 use web_sys::Element;
 
+pub use super::super::dom::scroller;
 use super::super::dom::E;
 use crate::data::QuestionKind;
 use crate::fr::{decimal as fr, labels::kind_title as kind_label};
@@ -62,18 +63,6 @@ pub fn stat_cells(k: &KindStats) -> [Element; 3] {
 
 /// The sentence under every table with pessimistic figures.
 pub const PESSIMISTIC_NOTE: &str = "Entre parenthèses, quand il diffère, le chiffre pessimiste : chaque fiche ex æquo avec la bonne (exactement le même score) est comptée devant elle. L'écart est ce que le chiffre doit à la règle qui départage les égalités (pour mots, l'identifiant le plus grand d'abord, comme dans le sujet), pas à la méthode.";
-
-/// A wrapper that scrolls sideways when its content is wider than the screen (a phone), and can
-/// be focused so that a keyboard can scroll it too.
-pub fn scroller(label: &str, content: Element) -> Element {
-    E::new("div")
-        .class("defile")
-        .attr("tabindex", "0")
-        .attr("role", "region")
-        .attr("aria-label", label)
-        .child(content)
-        .build()
-}
 
 /// The answerable types that have questions in this set (a learner's file may have none of one).
 fn kinds_present(ms: &[Measurement]) -> Vec<QuestionKind> {

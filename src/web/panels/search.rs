@@ -1,77 +1,19 @@
 //! « Chercher »: the question box, the exercise's questions, the methods shown, and one column of
 //! results per method, each result with « Pourquoi ce score ? ».
 
-use std::collections::HashSet;
-
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlSelectElement};
 
 use crate::data::{Question, QuestionKind};
 use crate::fr::{self, labels, messages};
-use crate::lab::{tie_span, Keyword, Method, Ranked};
+use crate::lab::{Method, Ranked};
 use crate::measure::DEPTH;
-use crate::search::analysis::window;
-use crate::search::bm25::{Explanation, FORMULA};
 
-use super::super::dom::{by_id, highlighted, input, replace_children, set_hidden, set_text, E};
+use super::super::dom::{by_id, input, replace_children, set_hidden, set_text, E};
 use super::super::ids;
+use super::super::results::{self, empty, rank_text};
 use super::super::state::{LocalModel, State};
-use super::{charts, Memo};
-
-/// Results shown per method for a question.
-const SHOWN: usize = 5;
-/// Highlights per fiche at most: a giant fiche repeating a query word stays cheap to draw.
-const MAX_MARKS: usize = 200;
-/// Characters of a fiche's text a result shows: a longer fiche shows an excerpt and says it is
-/// cut. A learner's catalogue of six 3 MB fiches drew 32 MB of text per question (five results
-/// per column, each analysed for its highlights) and held the page for 20 s.
-const EXCERPT_CHARS: usize = 1_000;
-/// Bytes of a long fiche searched for a keyword method's first match, so that its excerpt shows
-/// it: this bounds the work per result. A fiche whose first match lies further shows its
-/// beginning.
-const MATCH_SEARCH_BYTES: usize = 16 << 10;
-/// Characters shown before that first match.
-const BEFORE_MATCH_CHARS: usize = 150;
-
-/// What a result shows of a fiche's text.
-struct Excerpt<'a> {
-    shown: &'a str,
-    /// Characters of the text before `shown`.
-    skipped: usize,
-    /// The text's length in characters, when `shown` is not all of it.
-    total: Option<usize>,
-}
-
-/// At most [`EXCERPT_CHARS`] characters of `text` ([`window`]): its beginning, or, when its first
-/// match (the byte offset `first`) does not fall inside the beginning, from a word's start about
-/// [`BEFORE_MATCH_CHARS`] before that match. A fiche of ordinary length shows whole.
-fn excerpt(text: &str, first: Option<usize>) -> Excerpt<'_> {
-    let (start, end) = window(text, first, EXCERPT_CHARS, BEFORE_MATCH_CHARS);
-    Excerpt {
-        shown: &text[start..end],
-        skipped: text[..start].chars().count(),
-        total: (start > 0 || end < text.len()).then(|| text.chars().count()),
-    }
-}
-
-/// The line under a cut excerpt: which characters of how many it shows.
-fn cut_note(e: &Excerpt<'_>) -> Option<String> {
-    let total = e.total?;
-    Some(if e.skipped == 0 {
-        format!(
-            "… (les {} premiers caractères d'une fiche qui en compte {})",
-            fr::int(EXCERPT_CHARS as u64),
-            fr::int(total as u64)
-        )
-    } else {
-        format!(
-            "… (les caractères {} à {}, autour du premier mot trouvé, d'une fiche qui en compte {})",
-            fr::int(e.skipped as u64 + 1),
-            fr::int((e.skipped + e.shown.chars().count()) as u64),
-            fr::int(total as u64)
-        )
-    })
-}
+use super::Memo;
 
 pub fn render(s: &State, memo: &mut Memo) {
     let field = input(ids::QUESTION);
@@ -345,14 +287,6 @@ fn render_changes(s: &State) {
     set_hidden(&target, false);
 }
 
-/// The rank as a learner should read it: « 2 », or « 2–5 ex æquo » when scores tie.
-fn rank_text(hits: &[Ranked], i: usize) -> (String, bool) {
-    match tie_span(hits, i) {
-        (a, b) if a == b => ((i + 1).to_string(), false),
-        (a, b) => (format!("{}–{}", a + 1, b + 1), true),
-    }
-}
-
 /// The one-line summary of every column: where the expected fiche is, or which fiche leads.
 fn summary(s: &State, runnable: &[Method]) -> String {
     if s.question.trim().is_empty() || runnable.is_empty() {
@@ -463,17 +397,9 @@ fn fill_method_choices() {
     replace_children(&by_id(ids::METHODES), choices);
 }
 
-fn empty(column: E, text: &str) -> Element {
-    column.child(E::new("p").class("vide").text(text)).build()
-}
-
 /// The column of `method` for the question in the box.
 fn column(s: &State, method: Method) -> Element {
-    let column = E::new("section")
-        .class("colonne")
-        .attr("id", &ids::column(method))
-        .attr("data-methode", method.name())
-        .child(E::new("h3").text(labels::method_title(method)));
+    let column = results::frame(method);
     let question = s.question.as_str();
     let local = method.encoder() == Some(crate::lab::Encoder::Local);
     let lab = &s.data.lab;
@@ -526,108 +452,16 @@ fn column(s: &State, method: Method) -> Element {
             return empty(column, text);
         }
     }
-    let query_terms: HashSet<String> = match method {
-        Method::Keyword(k) => k.analyzer().terms(question).into_iter().collect(),
-        _ => HashSet::new(),
-    };
-    if matches!(method, Method::Keyword(_)) && query_terms.is_empty() {
-        return empty(
-            column,
-            "La question ne garde aucun mot après analyse (mots vides, ponctuation) : rien à chercher.",
-        );
-    }
-    let hits = match lab.search(method, question, vector, DEPTH) {
-        Ok(h) => h,
-        Err(e) => return empty(column, &messages::search(&e)),
-    };
-    let visible: Vec<_> = hits
-        .iter()
-        .take(SHOWN)
-        .filter(|r| !matches!(method, Method::Keyword(_)) || r.score > 0.0)
-        .collect();
-    if visible.is_empty() {
-        return empty(
-            column,
-            "Aucune fiche ne contient un mot de la question : toutes ont un score nul.",
-        );
-    }
     let expected = s.example_question().and_then(|q| q.expected.as_deref());
-    let items = visible.iter().enumerate().filter_map(|(i, r)| {
-        let fiche = lab.fiches().get(r.doc)?;
-        let first = match method {
-            Method::Keyword(k) if fiche.texte.len() > EXCERPT_CHARS => {
-                k.analyzer()
-                    .first_match(&fiche.texte, &query_terms, MATCH_SEARCH_BYTES)
-            }
-            _ => None,
-        };
-        let part = excerpt(&fiche.texte, first);
-        let marks = match method {
-            Method::Keyword(k) => {
-                k.analyzer()
-                    .highlight_spans(part.shown, &query_terms, MAX_MARKS)
-            }
-            _ => Vec::new(),
-        };
-        let is_expected = expected == Some(fiche.id.as_str());
-        let (rank, tied) = rank_text(&hits, i);
-        let head = E::new("div")
-            .class("tete")
-            .child(E::new("span").class("rang").text(&rank))
-            .child(E::new("span").class("id").text(&fiche.id))
-            .child(
-                E::new("span")
-                    .class("score")
-                    .text(&fr::decimal(r.score, method.display_decimals())),
-            );
-        let head = if tied {
-            head.child(E::new("span").class("exaequo").attr("title", "même score : l'ordre entre elles est celui de la règle d'égalité, pas du mérite").text("ex æquo"))
-        } else {
-            head
-        };
-        let head = if is_expected {
-            head.child(E::new("span").class("badge").text("fiche attendue"))
-        } else {
-            head
-        };
-        let why = E::new("details")
-            .class("pourquoi")
-            .child(E::new("summary").text("Pourquoi ce score ?"))
-            .child(why(s, method, r.doc, r.score));
-        Some(
-            E::new("li")
-                .class(if is_expected {
-                    "resultat attendue"
-                } else {
-                    "resultat"
-                })
-                .attr("data-id", &fiche.id)
-                .child(head)
-                .child(E::new("p").class("nom").text(&fiche.nom))
-                .child(E::new("p").class("famille").text(&fiche.famille))
-                .child(highlighted("p", part.shown, &marks))
-                .children(
-                    cut_note(&part).map(|note| E::new("p").class("coupe").text(&note).build()),
-                )
-                .child(why)
-                .build(),
-        )
-    });
-    let column = column.child(E::new("ol").class("resultats").children(items));
-    let id_of = |doc: usize| lab.fiches().get(doc).map(|f| f.id.as_str());
-    match expected {
-        Some(id) if !visible.iter().any(|r| id_of(r.doc) == Some(id)) => {
-            let text = match hits.iter().position(|r| id_of(r.doc) == Some(id)) {
-                Some(p) => match rank_text(&hits, p) {
-                    (r, false) => format!("La fiche attendue {id} n'est qu'au rang {r}."),
-                    (r, true) => format!("La fiche attendue {id} n'est qu'aux rangs {r}, ex æquo."),
-                },
-                None => format!("La fiche attendue {id} n'est pas dans les {DEPTH} premières."),
-            };
-            column.child(E::new("p").class("hors").text(&text)).build()
-        }
-        _ => column.build(),
-    }
+    results::ranked(
+        column,
+        lab,
+        method,
+        question,
+        vector,
+        expected,
+        &|doc, score| why(s, method, doc, score),
+    )
 }
 
 /// A local method's column while its model loads, or while the learner's fiches are embedded:
@@ -671,11 +505,7 @@ fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
 fn why(s: &State, method: Method, doc: usize, score: f64) -> Element {
     let lab = &s.data.lab;
     match method {
-        Method::Keyword(k) => {
-            let id = lab.fiches().get(doc).map_or("", |f| f.id.as_str());
-            let label = format!("Détail du score de {id} sous {}", method.name());
-            explanation(&lab.explain(k, &s.question, doc), k, &label)
-        }
+        Method::Keyword(k) => results::keyword_why(lab, k, &s.question, doc),
         Method::Sens | Method::SensLocal => E::new("p")
             .text(&format!(
                 "Cosinus entre le vecteur de la question et celui de la fiche : {}. Le sens ne se décompose pas mot à mot : \
@@ -690,67 +520,4 @@ fn why(s: &State, method: Method, doc: usize, score: f64) -> Element {
             Err(e) => E::new("p").text(&messages::search(&e)).build(),
         },
     }
-}
-
-/// The BM25 explanation: one row per question term, the sum, the formula and the parameters.
-fn explanation(e: &Explanation, keyword: Keyword, label: &str) -> Element {
-    let header = ["mot", "terme", "df", "idf", "tf", "norme", "apport"];
-    let head = E::new("tr").children(
-        header
-            .iter()
-            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
-    );
-    let rows = e.terms.iter().map(|t| {
-        let cells = [
-            t.word.clone(),
-            t.term.clone(),
-            t.df.to_string(),
-            fr::decimal(t.idf, 3),
-            t.tf.to_string(),
-            fr::decimal(t.norm, 3),
-            fr::decimal(t.contribution, 3),
-        ];
-        E::new("tr")
-            .class(if t.tf == 0 { "absent" } else { "" })
-            .children(cells.iter().map(|c| E::new("td").text(c).build()))
-            .build()
-    });
-    let total = E::new("tr").class("total").children([
-        E::new("th")
-            .attr("scope", "row")
-            .attr("colspan", "6")
-            .text("score (somme des apports)")
-            .build(),
-        E::new("td").text(&fr::decimal(e.score, 3)).build(),
-    ]);
-    let mut notes = vec![
-        E::new("p").class("formule").text(FORMULA).build(),
-        E::new("p")
-            .text(&format!(
-                "k1 = {} ; b = {} ; N = {} fiches ; longueur de cette fiche : {} termes ; longueur moyenne : {}. Analyse : {}.",
-                fr::decimal(e.params.k1, 2),
-                fr::decimal(e.params.b, 2),
-                e.n,
-                e.doc_len,
-                fr::decimal(e.avg_len, 2),
-                keyword.analyzer().describe()
-            ))
-            .build(),
-    ];
-    if !e.dropped.is_empty() {
-        notes.push(
-            E::new("p")
-                .text(&format!("Mots ignorés : {}.", e.dropped.join(", ")))
-                .build(),
-        );
-    }
-    let table = E::new("table")
-        .class("explication")
-        .child(E::new("thead").child(head))
-        .child(E::new("tbody").children(rows).child(total))
-        .build();
-    let table = charts::scroller(label, table);
-    E::new("div")
-        .children(std::iter::once(table).chain(notes))
-        .build()
 }
