@@ -35,7 +35,7 @@ cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
 cargo clippy --locked --target wasm32-unknown-unknown --lib --tests --features api -- -D warnings
 # The local encoder's Web Worker, built without the page (as Trunk builds it).
-cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --lib --bin encodeur -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features encodeur --lib --bin encodeur -- -D warnings
 # The page's first module, built without the page (as Trunk builds it).
 cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features premier --lib --bin premier -- -D warnings
 
