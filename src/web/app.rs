@@ -300,8 +300,8 @@ fn fail(message: &str) {
 async fn load() -> Result<State, String> {
     // Both requests in flight at once (the HTML preloads both; each await is a round trip to the
     // network process all the same).
-    let fiches = tasks::fetch_text("data/fiches.jsonl");
-    let questions = tasks::fetch_text("data/questions.csv");
+    let fiches = super::dom::fetch_text("data/fiches.jsonl");
+    let questions = super::dom::fetch_text("data/questions.csv");
     let fiches_text = fiches.await?;
     let questions_text = questions.await?;
     let fiches = parse_fiches_with(&fiches_text, super::nfc).map_err(|e| messages::data(&e))?;

@@ -16,7 +16,7 @@ use super::dom::{highlighted, scroller, E};
 use super::ids;
 
 /// Results shown per method for a question.
-pub const SHOWN: usize = 5;
+const SHOWN: usize = 5;
 /// Highlights per fiche at most: a giant fiche repeating a query word stays cheap to draw.
 const MAX_MARKS: usize = 200;
 /// Characters of a fiche's text a result shows: a longer fiche shows an excerpt and says it is
@@ -209,12 +209,13 @@ pub fn rank_text(hits: &[Ranked], i: usize) -> (String, bool) {
     }
 }
 
+/// `column` with only `text` in it: why it shows no result.
 pub fn empty(column: E, text: &str) -> Element {
     column.child(E::new("p").class("vide").text(text)).build()
 }
 
 /// The BM25 explanation: one row per question term, the sum, the formula and the parameters.
-pub fn explanation(e: &Explanation, keyword: Keyword, label: &str) -> Element {
+fn explanation(e: &Explanation, keyword: Keyword, label: &str) -> Element {
     let header = ["mot", "terme", "df", "idf", "tf", "norme", "apport"];
     let head = E::new("tr").children(
         header

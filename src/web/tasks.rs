@@ -62,7 +62,7 @@ pub async fn check_key(app: Shared, job: Job) {
     app.dispatch(Msg::KeyChecked(verdict));
 }
 
-pub use super::dom::fetch_text;
+use super::dom::fetch_text;
 
 /// `path` as a Blob, not copied into the module.
 async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {

@@ -257,7 +257,7 @@ pub fn render_evaluation(
                 .child(
                     E::new("div")
                         .class("grille-conteneur")
-                        .child(super::charts::scroller(
+                        .child(super::super::dom::scroller(
                             "Chaque réponse",
                             E::new("table")
                                 .class("grille reponses")

@@ -4,8 +4,7 @@
 
 use web_sys::Element;
 
-pub use super::super::dom::scroller;
-use super::super::dom::E;
+use super::super::dom::{scroller, E};
 use crate::data::QuestionKind;
 use crate::fr::{decimal as fr, labels::kind_title as kind_label};
 use crate::lab::Method;

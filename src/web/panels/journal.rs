@@ -63,7 +63,7 @@ pub fn render(s: &State, memo: &mut Memo) {
     replace_children(
         &list,
         [
-            super::charts::scroller("Questions sans réponse", table),
+            super::super::dom::scroller("Questions sans réponse", table),
             E::new("div")
                 .class("ligne")
                 .children([

@@ -334,7 +334,7 @@ fn method_section(m: &Measurement, method: Method) -> Element {
         .class("methode")
         .attr("data-methode", method.name())
         .child(E::new("h3").text(labels::method_title(method)))
-        .child(charts::scroller(
+        .child(super::super::dom::scroller(
             &format!("Mesure de {}", m.method),
             table.build(),
         ))
