@@ -442,7 +442,8 @@ impl Lab {
         }
     }
 
-    fn keyword_search(&self, keyword: Keyword, question: &str, k: usize) -> Vec<Ranked> {
+    /// The `k` best fiches for `question` under the keyword method `keyword`, best first.
+    pub fn keyword_search(&self, keyword: Keyword, question: &str, k: usize) -> Vec<Ranked> {
         self.bm25(keyword)
             .search(question, k)
             .into_iter()

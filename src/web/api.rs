@@ -12,17 +12,7 @@ use web_sys::AbortController;
 use crate::mistral::chat::{self, Chat, Message};
 use crate::mistral::{self, ApiError, ApiKey, Attempt, CallKind, Embeddings, Next, WaitReason};
 
-/// Where requests go. A build-time setting only (the end-to-end tests build a copy of the page
-/// pointed at their local mock): nothing in a URL, a link or storage can change it.
-pub const API_BASE: &str = match option_env!("RAG_FICHES_TEST_API_BASE") {
-    Some(base) => base,
-    None => mistral::API_ORIGIN,
-};
-
-/// Whether this build talks to a test mock instead of Mistral (the page then says so).
-pub fn is_test_build() -> bool {
-    API_BASE != mistral::API_ORIGIN
-}
+use super::frame::API_BASE;
 
 /// A wait before the next attempt: the seconds left and why.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -272,16 +272,19 @@ pub async fn run() {
     if store::guide_hidden() {
         app.dispatch(Msg::GuideClosed);
     }
+    // In the first paint (these dispatches render in the same task): the header's cost line and
+    // which methods can run depend on it, and the first module drew them with it.
+    if let Some(saved) = store::remembered_key() {
+        app.dispatch(Msg::KeyTyped(saved));
+        app.dispatch(Msg::RememberConfirmed);
+    }
     tasks::load_vectors(app.clone(), 0).await;
     if let Some(text) = store::get_text(store::JOURNAL, store::JOURNAL_KEY).await {
         app.dispatch(Msg::JournalLoaded(crate::journal::Journal::from_jsonl(
             &text,
         )));
     }
-    if let Some(saved) = store::remembered_key() {
-        app.dispatch(Msg::KeyTyped(saved));
-        app.dispatch(Msg::RememberConfirmed);
-    }
+    app.dispatch(Msg::Settled);
     if let Some(body) = document().body() {
         body.set_attribute("data-ready", "true").ok();
     }

@@ -1,7 +1,8 @@
 //! The first module (`src/bin/premier.rs`, feature `premier`): what a shared link's first result
 //! needs, and nothing else. It reads the link, fetches the bundled fiches, builds the keyword
 //! indexes and draws the keyword columns of the link's question with the page's own column code
-//! ([`super::results`]). Then it fetches the page's module (`rag-fiches.js`, built by Trunk beside
+//! ([`super::results`]), and what « Chercher » shows above them with the page's own
+//! ([`super::frame`]), so that the columns stay where they are when the page takes over. Then it fetches the page's module (`rag-fiches.js`, built by Trunk beside
 //! it), which starts, reads the same link and takes over every panel, these columns included.
 //!
 //! Drawing is best effort: whatever it cannot do (no question in the link, the « Mesurer » view,
@@ -12,10 +13,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::dom::{by_id, document, fetch_text, input, replace_children, set_hidden, set_text};
+use super::frame::{self, stored, CostLine, Manifest, GUIDE_ENTRY, KEY_ENTRY};
 use super::{ids, results};
 use crate::data::{parse_fiches_with, parse_questions};
-use crate::lab::{Lab, Method};
+use crate::lab::{Encoder, Keyword, Lab, Method};
 use crate::link::{View, ViewState, DEFAULT_METHODS};
+use crate::mistral::ApiKey;
 
 #[wasm_bindgen(inline_js = "
 export function load_page() {
@@ -50,37 +53,106 @@ pub fn run() {
     });
 }
 
-/// The keyword columns of the link's question, as the page's first render draws them.
+/// What « Chercher » shows for the link, as the page's first render draws it once the vectors and
+/// a remembered key are read: the header's lines, the guide, the methods, the line of methods that
+/// cannot run, and the keyword columns. Whatever differs would move the columns when the page's
+/// module takes over (see the end-to-end test « the columns do not move »).
 async fn draw() -> Option<()> {
     let hash = web_sys::window()?.location().hash().ok()?;
     let link = ViewState::from_fragment(&hash);
-    let question = link.question.filter(|_| link.view == View::Chercher)?;
-    let methods = if link.methods.is_empty() {
+    if link.view != View::Chercher {
+        return None;
+    }
+    let shown = if link.methods.is_empty() {
         DEFAULT_METHODS.to_vec()
     } else {
         link.methods
     };
-    let keyword: Vec<_> = methods
-        .into_iter()
-        .filter_map(|m| match m {
+    let question = link.question.unwrap_or_default();
+    // Every request in flight at once, as the page's own load does (the HTML preloads them).
+    let fiches = fetch_text("data/fiches.jsonl");
+    let questions = fetch_text("data/questions.csv");
+    let manifest = fetch_text("data/manifeste.json");
+    let (fiches, questions) = (fiches.await.ok()?, questions.await.ok()?);
+    let manifest = manifest
+        .await
+        .map(|m| Manifest::parse(&m))
+        .unwrap_or_default();
+    let fiches = parse_fiches_with(&fiches, super::nfc).ok()?;
+    let questions = parse_questions(&questions).ok()?;
+    let example = questions.iter().find(|q| q.text == question);
+
+    let key = stored(KEY_ENTRY).is_some_and(|k| ApiKey::parse(&k).is_ok());
+    frame::header(
+        fiches.len(),
+        questions.len(),
+        None,
+        key.then_some(&CostLine::default()),
+    );
+    set_hidden(&by_id(ids::COMMENCER), stored(GUIDE_ENTRY).is_some());
+    frame::method_choices(&shown);
+    frame::expected(example, &fiches);
+    input(ids::QUESTION).set_value(&question);
+
+    // Which methods can run, as the page will find once its vectors are read: Mistral's fiche
+    // vectors ship or not, and the question's vector is the key's to make. Whether the shipped
+    // vectors hold an exercise question's own is only known once they are read: then the page
+    // says what cannot run. (Vectors this browser computed and cached are not looked for here:
+    // the page's line then changes once it finds them.)
+    let fiche_vectors = manifest.vecteurs.is_some();
+    let question_vector = match (key, fiche_vectors, example) {
+        (true, _, _) => Some(true),
+        (false, true, Some(_)) => None,
+        (false, _, _) => Some(false),
+    };
+    let local_runs = manifest.vecteurs_local.is_some();
+    let blocked: Option<Vec<(Method, &str)>> = question_vector.map(|qv| {
+        shown
+            .iter()
+            .filter_map(|&m| match m.encoder() {
+                None => None,
+                Some(Encoder::Mistral) => Some((m, frame::mistral_blocked(fiche_vectors, qv)?)),
+                Some(Encoder::Local) => (!local_runs).then_some((m, frame::LOCAL_VECTORS_MISSING)),
+            })
+            .collect()
+    });
+    if let Some(blocked) = &blocked {
+        let offer = frame::offer_local(blocked, &shown, key, local_runs);
+        frame::unavailable(blocked, &[], None, offer);
+    }
+    let runnable: Vec<Method> = shown
+        .iter()
+        .copied()
+        .filter(|m| blocked.iter().flatten().all(|(b, _)| b != m))
+        .collect();
+    let keyword: Vec<Keyword> = runnable
+        .iter()
+        .filter_map(|&m| match m {
             Method::Keyword(k) => Some(k),
             _ => None,
         })
         .collect();
-    if keyword.is_empty() {
-        return None;
+
+    if question.trim().is_empty() {
+        let columns = keyword.into_iter().map(|k| {
+            results::empty(
+                results::frame(Method::Keyword(k)),
+                "Tapez une question ou choisissez un exemple.",
+            )
+        });
+        replace_children(&by_id(ids::RESULTATS), columns);
+        return Some(());
     }
-    // Both requests in flight at once, as the page's own load does (the HTML preloads both).
-    let fiches = fetch_text("data/fiches.jsonl");
-    let questions = fetch_text("data/questions.csv");
-    let (fiches, questions) = (fiches.await.ok()?, questions.await.ok()?);
-    let fiches = parse_fiches_with(&fiches, super::nfc).ok()?;
-    let expected = parse_questions(&questions)
-        .ok()?
-        .into_iter()
-        .find(|q| q.text == question)
-        .and_then(|q| q.expected);
+    let expected = example.and_then(|q| q.expected.as_deref());
     let lab = Lab::new(fiches);
+    frame::changes(&lab, &shown, &question);
+    if blocked.is_some() {
+        let search = |m: Method| match m {
+            Method::Keyword(k) => Some(lab.keyword_search(k, &question, crate::measure::DEPTH)),
+            _ => None,
+        };
+        frame::summary(&lab, &question, &runnable, expected, &search);
+    }
     let columns = keyword.into_iter().map(|k| {
         let why = |doc: usize, _: f64| results::keyword_why(&lab, k, &question, doc);
         let method = Method::Keyword(k);
@@ -90,11 +162,10 @@ async fn draw() -> Option<()> {
             method,
             &question,
             None,
-            expected.as_deref(),
+            expected,
             &why,
         )
     });
-    input(ids::QUESTION).set_value(&question);
     replace_children(&by_id(ids::RESULTATS), columns);
     Some(())
 }

@@ -22,6 +22,8 @@ pub mod events;
 /// The first module: the link's keyword columns before the page's module has arrived.
 #[cfg(feature = "premier")]
 pub mod first;
+/// What « Chercher » shows around its columns, drawn by both modules from plain inputs.
+pub mod frame;
 /// The lab exported to JavaScript, for the browser tests and the benchmarks (feature `api`).
 #[cfg(all(feature = "api", feature = "page"))]
 pub mod handle;

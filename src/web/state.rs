@@ -342,6 +342,9 @@ pub struct State {
     pub share: Option<(String, Option<bool>)>,
     /// « Par où commencer » dismissed (remembered on this device).
     pub guide_hidden: bool,
+    /// Start-up's reads done (shipped or cached vectors, the journal, a remembered key): until
+    /// then, which methods cannot run is not known.
+    pub settled: bool,
     /// « Vérifier ma clé »: in flight (`None` inside), or its verdict.
     pub key_check: Option<Option<Result<String, String>>>,
     /// A call waiting before its next attempt (429, 5xx, no answer): shown with a countdown.
@@ -418,6 +421,7 @@ impl State {
             data_errors: Vec::new(),
             share: None,
             guide_hidden: false,
+            settled: false,
             waiting: None,
             key_check: None,
             journal: Journal::default(),
@@ -668,6 +672,8 @@ pub enum Msg {
     /// An arrow key on a tab: that view, and its tab focused.
     TabKey(View),
     GuideClosed,
+    /// Start-up's reads are done ([`State::settled`]).
+    Settled,
     SettingsRequested,
     /// The columns of the local encoder's methods, asked for from the line that says what the
     /// Mistral methods need.

@@ -8,6 +8,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
 
+use super::frame::{local_storage as local, stored, GUIDE_ENTRY, KEY_ENTRY};
+
 const DB: &str = "rag-fiches";
 const DB_VERSION: u32 = 4;
 /// Fiche vectors files (safetensors bytes), by `model|fingerprint`.
@@ -21,10 +23,6 @@ pub const MODEL: &str = "modele-local";
 /// The journal of unanswered questions (JSON lines), under [`JOURNAL_KEY`]. Never sent.
 pub const JOURNAL: &str = "journal";
 pub const JOURNAL_KEY: &str = "questions-sans-reponse";
-/// The localStorage entry holding the key when the learner opted in.
-pub const KEY_ENTRY: &str = "rag-fiches.cle-mistral";
-/// The localStorage entry saying « Par où commencer » was dismissed.
-pub const GUIDE_ENTRY: &str = "rag-fiches.guide-masque";
 
 /// Resolves when `request` succeeds, with its result.
 async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
@@ -191,12 +189,8 @@ pub async fn put_text(store: &str, key: &str, text: &str) -> bool {
     put(store, key, &JsValue::from_str(text)).await
 }
 
-fn local() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
-}
-
 pub fn remembered_key() -> Option<String> {
-    local()?.get_item(KEY_ENTRY).ok().flatten()
+    stored(KEY_ENTRY)
 }
 
 pub fn remember_key(key: &str) {
@@ -213,9 +207,7 @@ pub fn forget_key() {
 
 /// Whether « Par où commencer » was dismissed on this device.
 pub fn guide_hidden() -> bool {
-    local()
-        .and_then(|s| s.get_item(GUIDE_ENTRY).ok().flatten())
-        .is_some()
+    stored(GUIDE_ENTRY).is_some()
 }
 
 pub fn hide_guide() {

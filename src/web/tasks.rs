@@ -17,6 +17,7 @@ use crate::mistral::{self, cache, ApiError, ApiKey};
 
 use super::api::{self, Call};
 use super::app::Shared;
+use super::frame::Manifest;
 use super::state::{AnswerResult, Costs, Dataset, EvalItem, Job, Msg};
 use super::store;
 use super::update::{embedding_cost, outcome, vectors_cache_key};
@@ -95,16 +96,6 @@ async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
     resp.binary()
         .await
         .map_err(|_| format!("{path} : lecture impossible."))
-}
-
-/// The bundle's manifest: which vectors file ships with the fiches, if any.
-#[derive(serde::Deserialize, Default)]
-struct Manifest {
-    #[serde(default)]
-    vecteurs: Option<String>,
-    /// The local encoder's vectors of the fiches and the questions.
-    #[serde(default)]
-    vecteurs_local: Option<String>,
 }
 
 /// Mistral fiche vectors the page's worker has read, checked and kept as `set`.
@@ -241,7 +232,7 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
     };
     if bundled {
         let manifest: Manifest = match fetch_text("data/manifeste.json").await {
-            Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
+            Ok(text) => Manifest::parse(&text),
             Err(_) => Manifest::default(),
         };
         if let Some(name) = &manifest.vecteurs_local {

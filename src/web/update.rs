@@ -83,6 +83,7 @@ fn apply(s: &mut State, msg: Msg) -> Vec<Effect> {
             s.guide_hidden = true;
             effects.push(Effect::HideGuide);
         }
+        Msg::Settled => s.settled = true,
         Msg::SettingsRequested => effects.push(Effect::OpenSettings),
         Msg::LocalMethodsChosen => {
             for m in [Method::SensLocal, Method::HybrideLocal] {

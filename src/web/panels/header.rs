@@ -1,29 +1,31 @@
 //! The header (summary, costs), the tabs and the shared link.
 
-use crate::fr::{self, dollars};
 use crate::link::View;
-use crate::mistral::{self, prices};
 
-use super::super::api;
 use super::super::dom::{by_id, input, set_hidden, set_text};
-use super::super::ids;
 use super::super::state::State;
+use super::super::{frame, ids};
 
 pub fn render(s: &State) {
-    let (n_f, n_q) = (s.data.lab.fiches().len(), s.data.questions.len());
-    let summary = match &s.data.label {
-        Some(l) => format!("{n_f} fiches, {n_q} questions : {l}."),
-        None => format!("{n_f} fiches, {n_q} questions dont on connaît la bonne fiche."),
+    let c = &s.costs;
+    let (chat_in, chat_out) = c.chat_tokens();
+    let (chat_usd, unknown) = c.chat_usd();
+    let costs = frame::CostLine {
+        fiches: c.fiches,
+        questions: c.questions,
+        calls: c.calls,
+        chat_in,
+        chat_out,
+        chat_usd,
+        unknown,
     };
-    set_text(&by_id(ids::RESUME), &summary);
-    if api::is_test_build() {
-        let banner = by_id(ids::TEST_BUILD);
-        set_text(
-            &banner,
-            &format!("Version de test : l'API est simulée à {}.", api::API_BASE),
-        );
-        set_hidden(&banner, false);
-    }
+    // The cost line appears once there is something to pay with, or something paid.
+    frame::header(
+        s.data.lab.fiches().len(),
+        s.data.questions.len(),
+        s.data.label.as_deref(),
+        (s.key.is_some() || c.calls > 0).then_some(&costs),
+    );
     set_hidden(&by_id(ids::COMMENCER), s.guide_hidden);
     let waiting = by_id(ids::ATTENTE);
     match &s.waiting {
@@ -36,33 +38,6 @@ pub fn render(s: &State) {
         }
         None => set_hidden(&waiting, true),
     }
-    let c = &s.costs;
-    // The cost line appears once there is something to pay with, or something paid.
-    set_hidden(&by_id(ids::COUTS), s.key.is_none() && c.calls == 0);
-    let embed = |t: u64| mistral::cost_usd(t);
-    let (chat_in, chat_out) = c.chat_tokens();
-    let (chat_usd, unknown) = c.chat_usd();
-    let unknown = if unknown.is_empty() {
-        String::new()
-    } else {
-        format!(", prix inconnu pour {}", unknown.join(", "))
-    };
-    set_text(
-        &by_id(ids::COUTS),
-        &format!(
-            "Coût de la session : vecteurs des fiches {} ({}), questions {} ({}) en {}, réponses {} + {} tokens (≈ {}{unknown}) ; total ≈ {} (tarifs relevés en {}).",
-            fr::count(c.fiches, "token", "tokens"),
-            dollars(embed(c.fiches)),
-            fr::count(c.questions, "token", "tokens"),
-            dollars(embed(c.questions)),
-            fr::count(c.calls, "appel", "appels"),
-            fr::int(chat_in),
-            fr::int(chat_out),
-            dollars(chat_usd),
-            dollars(embed(c.fiches + c.questions) + chat_usd),
-            prices::CHECKED
-        ),
-    );
     for (tab, panel, view) in [
         (ids::ONGLET_CHERCHER, ids::VUE_CHERCHER, View::Chercher),
         (ids::ONGLET_MESURER, ids::VUE_MESURER, View::Mesurer),

@@ -6,13 +6,12 @@ use web_sys::{Element, HtmlSelectElement};
 
 use crate::data::{Question, QuestionKind};
 use crate::fr::{self, labels, messages};
-use crate::lab::{Method, Ranked};
-use crate::measure::DEPTH;
+use crate::lab::Method;
 
-use super::super::dom::{by_id, input, replace_children, set_hidden, set_text, E};
-use super::super::ids;
-use super::super::results::{self, empty, rank_text};
+use super::super::dom::{by_id, input, replace_children, E};
+use super::super::results::{self, empty};
 use super::super::state::{LocalModel, State};
+use super::super::{frame, ids};
 use super::Memo;
 
 pub fn render(s: &State, memo: &mut Memo) {
@@ -28,34 +27,8 @@ pub fn render(s: &State, memo: &mut Memo) {
     if select.value() != value {
         select.set_value(&value);
     }
-    if memo.changed("methodes", ()) {
-        fill_method_choices();
-    }
-    for m in Method::ALL {
-        let choice = input(&ids::method_choice(m));
-        if choice.checked() != s.shown.contains(&m) {
-            choice.set_checked(s.shown.contains(&m));
-        }
-    }
-    let expected = match s.example_question() {
-        Some(Question {
-            expected: Some(id), ..
-        }) => {
-            let nom = s
-                .data
-                .lab
-                .fiches()
-                .iter()
-                .find(|f| &f.id == id)
-                .map_or("", |f| f.nom.as_str());
-            format!("Fiche attendue : {id} — {nom}")
-        }
-        Some(Question { expected: None, .. }) => {
-            "Aucune fiche n'y répond : la bonne réponse est « pas dans le catalogue ».".into()
-        }
-        None => String::new(),
-    };
-    set_text(&by_id(ids::ATTENDUE), &expected);
+    frame::method_choices(&s.shown);
+    frame::expected(s.example_question(), s.data.lab.fiches());
     let q = &s.question;
     let inputs = (
         s.data.epoch,
@@ -78,6 +51,7 @@ pub fn render(s: &State, memo: &mut Memo) {
             s.local_fiches,
             &s.local_fiches_error,
         ),
+        s.settled,
     );
     if memo.changed("resultats", inputs) {
         let runnable: Vec<Method> = s
@@ -87,9 +61,21 @@ pub fn render(s: &State, memo: &mut Memo) {
             .filter(|&m| unavailable(s, m).is_none())
             .collect();
         place_columns(s, memo, &runnable);
-        render_unavailable(s);
-        render_changes(s);
-        set_text(&by_id(ids::RESUME_RESULTATS), &summary(s, &runnable));
+        frame::changes(&s.data.lab, &s.shown, q);
+        // Until the vectors, the journal and a remembered key are read, what cannot run is not
+        // known: the line above the columns keeps what the first module drew, instead of
+        // changing twice above them as each arrives.
+        if s.settled {
+            render_unavailable(s);
+            let expected = s.example_question().and_then(|x| x.expected.as_deref());
+            let search = |m: Method| {
+                s.data
+                    .lab
+                    .search(m, q, s.vector_for(m, q), crate::measure::DEPTH)
+                    .ok()
+            };
+            frame::summary(&s.data.lab, q, &runnable, expected, &search);
+        }
     }
 }
 
@@ -175,7 +161,7 @@ fn unavailable(s: &State, method: Method) -> Option<&'static str> {
                 (_, LocalModel::Unavailable(_)) => {
                     Some("le modèle local, qui n'est pas disponible sur ce site")
                 }
-                (false, _) if !own => Some("les vecteurs du modèle local, livrés avec la page"),
+                (false, _) if !own => Some(frame::LOCAL_VECTORS_MISSING),
                 (false, _) if failed => {
                     Some("les vecteurs du modèle local pour vos fiches, dont le calcul a échoué")
                 }
@@ -184,21 +170,14 @@ fn unavailable(s: &State, method: Method) -> Option<&'static str> {
         }
         Some(crate::lab::Encoder::Mistral) => {}
     }
-    match (
+    frame::mistral_blocked(
         s.data.lab.has_vectors(crate::lab::Encoder::Mistral),
         s.key.is_some() || s.question_vector().is_some(),
-    ) {
-        (true, true) => None,
-        (true, false) => Some("votre clé Mistral, pour plonger la question (quelques tokens)"),
-        (false, _) => Some("les vecteurs des fiches (ils se calculent une fois, avec votre clé)"),
-    }
+    )
 }
 
-/// One line for the methods shown that cannot run, instead of empty columns: what would enable
-/// them, with a button to the settings; and, when the local model cannot be used at all, why, in
-/// a line of its own (no setting changes that).
+/// The line of methods shown that cannot run, and why ([`frame::unavailable`]).
 fn render_unavailable(s: &State) {
-    let target = by_id(ids::INDISPONIBLES);
     let why = match &s.local {
         LocalModel::Unavailable(why) => Some(why.as_str()),
         _ => None,
@@ -209,121 +188,14 @@ fn render_unavailable(s: &State) {
         .iter()
         .filter_map(|&m| Some((m, unavailable(s, m)?)))
         .partition(|(m, _)| why.is_some() && m.encoder() == Some(crate::lab::Encoder::Local));
-    let names = |list: &[(Method, &str)]| {
-        list.iter()
-            .map(|(m, _)| m.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut parts = Vec::new();
-    if let Some((_, reason)) = blocked.first() {
-        let text = format!("{} : il faut {reason}. ", names(&blocked));
-        parts.push(E::new("span").text(&text).build());
-        parts.push(
-            E::new("button")
-                .attr("type", "button")
-                .attr("id", ids::OUVRIR_REGLAGES)
-                .text("Ouvrir les réglages")
-                .build(),
-        );
-        // Most learners have no key: meaning-based search is still one click away, with the
-        // model that runs in the browser (when this site ships its vectors).
-        let needs_key = blocked
-            .iter()
-            .any(|(m, _)| m.encoder() == Some(crate::lab::Encoder::Mistral));
-        let local = [Method::SensLocal, Method::HybrideLocal];
-        if needs_key
-            && s.key.is_none()
-            && local.iter().any(|m| !s.shown.contains(m))
-            && unavailable(s, Method::SensLocal).is_none()
-        {
-            parts.push(
-                E::new("span")
-                    .class("sans-cle")
-                    .text(
-                        "Sans clé, le sens se calcule aussi dans votre navigateur, avec un \
-                         autre modèle (81\u{a0}Mo, téléchargés une fois) : ",
-                    )
-                    .build(),
-            );
-            parts.push(
-                E::new("button")
-                    .attr("type", "button")
-                    .attr("id", ids::ESSAYER_LOCAL)
-                    .text("Montrer sens local et hybride local")
-                    .build(),
-            );
-        }
-    }
-    if let (Some(why), false) = (why, broken.is_empty()) {
-        let text = format!("{} : {why}", names(&broken));
-        parts.push(
-            E::new("span")
-                .class("local-indisponible")
-                .text(&text)
-                .build(),
-        );
-    }
-    if parts.is_empty() {
-        set_hidden(&target, true);
-        return;
-    }
-    replace_children(&target, parts);
-    set_hidden(&target, false);
-}
-
-/// What `mots+` changes from `mots` for this question, when both are shown.
-fn render_changes(s: &State) {
-    let target = by_id(ids::ECART);
-    let both = s.shown.contains(&Method::MOTS) && s.shown.contains(&Method::MOTS_PLUS);
-    if !both || s.question.trim().is_empty() {
-        set_hidden(&target, true);
-        return;
-    }
-    set_text(
-        &target,
-        &labels::mots_plus_changes(&s.data.lab.keyword_changes(&s.question)),
+    let broken: Vec<Method> = broken.into_iter().map(|(m, _)| m).collect();
+    let offer = frame::offer_local(
+        &blocked,
+        &s.shown,
+        s.key.is_some(),
+        unavailable(s, Method::SensLocal).is_none(),
     );
-    set_hidden(&target, false);
-}
-
-/// The one-line summary of every column: where the expected fiche is, or which fiche leads.
-fn summary(s: &State, runnable: &[Method]) -> String {
-    if s.question.trim().is_empty() || runnable.is_empty() {
-        return String::new();
-    }
-    let lab = &s.data.lab;
-    let expected = s.example_question().and_then(|q| q.expected.as_deref());
-    let parts: Vec<String> = runnable
-        .iter()
-        .map(|&m| {
-            let hits = match lab.search(m, &s.question, s.vector_for(m, &s.question), DEPTH) {
-                Ok(h) => h,
-                Err(_) => return format!("{} en attente", m.name()),
-            };
-            let hits: Vec<Ranked> = hits
-                .into_iter()
-                .filter(|r| m.is_dense() || r.score > 0.0)
-                .collect();
-            let id_of = |r: &Ranked| lab.fiches().get(r.doc).map_or("", |f| f.id.as_str());
-            let place = |i: usize| match rank_text(&hits, i) {
-                (r, false) if r == "1" => "en tête".to_owned(),
-                (r, false) => format!("au rang {r}"),
-                (r, true) => format!("aux rangs {r} ex æquo"),
-            };
-            match expected {
-                Some(id) => match hits.iter().position(|r| id_of(r) == id) {
-                    Some(i) => format!("{} : {id} {}", m.name(), place(i)),
-                    None => format!("{} : {id} absente des {DEPTH} premières", m.name()),
-                },
-                None => match hits.first() {
-                    Some(r) => format!("{} : {} {}", m.name(), id_of(r), place(0)),
-                    None => format!("{} : aucune fiche", m.name()),
-                },
-            }
-        })
-        .collect();
-    format!("{}.", parts.join(" ; "))
+    frame::unavailable(&blocked, &broken, why, offer);
 }
 
 /// Questions of each type listed in the examples.
@@ -377,24 +249,6 @@ fn fill_examples(questions: &[Question]) {
             .build()
     });
     replace_children(&select, std::iter::once(first).chain(groups));
-}
-
-fn fill_method_choices() {
-    let choices = Method::ALL.map(|m| {
-        let id = ids::method_choice(m);
-        E::new("span")
-            .class("choix")
-            .child(
-                E::new("input")
-                    .attr("type", "checkbox")
-                    .attr("id", &id)
-                    .attr("value", m.name())
-                    .attr("data-methode", m.name()),
-            )
-            .child(E::new("label").attr("for", &id).text(m.name()))
-            .build()
-    });
-    replace_children(&by_id(ids::METHODES), choices);
 }
 
 /// The column of `method` for the question in the box.
