@@ -37,6 +37,20 @@ pub fn listen(app: &Shared) {
         // Lives as long as the page: added once, never per render.
         cb.forget();
     }
+    // « Pourquoi ce score ? » is built when first opened: on a click on its summary, before the
+    // browser opens it, so that it opens full; and on `toggle` (which does not bubble: caught on
+    // the way down) when it is opened otherwise.
+    let opened = app.clone();
+    let cb = Closure::<dyn Fn(Event)>::new(move |e: Event| {
+        if let Some(details) = why_details(&e) {
+            opened.peek(|s| super::panels::search::fill_why(s, &details));
+        }
+    });
+    for (kind, capture) in [("click", false), ("toggle", true)] {
+        root.add_event_listener_with_callback_and_bool(kind, cb.as_ref().unchecked_ref(), capture)
+            .ok();
+    }
+    cb.forget();
     let app = app.clone();
     let cb = Closure::<dyn Fn()>::new(move || app.dispatch(Msg::FragmentChanged(fragment_state())));
     if let Some(w) = web_sys::window() {
@@ -44,6 +58,17 @@ pub fn listen(app: &Shared) {
             .ok();
     }
     cb.forget();
+}
+
+/// The « Pourquoi ce score ? » a click on its summary or a `toggle` opens, if any.
+fn why_details(e: &Event) -> Option<Element> {
+    let target: Element = e.target()?.dyn_into().ok()?;
+    let details = match e.type_().as_str() {
+        "click" => target.closest("summary").ok()??.parent_element()?,
+        _ => target,
+    };
+    (details.tag_name() == "DETAILS" && details.class_list().contains("pourquoi"))
+        .then_some(details)
 }
 
 /// The message an event means, if any.

@@ -154,7 +154,6 @@ async fn draw() -> Option<()> {
         frame::summary(&lab, &question, &runnable, expected, &search);
     }
     let columns = keyword.into_iter().map(|k| {
-        let why = |doc: usize, _: f64| results::keyword_why(&lab, k, &question, doc);
         let method = Method::Keyword(k);
         results::ranked(
             results::frame(method),
@@ -163,7 +162,6 @@ async fn draw() -> Option<()> {
             &question,
             None,
             expected,
-            &why,
         )
     });
     replace_children(&by_id(ids::RESULTATS), columns);

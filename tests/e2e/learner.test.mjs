@@ -64,6 +64,8 @@ const VIEWS = [
   ['question-explications', async (page) => {
     await pickExample(page, 'Un isolant qui ne brûle pas');
     await page.locator('#colonne-mots-plus details.pourquoi').first().evaluate((d) => { d.open = true; });
+    // Built when it opens (on `toggle`, a task later).
+    await page.locator('#colonne-mots-plus details.pourquoi table.explication').first().waitFor();
   }],
   ['reponse', async (page) => {
     await enterKey(page, KEY);
@@ -168,6 +170,7 @@ test('on a phone: explanation numbers on one line, chart text of 12 px at least,
   assert.equal(await expected.locator('.exaequo').textContent(), 'ex æquo');
   assert.match(await page.textContent('#resume-resultats'), /mots\+ : AR-0063 aux rangs \d–\d ex æquo/);
   await expected.locator('details.pourquoi').evaluate((d) => { d.open = true; });
+  await expected.locator('table.explication').waitFor();
   // A cell's text on more than one line shows as more than one client rect of its range.
   const wrapped = await expected.locator('table.explication td').evaluateAll((cells) => cells
     .filter((c) => { const r = document.createRange(); r.selectNodeContents(c); return r.getClientRects().length > 1; })

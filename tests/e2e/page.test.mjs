@@ -51,6 +51,8 @@ test('an example question marks its expected fiche, and Â« Pourquoi ce score ? Â
   const top = page.locator('.colonne[data-methode="mots"] li.resultat').first();
   assert.equal(await top.getAttribute('data-id'), 'AR-0040');
   assert.equal(await top.locator('.badge').textContent(), 'fiche attendue');
+  // Built when opened, not with every column at each keystroke.
+  assert.equal(await page.locator('#resultats table.explication').count(), 0);
   await top.locator('summary', { hasText: 'Pourquoi ce score ?' }).click();
   const rows = top.locator('table.explication tbody tr:not(.total)');
   assert.ok(await rows.count() >= 5);

@@ -307,15 +307,27 @@ fn column(s: &State, method: Method) -> Element {
         }
     }
     let expected = s.example_question().and_then(|q| q.expected.as_deref());
-    results::ranked(
-        column,
-        lab,
-        method,
-        question,
-        vector,
-        expected,
-        &|doc, score| why(s, method, doc, score),
-    )
+    results::ranked(column, lab, method, question, vector, expected)
+}
+
+/// Builds a « Pourquoi ce score ? » of the columns ([`results::ranked`]) the first time it opens,
+/// for the question in the box (whose columns these are: they are rebuilt when it changes).
+pub fn fill_why(s: &State, details: &Element) {
+    if !details.class_list().contains("pourquoi") || details.child_element_count() > 1 {
+        return;
+    }
+    let method = details
+        .closest(".colonne")
+        .ok()
+        .flatten()
+        .and_then(|c| c.get_attribute("data-methode"))
+        .and_then(|name| Method::parse(&name));
+    let number = |name: &str| details.get_attribute(name);
+    let doc = number("data-doc").and_then(|d| d.parse::<usize>().ok());
+    let score = number("data-score").and_then(|d| d.parse::<f64>().ok());
+    if let (Some(method), Some(doc), Some(score)) = (method, doc, score) {
+        details.append_child(&why(s, method, doc, score)).ok();
+    }
 }
 
 /// A local method's column while its model loads, or while the learner's fiches are embedded:
