@@ -261,8 +261,12 @@ pub async fn run() {
     events::listen(&app);
     // What the learner typed while this module loaded (the first module only ever writes the
     // link's question there): kept, not overwritten by the link's.
-    let typed = super::dom::input(ids::QUESTION).value();
-    let typed = (!typed.is_empty() && Some(&typed) != link.question.as_ref()).then_some(typed);
+    // The box marked as edited by the first module counts even emptied.
+    let field = super::dom::input(ids::QUESTION);
+    let typed = field.value();
+    let edited = field.has_attribute(super::frame::EDITED);
+    let typed =
+        ((edited || !typed.is_empty()) && Some(&typed) != link.question.as_ref()).then_some(typed);
     // The first render, with the link's view and question: the catalogue can be searched at once,
     // while its vectors, the journal and a remembered key are read.
     app.dispatch(Msg::FragmentChanged(link));

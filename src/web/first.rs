@@ -69,6 +69,18 @@ async fn draw() -> Option<()> {
         link.methods
     };
     let question = link.question.unwrap_or_default();
+    // Whatever the learner does to the box before the page's module arrives, emptying it
+    // included, is theirs: marked, so that neither this module nor the page puts the link's
+    // question back (`app::run`).
+    let field = input(ids::QUESTION);
+    let mark = field.clone();
+    let edited = Closure::<dyn Fn()>::new(move || {
+        mark.set_attribute(frame::EDITED, "").ok();
+    });
+    field
+        .add_event_listener_with_callback("input", edited.as_ref().unchecked_ref())
+        .ok();
+    edited.forget();
     // Every request in flight at once, as the page's own load does (the HTML preloads them).
     let fiches = fetch_text("data/fiches.jsonl");
     let questions = fetch_text("data/questions.csv");
@@ -92,7 +104,9 @@ async fn draw() -> Option<()> {
     set_hidden(&by_id(ids::COMMENCER), stored(GUIDE_ENTRY).is_some());
     frame::method_choices(&shown);
     frame::expected(example, &fiches);
-    input(ids::QUESTION).set_value(&question);
+    if !field.has_attribute(frame::EDITED) {
+        field.set_value(&question);
+    }
 
     // Which methods can run, as the page will find once its vectors are read: Mistral's fiche
     // vectors ship or not, and the question's vector is the key's to make. Whether the shipped

@@ -54,6 +54,9 @@ pub const KEY_ENTRY: &str = "rag-fiches.cle-mistral";
 /// The localStorage entry set when « Par où commencer » was dismissed on this device.
 pub const GUIDE_ENTRY: &str = "rag-fiches.guide-masque";
 
+/// The attribute the first module sets on the question box once the learner has edited it.
+pub const EDITED: &str = "data-modifiee";
+
 /// This device's localStorage, when the browser allows it.
 pub fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()

@@ -240,6 +240,24 @@ test('what the learner types before the page\'s module has arrived is kept', asy
   await context.close();
 });
 
+test('a question box emptied before the page\'s module has arrived stays empty', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/rag-fiches.js', async (route) => { await held; await route.continue(); });
+  await page.goto(`${server.url}#q=joint%20%C3%A9poxy`);
+  await page.waitForSelector('.colonne[data-methode="mots"] li.resultat');
+  await page.fill('#question', '');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.inputValue('#question'), '');
+  await page.waitForFunction(() => document.querySelector('.colonne[data-methode="mots"]')?.textContent.includes('Tapez une question'));
+  assert.equal(await page.locator('li.resultat').count(), 0);
+  assert.doesNotMatch(page.url(), /q=/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a page module that does not load is said in French, and the first result stays', async () => {
   const { page, context, problems } = await openPage(browser, null);
   await page.route('**/rag-fiches_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
