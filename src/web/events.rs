@@ -60,15 +60,16 @@ pub fn listen(app: &Shared) {
     cb.forget();
 }
 
-/// The « Pourquoi ce score ? » a click on its summary or a `toggle` opens, if any.
+/// The `<details>` a click on its summary or a `toggle` opens, if any ([`fill_why`] takes only a
+/// « Pourquoi ce score ? »).
+///
+/// [`fill_why`]: super::panels::search::fill_why
 fn why_details(e: &Event) -> Option<Element> {
     let target: Element = e.target()?.dyn_into().ok()?;
-    let details = match e.type_().as_str() {
-        "click" => target.closest("summary").ok()??.parent_element()?,
-        _ => target,
-    };
-    (details.tag_name() == "DETAILS" && details.class_list().contains("pourquoi"))
-        .then_some(details)
+    match e.type_().as_str() {
+        "click" => target.closest("summary").ok()??.parent_element(),
+        _ => Some(target),
+    }
 }
 
 /// The message an event means, if any.

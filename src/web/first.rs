@@ -2,8 +2,9 @@
 //! needs, and nothing else. It reads the link, fetches the bundled fiches, builds the keyword
 //! indexes and draws the keyword columns of the link's question with the page's own column code
 //! ([`super::results`]), and what « Chercher » shows above them with the page's own
-//! ([`super::frame`]), so that the columns stay where they are when the page takes over. Then it fetches the page's module (`rag-fiches.js`, built by Trunk beside
-//! it), which starts, reads the same link and takes over every panel, these columns included.
+//! ([`super::frame`]), so that the columns stay where they are when the page takes over. Then it
+//! fetches the page's module (`rag-fiches.js`, built by Trunk beside it), which starts, reads the
+//! same link and takes over every panel, these columns included.
 //!
 //! Drawing is best effort: whatever it cannot do (no question in the link, the « Mesurer » view,
 //! a file that does not parse) it leaves to the page's module, which says what went wrong. Only a

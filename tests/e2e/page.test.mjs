@@ -223,16 +223,24 @@ test('the first columns do not move when the page\'s module takes over, on a com
   }
 });
 
-test('what the learner types before the page\'s module has arrived is kept', async () => {
-  const { page, context, problems } = await openPage(browser, null);
+/** A shared link's first result drawn while the page's module is held back; the question box set
+ *  to `text` meanwhile; then the page's module let in, until it is ready. */
+async function editBeforeTakeover(text) {
+  const opened = await openPage(browser, null);
+  const { page } = opened;
   let release;
   const held = new Promise((r) => { release = r; });
   await page.route('**/rag-fiches.js', async (route) => { await held; await route.continue(); });
   await page.goto(`${server.url}#q=joint%20%C3%A9poxy`);
   await page.waitForSelector('.colonne[data-methode="mots"] li.resultat');
-  await page.fill('#question', 'Un isolant qui ne brûle pas');
+  await page.fill('#question', text);
   release();
   await page.waitForSelector('body[data-ready="true"]');
+  return opened;
+}
+
+test('what the learner types before the page\'s module has arrived is kept', async () => {
+  const { page, context, problems } = await editBeforeTakeover('Un isolant qui ne brûle pas');
   assert.equal(await page.inputValue('#question'), 'Un isolant qui ne brûle pas');
   await page.waitForFunction(() => [...document.querySelectorAll('.colonne[data-methode="mots"] mark')]
     .some((m) => m.textContent.toLowerCase() === 'isolant'));
@@ -241,15 +249,7 @@ test('what the learner types before the page\'s module has arrived is kept', asy
 });
 
 test('a question box emptied before the page\'s module has arrived stays empty', async () => {
-  const { page, context, problems } = await openPage(browser, null);
-  let release;
-  const held = new Promise((r) => { release = r; });
-  await page.route('**/rag-fiches.js', async (route) => { await held; await route.continue(); });
-  await page.goto(`${server.url}#q=joint%20%C3%A9poxy`);
-  await page.waitForSelector('.colonne[data-methode="mots"] li.resultat');
-  await page.fill('#question', '');
-  release();
-  await page.waitForSelector('body[data-ready="true"]');
+  const { page, context, problems } = await editBeforeTakeover('');
   assert.equal(await page.inputValue('#question'), '');
   await page.waitForFunction(() => document.querySelector('.colonne[data-methode="mots"]')?.textContent.includes('Tapez une question'));
   assert.equal(await page.locator('li.resultat').count(), 0);

@@ -322,9 +322,12 @@ pub fn fill_why(s: &State, details: &Element) {
         .flatten()
         .and_then(|c| c.get_attribute("data-methode"))
         .and_then(|name| Method::parse(&name));
-    let number = |name: &str| details.get_attribute(name);
-    let doc = number("data-doc").and_then(|d| d.parse::<usize>().ok());
-    let score = number("data-score").and_then(|d| d.parse::<f64>().ok());
+    let doc = details
+        .get_attribute("data-doc")
+        .and_then(|d| d.parse::<usize>().ok());
+    let score = details
+        .get_attribute("data-score")
+        .and_then(|d| d.parse::<f64>().ok());
     if let (Some(method), Some(doc), Some(score)) = (method, doc, score) {
         details.append_child(&why(s, method, doc, score)).ok();
     }
