@@ -59,9 +59,14 @@ pub fn run() {
 
 /// A message from the page: `{request, blob?}`.
 fn received(worker: &Shared, data: JsValue) {
-    let request = js_sys::Reflect::get(&data, &JsValue::from_str("request"))
+    let rows = crate::encoder::wire::take_rows(&data);
+    let mut request = js_sys::Reflect::get(&data, &JsValue::from_str("request"))
         .ok()
         .and_then(|r| serde_wasm_bindgen::from_value::<Request>(r).ok());
+    // A measurement's question vectors come beside the request (`encoder::wire`).
+    if let (Some(Request::Dense { vectors, .. }), Some(rows)) = (&mut request, rows) {
+        *vectors = rows;
+    }
     let Some(request) = request else {
         // Only the page talks to this worker, with the types above: anything else is ignored.
         return;
@@ -666,33 +671,63 @@ fn post(reply: &Reply) {
     post_with(reply, &[]);
 }
 
-/// Sends `reply` to the page, with one more numeric property beside its fields.
+/// Sends `reply` to the page, with more numeric properties beside its fields.
 fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    // A catalogue's vectors travel as one Float32Array beside the message, its buffer transferred
-    // (not copied): as nested arrays, the page's decoding of 240 × 512 numbers was a long task.
-    if let Reply::Texts { epoch, vectors } = reply {
-        let head = Reply::Texts {
-            epoch: *epoch,
-            vectors: Vec::new(),
-        };
-        let Ok(value) = serde::Serialize::serialize(&head, &serializer) else {
-            return;
-        };
-        let dim = vectors.first().map_or(0, Vec::len);
-        let flat = js_sys::Float32Array::from(vectors.concat().as_slice());
-        js_sys::Reflect::set(&value, &"flat".into(), &flat).ok();
-        js_sys::Reflect::set(&value, &"dim".into(), &(dim as f64).into()).ok();
-        let transfer = js_sys::Array::of1(&flat.buffer());
-        scope.post_message_with_transfer(&value, &transfer).ok();
-        return;
-    }
-    if let Ok(value) = serde::Serialize::serialize(reply, &serializer) {
+    // Vectors travel as one Float32Array beside the message, its buffer transferred, not copied
+    // (`encoder::wire`): a catalogue's (as nested arrays, the page's decoding of 240 × 512
+    // numbers was a long task) and the question vectors a vectors file carries.
+    let (head, rows) = match reply {
+        Reply::Texts { epoch, vectors } => (
+            Reply::Texts {
+                epoch: *epoch,
+                vectors: Vec::new(),
+            },
+            Some(vectors.clone()),
+        ),
+        Reply::Vectors {
+            set,
+            info,
+            questions,
+        } => (
+            Reply::Vectors {
+                set: *set,
+                info: info.clone(),
+                questions: questions
+                    .iter()
+                    .map(|(t, _)| (t.clone(), Vec::new()))
+                    .collect(),
+            },
+            Some(questions.iter().map(|(_, v)| v.clone()).collect()),
+        ),
+        _ => (reply.clone(), None),
+    };
+    let encode = |reply: &Reply| {
+        let value = serde::Serialize::serialize(reply, &serializer).ok()?;
         for &(key, number) in extra {
             js_sys::Reflect::set(&value, &key.into(), &number.into()).ok();
         }
-        scope.post_message(&value).ok();
+        Some(value)
+    };
+    let Some(value) = encode(&head) else {
+        return;
+    };
+    match rows.map(|rows| crate::encoder::wire::put_rows(&value, &rows)) {
+        Some(Some(buffer)) => {
+            let transfer = js_sys::Array::of1(&buffer);
+            scope.post_message_with_transfer(&value, &transfer).ok();
+        }
+        // No rows (`None`), or rows that are not one matrix (never: one model's vectors), sent
+        // whole inside the message.
+        Some(None) => {
+            if let Some(whole) = encode(reply) {
+                scope.post_message(&whole).ok();
+            }
+        }
+        None => {
+            scope.post_message(&value).ok();
+        }
     }
 }
 

@@ -8,7 +8,7 @@
 use rag_fiches::fr::{decimal as fr, int as fr_int};
 use rag_fiches::web::dom::{highlighted, E};
 use rag_fiches::web::LabHandle;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -278,4 +278,34 @@ fn the_browsers_nfc_equals_the_cores() {
         differ.len(),
         &differ[..differ.len().min(10)]
     );
+}
+
+/// Rows of vectors between the page and its worker (`encoder::wire`): set beside a message,
+/// structured-cloned as `postMessage` does, and taken back exactly; the message is left to serde
+/// without them; what is not whole rows is refused.
+#[wasm_bindgen_test]
+fn vectors_travel_beside_a_message_and_come_back_exactly() {
+    use rag_fiches::encoder::wire::{put_rows, take_rows};
+    let rows = vec![vec![0.5f32, -1.25, f32::MIN_POSITIVE], vec![3.0, 0.1, -0.0]];
+    let message: JsValue = js_sys::Object::new().into();
+    js_sys::Reflect::set(&message, &"kind".into(), &"Dense".into()).unwrap();
+    assert!(put_rows(&message, &rows).is_some());
+    let clone_of = js_sys::Function::new_with_args("m", "return structuredClone(m)");
+    let received = clone_of.call1(&JsValue::NULL, &message).unwrap();
+    let back = take_rows(&received).unwrap();
+    assert_eq!(back.len(), 2);
+    for (a, b) in back.iter().flatten().zip(rows.iter().flatten()) {
+        assert_eq!(a.to_bits(), b.to_bits());
+    }
+    let keys = js_sys::Object::keys(received.unchecked_ref::<js_sys::Object>());
+    assert_eq!(keys.length(), 1, "only the message's own fields are left");
+    // No rows beside it: none taken. Rows of two lengths: none set.
+    assert!(take_rows(&received).is_none());
+    assert!(put_rows(&message, &[vec![1.0], vec![1.0, 2.0]]).is_none());
+    // A length that is not a whole number of rows: refused.
+    let odd: JsValue = js_sys::Object::new().into();
+    let flat = js_sys::Float32Array::new_with_length(5);
+    js_sys::Reflect::set(&odd, &"flat".into(), &flat).unwrap();
+    js_sys::Reflect::set(&odd, &"dim".into(), &JsValue::from_f64(2.0)).unwrap();
+    assert!(take_rows(&odd).is_none());
 }

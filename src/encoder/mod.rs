@@ -18,6 +18,8 @@
 
 pub mod protocol;
 pub mod spm;
+#[cfg(target_arch = "wasm32")]
+pub mod wire;
 
 use std::collections::HashMap;
 use std::fmt;

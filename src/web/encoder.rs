@@ -94,11 +94,39 @@ fn wake_all() {
 /// Sends `request` (with the model file for [`Request::Prepare`]), starting the worker first if
 /// needed.
 pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
-    let Ok(value) = serde_wasm_bindgen::to_value(request) else {
+    // A measurement's question vectors go beside the request, as one Float32Array
+    // (`encoder::wire`): through serde, 40 × 1,024 numbers were a long task here.
+    let (head, rows) = match request {
+        Request::Dense {
+            set,
+            ticket,
+            vectors,
+            question,
+        } if !vectors.is_empty() => (
+            &Request::Dense {
+                set: *set,
+                ticket: *ticket,
+                vectors: Vec::new(),
+                question: *question,
+            },
+            Some(vectors),
+        ),
+        _ => (request, None),
+    };
+    let Ok(value) = serde_wasm_bindgen::to_value(head) else {
         return;
     };
     let message = js_sys::Object::new();
     js_sys::Reflect::set(&message, &"request".into(), &value).ok();
+    if let Some(rows) = rows {
+        if crate::encoder::wire::put_rows(&message, rows).is_none() {
+            // Rows of different lengths (never from the page): sent as they are.
+            let Ok(whole) = serde_wasm_bindgen::to_value(request) else {
+                return;
+            };
+            js_sys::Reflect::set(&message, &"request".into(), &whole).ok();
+        }
+    }
     if let Some(blob) = blob {
         js_sys::Reflect::set(&message, &"blob".into(), blob).ok();
     }
@@ -177,24 +205,26 @@ fn start(app: &Shared) -> Result<Handle, String> {
     })
 }
 
-/// A reply from the worker; a catalogue's vectors come as one Float32Array (`flat`, of `dim`
-/// values per text) beside it.
+/// A reply from the worker; vectors come as one Float32Array beside it (`encoder::wire`): a
+/// catalogue's, and the question vectors of a vectors file, one row per question.
 fn decode(data: JsValue) -> Option<Reply> {
-    let object = data.dyn_ref::<js_sys::Object>()?;
-    let flat = js_sys::Reflect::get(object, &"flat".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Float32Array>().ok());
-    let dim = js_sys::Reflect::get(object, &"dim".into())
-        .ok()
-        .and_then(|d| d.as_f64())
-        .filter(|d| *d >= 1.0)
-        .map(|d| d as usize);
-    // serde reads the reply alone: a typed array is none of its fields' types.
-    js_sys::Reflect::delete_property(object, &"flat".into()).ok();
-    js_sys::Reflect::delete_property(object, &"dim".into()).ok();
+    let rows = crate::encoder::wire::take_rows(&data);
     let mut reply = serde_wasm_bindgen::from_value::<Reply>(data).ok()?;
-    if let (Reply::Texts { vectors, .. }, Some(flat), Some(dim)) = (&mut reply, flat, dim) {
-        *vectors = flat.to_vec().chunks(dim).map(<[f32]>::to_vec).collect();
+    match (&mut reply, rows) {
+        (Reply::Texts { vectors, .. }, Some(rows)) => *vectors = rows,
+        (Reply::Vectors { set, questions, .. }, Some(rows)) => {
+            if rows.len() != questions.len() {
+                // Never from this worker; said rather than left without an answer.
+                return Some(Reply::VectorsRefused {
+                    set: *set,
+                    reason: "les vecteurs des questions sont arrivés incomplets".to_owned(),
+                });
+            }
+            for ((_, vector), row) in questions.iter_mut().zip(rows) {
+                *vector = row;
+            }
+        }
+        _ => {}
     }
     Some(reply)
 }

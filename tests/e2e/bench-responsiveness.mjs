@@ -56,7 +56,8 @@ await context.addInitScript(() => {
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (m, ...rest) {
     const r = m?.request;
-    if (r?.kind === 'Dense') window.dense.push({ ticket: r.ticket, n: r.vectors.length, sent: performance.now() });
+    // The page sends a measurement's vectors beside the request, as one Float32Array.
+    if (r?.kind === 'Dense') window.dense.push({ ticket: r.ticket, n: m.flat ? m.flat.length / m.dim : r.vectors.length, sent: performance.now() });
     return post.call(this, m, ...rest);
   };
   const Native = window.Worker;
@@ -69,7 +70,11 @@ await context.addInitScript(() => {
           window.workerBytes = e.data.module_bytes;
           window.rowsTiming = { rows: e.data.rows_ms, read: e.data.file_read_ms, feed: e.data.feed_ms, probe: e.data.probe_ms, bound: e.data.read_bound_ms };
           window.vectorsSet = e.data.set;
-          window.questionVectors = e.data.questions.map(([, v]) => v);
+          // Beside the reply, one Float32Array of `dim` values per question (src/encoder/wire.rs).
+          const { flat, dim } = e.data;
+          window.questionVectors = flat
+            ? e.data.questions.map((_, i) => Array.from(flat.subarray(i * dim, (i + 1) * dim)))
+            : e.data.questions.map(([, v]) => v);
           window.pageWorker = this;
         }
         const d = window.dense.find((x) => x.ticket === e.data?.ticket);

@@ -51,7 +51,11 @@ test('the worker serves a question ahead of a measurement, a newer question supe
     const ready = new Promise((ok) => { started = ok; });
     const done = new Promise((ok) => {
       worker.onmessage = (e) => {
-        replies.push(e.data);
+        // Vectors travel beside a message, as one Float32Array of `dim` values per row
+        // (src/encoder/wire.rs): kept here as rows, and their length said.
+        const { flat, ...reply } = e.data;
+        if (flat) Object.assign(reply, { rows: Array.from({ length: flat.length / e.data.dim }, (_, i) => Array.from(flat.subarray(i * e.data.dim, (i + 1) * e.data.dim))), flatLength: flat.length });
+        replies.push(reply);
         if (e.data.kind === 'Started') started();
         if (replies.filter((r) => ['Dense', 'Superseded', 'DenseFailed'].includes(r.kind)).length === 5) ok();
       };
@@ -72,11 +76,14 @@ test('the worker serves a question ahead of a measurement, a newer question supe
     worker.postMessage({ request: { kind: 'Vectors', set: 2, ids_json: JSON.stringify(ids), fingerprint: 'sha256:00', npy: false }, blob });
     await refused;
     const loadedReply = replies.find((r) => r.kind === 'Vectors');
-    const q = (i) => loadedReply.questions[i][1];
+    const measured = loadedReply.rows;
+    const q = (i) => measured[i];
     // All in one task: the measurement (40 vectors) starts, then two questions arrive while the
-    // worker searches its first vector; then a search of a set it does not hold.
-    const measured = loadedReply.questions.map(([, v]) => v);
-    worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 10, vectors: measured, question: false } });
+    // worker searches its first vector; then a search of a set it does not hold. The
+    // measurement's vectors go beside the request, as the page sends them; the questions' inside
+    // it, as nested arrays: the worker takes both.
+    const flat = new Float32Array(measured.flat());
+    worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 10, vectors: [], question: false }, flat, dim: loadedReply.dim });
     worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 11, vectors: [q(0)], question: true } });
     worker.postMessage({ request: { kind: 'Dense', set: 1, ticket: 12, vectors: [q(1)], question: true } });
     worker.postMessage({ request: { kind: 'Dense', set: 9, ticket: 13, vectors: [q(2)], question: false } });
@@ -92,6 +99,11 @@ test('the worker serves a question ahead of a measurement, a newer question supe
   // read slowly, so the worker keeps the exact f16 rows in its memory beside the int8 codes.
   assert.deepEqual(loaded.info, { model: 'mistral-embed', dim: 1024, count: 200, memory_bytes: 200 * 1024 + 200 * 4 + 200 * 1024 * 2, stored_bytes: 0 });
   assert.equal(loaded.questions.length, 40);
+  // The question vectors came beside the reply, not inside it.
+  assert.deepEqual(loaded.questions[0][1], []);
+  assert.equal(loaded.dim, 1024);
+  assert.equal(loaded.flatLength, 40 * 1024);
+  assert.ok(loaded.rows.every((row) => row.length === 1024 && row.some((x) => x !== 0)));
   const refused = replies.find((r) => r.kind === 'VectorsRefused');
   assert.equal(refused.set, 2);
   assert.match(refused.reason, /^l'empreinte des textes ne correspond pas/);
@@ -202,7 +214,8 @@ test('shipped vectors held by the worker: sens and hybride measured without a ke
     window.sent = [];
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (m, ...rest) {
-      window.sent.push({ kind: m?.request?.kind, question: m?.request?.question, n: m?.request?.vectors?.length });
+      // A measurement's vectors go beside the request, one Float32Array of `dim` values per row.
+      window.sent.push({ kind: m?.request?.kind, question: m?.request?.question, n: m?.flat ? m.flat.length / m.dim : m?.request?.vectors?.length, inside: m?.request?.vectors?.length });
       return post.call(this, m, ...rest);
     };
   });
@@ -230,7 +243,7 @@ test('shipped vectors held by the worker: sens and hybride measured without a ke
   await page.waitForFunction(() => document.querySelectorAll('#colonne-sens li.resultat').length === 5
     && document.querySelectorAll('#colonne-hybride li.resultat').length === 5);
   const sent = await page.evaluate(() => window.sent);
-  assert.deepEqual(sent.map((m) => [m.kind, m.question, m.n]), [['Vectors', undefined, undefined], ['Dense', false, 40]]);
+  assert.deepEqual(sent.map((m) => [m.kind, m.question, m.n, m.inside]), [['Vectors', undefined, undefined, undefined], ['Dense', false, 40, 0]]);
   assert.deepEqual(problems, []);
   await context.close();
   await shipped.close();
