@@ -678,6 +678,27 @@ fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
     // Vectors travel as one Float32Array beside the message, its buffer transferred, not copied
     // (`encoder::wire`): a catalogue's (as nested arrays, the page's decoding of 240 × 512
     // numbers was a long task) and the question vectors a vectors file carries.
+    if let Reply::Dense { set, ticket, tops } = reply {
+        let head = Reply::Dense {
+            set: *set,
+            ticket: *ticket,
+            tops: Vec::new(),
+        };
+        let Ok(value) = serde::Serialize::serialize(&head, &serializer) else {
+            return;
+        };
+        for &(key, number) in extra {
+            js_sys::Reflect::set(&value, &key.into(), &number.into()).ok();
+        }
+        if let Some(buffers) = crate::encoder::wire::put_tops(&value, tops) {
+            let transfer = js_sys::Array::new();
+            for buffer in buffers {
+                transfer.push(&buffer);
+            }
+            scope.post_message_with_transfer(&value, &transfer).ok();
+        }
+        return;
+    }
     let (head, rows) = match reply {
         Reply::Texts { epoch, vectors } => (
             Reply::Texts {

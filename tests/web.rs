@@ -280,12 +280,12 @@ fn the_browsers_nfc_equals_the_cores() {
     );
 }
 
-/// Rows of vectors between the page and its worker (`encoder::wire`): set beside a message,
-/// structured-cloned as `postMessage` does, and taken back exactly; the message is left to serde
-/// without them; what is not whole rows is refused.
+/// Numbers between the page and its worker (`encoder::wire`): rows of vectors and dense tops set
+/// beside a message, structured-cloned as `postMessage` does, and taken back exactly; the message
+/// is left to serde without them; what does not add up is refused.
 #[wasm_bindgen_test]
-fn vectors_travel_beside_a_message_and_come_back_exactly() {
-    use rag_fiches::encoder::wire::{put_rows, take_rows};
+fn numbers_travel_beside_a_message_and_come_back_exactly() {
+    use rag_fiches::encoder::wire::{put_rows, put_tops, take_rows, take_tops};
     let rows = vec![vec![0.5f32, -1.25, f32::MIN_POSITIVE], vec![3.0, 0.1, -0.0]];
     let message: JsValue = js_sys::Object::new().into();
     js_sys::Reflect::set(&message, &"kind".into(), &"Dense".into()).unwrap();
@@ -308,4 +308,31 @@ fn vectors_travel_beside_a_message_and_come_back_exactly() {
     js_sys::Reflect::set(&odd, &"flat".into(), &flat).unwrap();
     js_sys::Reflect::set(&odd, &"dim".into(), &JsValue::from_f64(2.0)).unwrap();
     assert!(take_rows(&odd).is_none());
+
+    // Dense tops: lists of several lengths, an empty one among them.
+    let tops = vec![
+        vec![(7u32, 0.875f64), (3, -0.1), (u32::MAX, f64::MIN_POSITIVE)],
+        vec![],
+        vec![(0, 1.0 / 3.0)],
+    ];
+    let message: JsValue = js_sys::Object::new().into();
+    js_sys::Reflect::set(&message, &"kind".into(), &"Dense".into()).unwrap();
+    assert!(put_tops(&message, &tops).is_some());
+    let received = clone_of.call1(&JsValue::NULL, &message).unwrap();
+    let back = take_tops(&received).unwrap();
+    assert_eq!(back.len(), 3);
+    for (a, b) in back.iter().zip(&tops) {
+        assert_eq!(a.len(), b.len());
+        for ((da, sa), (db, sb)) in a.iter().zip(b) {
+            assert_eq!((da, sa.to_bits()), (db, sb.to_bits()));
+        }
+    }
+    let keys = js_sys::Object::keys(received.unchecked_ref::<js_sys::Object>());
+    assert_eq!(keys.length(), 1, "only the message's own fields are left");
+    // Lengths that do not add up to the fiches sent: refused.
+    let short: JsValue = js_sys::Object::new().into();
+    put_tops(&short, &tops).unwrap();
+    let lens = js_sys::Uint32Array::from(&[3u32, 0, 2][..]);
+    js_sys::Reflect::set(&short, &"lens".into(), &lens).unwrap();
+    assert!(take_tops(&short).is_none());
 }

@@ -205,11 +205,27 @@ fn start(app: &Shared) -> Result<Handle, String> {
     })
 }
 
-/// A reply from the worker; vectors come as one Float32Array beside it (`encoder::wire`): a
-/// catalogue's, and the question vectors of a vectors file, one row per question.
+/// A reply from the worker; numbers come in typed arrays beside it (`encoder::wire`): a
+/// catalogue's vectors, the question vectors of a vectors file (one row per question), and dense
+/// tops.
 fn decode(data: JsValue) -> Option<Reply> {
     let rows = crate::encoder::wire::take_rows(&data);
+    let tops_sent = js_sys::Reflect::has(&data, &"lens".into()).unwrap_or(false);
+    let beside = crate::encoder::wire::take_tops(&data);
     let mut reply = serde_wasm_bindgen::from_value::<Reply>(data).ok()?;
+    if let Reply::Dense { ticket, tops, .. } = &mut reply {
+        match beside {
+            Some(beside) => *tops = beside,
+            // Never from this worker; said rather than taken as tops with no fiche.
+            None if tops_sent => {
+                return Some(Reply::DenseFailed {
+                    ticket: *ticket,
+                    reason: "les fiches trouvées sont arrivées incomplètes".to_owned(),
+                })
+            }
+            None => {}
+        }
+    }
     match (&mut reply, rows) {
         (Reply::Texts { vectors, .. }, Some(rows)) => *vectors = rows,
         (Reply::Vectors { set, questions, .. }, Some(rows)) => {

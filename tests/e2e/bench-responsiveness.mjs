@@ -199,7 +199,8 @@ const random = await page.evaluate(async () => {
     window.pageWorker.addEventListener('message', on);
     window.pageWorker.postMessage({ request: { kind: 'Dense', set: window.vectorsSet, ticket, vectors, question: false } });
   });
-  return { roundTrip: performance.now() - t, searchMs: reply.search_ms, kind: reply.kind, tops: reply.tops?.length };
+  // The tops travel beside the reply (their lengths in `lens`), or inside it (builds before 12-03).
+  return { roundTrip: performance.now() - t, searchMs: reply.search_ms, kind: reply.kind, tops: (reply.lens ?? reply.tops)?.length };
 });
 if (random) {
   console.log(`1,000 random queries in one request: ${random.kind} with ${random.tops} tops; ${random.searchMs === undefined ? '' : `searching ${(random.searchMs / 1000).toFixed(2)} ms per query in the worker (${Math.round(random.searchMs)} ms in all), `}round trip ${Math.round(random.roundTrip)} ms`);

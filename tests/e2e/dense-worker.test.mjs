@@ -51,10 +51,16 @@ test('the worker serves a question ahead of a measurement, a newer question supe
     const ready = new Promise((ok) => { started = ok; });
     const done = new Promise((ok) => {
       worker.onmessage = (e) => {
-        // Vectors travel beside a message, as one Float32Array of `dim` values per row
-        // (src/encoder/wire.rs): kept here as rows, and their length said.
-        const { flat, ...reply } = e.data;
+        // Numbers travel beside a message, in typed arrays (src/encoder/wire.rs): vectors as one
+        // Float32Array of `dim` values per row, kept here as rows, and their length said; dense
+        // tops as their fiches, scores and lengths, put back together here.
+        const { flat, docs, scores, lens, ...reply } = e.data;
         if (flat) Object.assign(reply, { rows: Array.from({ length: flat.length / e.data.dim }, (_, i) => Array.from(flat.subarray(i * e.data.dim, (i + 1) * e.data.dim))), flatLength: flat.length });
+        if (lens) {
+          let at = 0;
+          reply.insideTops = reply.tops.length;
+          reply.tops = Array.from(lens, (l) => Array.from({ length: l }, () => { at += 1; return [docs[at - 1], scores[at - 1]]; }));
+        }
         replies.push(reply);
         if (e.data.kind === 'Started') started();
         if (replies.filter((r) => ['Dense', 'Superseded', 'DenseFailed'].includes(r.kind)).length === 5) ok();
@@ -114,6 +120,7 @@ test('the worker serves a question ahead of a measurement, a newer question supe
   const failed = replies.find((r) => r.kind === 'DenseFailed');
   assert.equal(failed.reason, 'ces vecteurs ne sont plus chargés');
   const measuredReply = replies.find((r) => r.kind === 'Dense' && r.ticket === 10);
+  assert.equal(measuredReply.insideTops, 0, 'the tops came beside the reply');
   assert.equal(measuredReply.tops.length, 40);
   for (const top of measuredReply.tops) {
     assert.equal(top.length, 50);
@@ -204,7 +211,10 @@ async function searchInWorker({ bytes, ids, fingerprint }) {
     worker.postMessage({ request: { kind: 'Dense', set: 9, ticket: 1, vectors, question: false } });
   });
   worker.terminate();
-  return { stored: info?.stored_bytes, tops: reply.tops };
+  // The tops travel beside the reply: their fiches, scores and lengths (src/encoder/wire.rs).
+  let at = 0;
+  const tops = Array.from(reply.lens, (l) => Array.from({ length: l }, () => { at += 1; return [reply.docs[at - 1], reply.scores[at - 1]]; }));
+  return { stored: info?.stored_bytes, tops };
 }
 
 test('shipped vectors held by the worker: sens and hybride measured without a key, the same figures as the terminal, and the typed question answered from the measured tops', { timeout: 60000 }, async () => {
