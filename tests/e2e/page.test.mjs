@@ -157,6 +157,7 @@ test('a shared link\'s first result comes from the first module, before the page
       if (document.querySelector('.colonne[data-methode="mots"] li.resultat')) {
         window.firstSeen = {
           pageModule: performance.getEntriesByType('resource').filter((e) => /\/rag-fiches(-[0-9a-f]+)?_bg\.wasm$/.test(e.name)).length,
+          localVectors: performance.getEntriesByType('resource').filter((e) => /vecteurs-local/.test(e.name)).length,
           ready: document.body.dataset.ready ?? null,
           columns: [...document.querySelectorAll('.colonne')].map((c) => c.outerHTML),
         };
@@ -169,6 +170,11 @@ test('a shared link\'s first result comes from the first module, before the page
   await page.waitForSelector('body[data-ready="true"]');
   const first = await page.evaluate(() => window.firstSeen);
   assert.equal(first.pageModule, 0, 'the page\'s module was requested before the first result');
+  // Nor the local encoder's vectors (250 kB): the first module asks for them once it has drawn,
+  // and the page takes them from that request (one download, not two).
+  assert.equal(first.localVectors, 0, 'the local vectors were requested before the first result');
+  const localVectors = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /vecteurs-local/.test(e.name)).map((e) => e.initiatorType));
+  assert.deepEqual(localVectors, ['link']);
   assert.equal(first.ready, null);
   assert.equal(first.columns.length, 2);
   assert.match(first.columns[0], /data-id="AR-0040"[^]*fiche attendue/);
