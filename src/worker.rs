@@ -675,9 +675,10 @@ fn post(reply: &Reply) {
 fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    // Vectors travel as one Float32Array beside the message, its buffer transferred, not copied
-    // (`encoder::wire`): a catalogue's (as nested arrays, the page's decoding of 240 × 512
-    // numbers was a long task) and the question vectors a vectors file carries.
+    // Bulk numbers travel beside the message in typed arrays, their buffers transferred, not
+    // copied (`encoder::wire`): dense tops as three arrays; a catalogue's vectors (as nested
+    // arrays, the page's decoding of 240 × 512 numbers was a long task) and the question vectors
+    // a vectors file carries as one Float32Array.
     if let Reply::Dense { set, ticket, tops } = reply {
         let head = Reply::Dense {
             set: *set,
