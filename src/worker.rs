@@ -673,46 +673,37 @@ fn post(reply: &Reply) {
 
 /// Sends `reply` to the page, with more numeric properties beside its fields.
 fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
+    use crate::encoder::wire::{put_rows, put_tops};
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    // Bulk numbers travel beside the message in typed arrays, their buffers transferred, not
-    // copied (`encoder::wire`): dense tops as three arrays; a catalogue's vectors (as nested
-    // arrays, the page's decoding of 240 × 512 numbers was a long task) and the question vectors
-    // a vectors file carries as one Float32Array.
-    if let Reply::Dense { set, ticket, tops } = reply {
-        let head = Reply::Dense {
-            set: *set,
-            ticket: *ticket,
-            tops: Vec::new(),
-        };
-        let Ok(value) = serde::Serialize::serialize(&head, &serializer) else {
-            return;
-        };
+    let encode = |reply: &Reply| {
+        let value = serde::Serialize::serialize(reply, &serializer).ok()?;
         for &(key, number) in extra {
             js_sys::Reflect::set(&value, &key.into(), &number.into()).ok();
         }
-        if let Some(buffers) = crate::encoder::wire::put_tops(&value, tops) {
-            let transfer = js_sys::Array::new();
-            for buffer in buffers {
-                transfer.push(&buffer);
-            }
-            scope.post_message_with_transfer(&value, &transfer).ok();
-        }
-        return;
+        Some(value)
+    };
+    // Bulk numbers travel beside the message in typed arrays, their buffers transferred, not
+    // copied (`encoder::wire`): a catalogue's vectors (as nested arrays, the page's decoding of
+    // 240 × 512 numbers was a long task) and the question vectors a vectors file carries as one
+    // Float32Array, dense tops as three arrays. The message's own field travels empty.
+    enum Beside<'a> {
+        Rows(Vec<&'a [f32]>),
+        Tops(&'a [Vec<(u32, f64)>]),
     }
-    let (head, rows) = match reply {
-        Reply::Texts { epoch, vectors } => (
+    let split = match reply {
+        Reply::Texts { epoch, vectors } => Some((
             Reply::Texts {
                 epoch: *epoch,
                 vectors: Vec::new(),
             },
-            Some(vectors.clone()),
-        ),
+            Beside::Rows(vectors.iter().map(Vec::as_slice).collect()),
+        )),
         Reply::Vectors {
             set,
             info,
             questions,
-        } => (
+        } => Some((
             Reply::Vectors {
                 set: *set,
                 info: info.clone(),
@@ -721,35 +712,38 @@ fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
                     .map(|(t, _)| (t.clone(), Vec::new()))
                     .collect(),
             },
-            Some(questions.iter().map(|(_, v)| v.clone()).collect()),
-        ),
-        _ => (reply.clone(), None),
+            Beside::Rows(questions.iter().map(|(_, v)| v.as_slice()).collect()),
+        )),
+        Reply::Dense { set, ticket, tops } => Some((
+            Reply::Dense {
+                set: *set,
+                ticket: *ticket,
+                tops: Vec::new(),
+            },
+            Beside::Tops(tops),
+        )),
+        _ => None,
     };
-    let encode = |reply: &Reply| {
-        let value = serde::Serialize::serialize(reply, &serializer).ok()?;
-        for &(key, number) in extra {
-            js_sys::Reflect::set(&value, &key.into(), &number.into()).ok();
-        }
-        Some(value)
-    };
-    let Some(value) = encode(&head) else {
-        return;
-    };
-    match rows.map(|rows| crate::encoder::wire::put_rows(&value, &rows)) {
-        Some(Some(buffer)) => {
-            let transfer = js_sys::Array::of1(&buffer);
-            scope.post_message_with_transfer(&value, &transfer).ok();
-        }
-        // No rows (`None`), or rows that are not one matrix (never: one model's vectors), sent
-        // whole inside the message.
-        Some(None) => {
-            if let Some(whole) = encode(reply) {
-                scope.post_message(&whole).ok();
+    if let Some((head, beside)) = split {
+        if let Some(value) = encode(&head) {
+            let buffers = match beside {
+                Beside::Rows(rows) => put_rows(&value, &rows).map(|b| vec![b]),
+                Beside::Tops(tops) => put_tops(&value, tops).map(Vec::from),
+            };
+            if let Some(buffers) = buffers {
+                let transfer = js_sys::Array::new();
+                for buffer in buffers {
+                    transfer.push(&buffer);
+                }
+                scope.post_message_with_transfer(&value, &transfer).ok();
+                return;
             }
         }
-        None => {
-            scope.post_message(&value).ok();
-        }
+    }
+    // No bulk numbers, or none that could go beside (no rows, or rows that are not one matrix):
+    // the reply whole, inside the message.
+    if let Some(value) = encode(reply) {
+        scope.post_message(&value).ok();
     }
 }
 

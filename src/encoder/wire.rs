@@ -19,16 +19,16 @@ const FLAT: &str = "flat";
 const DIM: &str = "dim";
 
 /// Sets `rows` beside `message` (an object) and returns the array's buffer, for a transfer list.
-/// Rows of different lengths are not rows of one matrix: nothing is set then.
-pub fn put_rows(message: &JsValue, rows: &[Vec<f32>]) -> Option<js_sys::ArrayBuffer> {
-    let dim = rows.first().map_or(0, Vec::len);
-    if dim == 0 || rows.iter().any(|r| r.len() != dim) {
+/// Rows of different lengths are not rows of one matrix: nothing is set then, nor for no rows.
+pub fn put_rows<R: AsRef<[f32]>>(message: &JsValue, rows: &[R]) -> Option<js_sys::ArrayBuffer> {
+    let dim = rows.first().map_or(0, |r| r.as_ref().len());
+    if dim == 0 || rows.iter().any(|r| r.as_ref().len() != dim) {
         return None;
     }
     let flat = js_sys::Float32Array::new_with_length((rows.len() * dim) as u32);
     for (i, row) in rows.iter().enumerate() {
         flat.subarray((i * dim) as u32, ((i + 1) * dim) as u32)
-            .copy_from(row);
+            .copy_from(row.as_ref());
     }
     js_sys::Reflect::set(message, &FLAT.into(), &flat).ok()?;
     js_sys::Reflect::set(message, &DIM.into(), &(dim as f64).into()).ok()?;
