@@ -57,19 +57,36 @@ impl StopChange {
 impl Analyzer {
     /// The terms of `text`, in order, repetitions kept (BM25 counts them).
     pub fn analyze(self, text: &str) -> Vec<Token> {
-        match self {
-            Analyzer::Seed => seed_words(text)
-                .into_iter()
-                .filter(|t| !seed_stop_words().contains(t.term.as_str()))
-                .collect(),
-            Analyzer::French => french_terms(text, None),
-            Analyzer::FrenchWith(change) => french_terms(text, Some(&change)),
-        }
+        let mut out = Vec::new();
+        self.each_term(text, |term, start, end| {
+            out.push(Token {
+                term: term.to_owned(),
+                start,
+                end,
+            })
+        });
+        out
     }
 
-    /// Only the terms, for indexing and for queries.
+    /// Only the terms, for queries.
     pub fn terms(self, text: &str) -> Vec<String> {
-        self.analyze(text).into_iter().map(|t| t.term).collect()
+        let mut out = Vec::new();
+        self.each_term(text, |term, _, _| out.push(term.to_owned()));
+        out
+    }
+
+    /// Calls `f(term, start, end)` for each term of [`Analyzer::analyze`], in order, without a
+    /// `String` per term: the words are cut into one buffer, and a stem is copied out of the
+    /// cache into another. An index build looks each term up as it comes and copies only the new
+    /// ones. In the page's first module, analysis was the largest part of building both indexes
+    /// over 200 fiches (a CPU profile: 60 of its 180 ms), mostly allocating, copying and freeing
+    /// each token's strings.
+    pub fn each_term(self, text: &str, f: impl FnMut(&str, usize, usize)) {
+        match self {
+            Analyzer::Seed => seed_terms(text, f),
+            Analyzer::French => french_terms(text, None, f),
+            Analyzer::FrenchWith(change) => french_terms(text, Some(&change), f),
+        }
     }
 
     /// The byte spans of the words the analyser cuts before it drops stop words and elisions:
@@ -172,6 +189,18 @@ fn is_seed_word_char(c: char) -> bool {
 /// runs of characters accepted by `is_word`, remembering the original byte span of each run.
 fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
     let mut out = Vec::new();
+    each_run(text, is_word, |term, start, end| {
+        out.push(Token {
+            term: term.to_owned(),
+            start,
+            end,
+        })
+    });
+    out
+}
+
+/// [`runs`], each run given to `f(run, start, end)` from one reused buffer.
+fn each_run(text: &str, is_word: impl Fn(char) -> bool, mut f: impl FnMut(&str, usize, usize)) {
     let mut cur = String::new();
     let (mut start, mut end) = (0, 0);
     for (pos, c) in text.char_indices() {
@@ -186,11 +215,8 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
                 cur.push(l);
                 end = pos + 1;
             } else if !cur.is_empty() {
-                out.push(Token {
-                    term: std::mem::take(&mut cur),
-                    start,
-                    end,
-                });
+                f(&cur, start, end);
+                cur.clear();
             }
             continue;
         }
@@ -202,22 +228,14 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
                 cur.push(l);
                 end = pos + c.len_utf8();
             } else if !cur.is_empty() {
-                out.push(Token {
-                    term: std::mem::take(&mut cur),
-                    start,
-                    end,
-                });
+                f(&cur, start, end);
+                cur.clear();
             }
         }
     }
     if !cur.is_empty() {
-        out.push(Token {
-            term: cur,
-            start,
-            end,
-        });
+        f(&cur, start, end);
     }
-    out
 }
 
 /// The byte range of at most `chars` characters of `text` to show or send: all of it when it
@@ -280,6 +298,15 @@ pub fn pieces(text: &str, bytes: usize) -> Vec<&str> {
 
 fn seed_words(text: &str) -> Vec<Token> {
     runs(text, is_seed_word_char)
+}
+
+fn seed_terms(text: &str, mut f: impl FnMut(&str, usize, usize)) {
+    let stop = seed_stop_words();
+    each_run(text, is_seed_word_char, |word, start, end| {
+        if !stop.contains(word) {
+            f(word, start, end);
+        }
+    });
 }
 
 /// Articles and pronouns that French elides before a vowel: `l'isolant`, `qu'il`, `jusqu'au`.
@@ -356,51 +383,53 @@ pub fn fold_accents(s: &str) -> String {
     out
 }
 
-/// Stems (then folds) `word`, remembering the result: a catalogue repeats the same few thousand
-/// words, and Snowball was most of the index build's time (measured: 1.25 s → see BENCHMARKS.md
-/// at 50k fiches). The cache is cleared past `STEM_CACHE_MAX` entries to bound its memory.
-fn stem_cached(stemmer: &Stemmer, word: &str) -> String {
+/// Stems (then folds) `word` into `out`, remembering the result: a catalogue repeats the same few
+/// thousand words, and Snowball was most of the index build's time (measured: 1.25 s → see
+/// BENCHMARKS.md at 50k fiches). The cache is cleared past `STEM_CACHE_MAX` entries to bound its
+/// memory. The stem is copied out rather than lent, so that no borrow of the cache outlives this
+/// call.
+fn stem_cached(stemmer: &Stemmer, word: &str, out: &mut String) {
     const STEM_CACHE_MAX: usize = 200_000;
     thread_local! {
         static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<String, String>> =
             std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     }
+    out.clear();
     CACHE.with(|c| {
         if let Some(s) = c.borrow().get(word) {
-            return s.clone();
+            out.push_str(s);
+            return;
         }
         let stem = fold_accents(&stemmer.stem(word));
+        out.push_str(&stem);
         let mut c = c.borrow_mut();
         if c.len() >= STEM_CACHE_MAX {
             c.clear();
         }
-        c.insert(word.to_owned(), stem.clone());
-        stem
+        c.insert(word.to_owned(), stem);
     })
 }
 
-fn french_terms(text: &str, change: Option<&StopChange>) -> Vec<Token> {
-    let words = runs(text, char::is_alphanumeric);
+fn french_terms(text: &str, change: Option<&StopChange>, mut f: impl FnMut(&str, usize, usize)) {
     let stop = french_stop_words();
     let stemmer = french_stemmer();
-    let mut out = Vec::with_capacity(words.len());
-    for w in words {
+    let mut stem = String::new();
+    each_run(text, char::is_alphanumeric, |word, start, end| {
         let followed_by_apostrophe =
-            text[w.end..].starts_with('\'') || text[w.end..].starts_with('\u{2019}');
-        if followed_by_apostrophe && ELISIONS.contains(&w.term.as_str()) {
-            continue;
+            text[end..].starts_with('\'') || text[end..].starts_with('\u{2019}');
+        if followed_by_apostrophe && ELISIONS.contains(&word) {
+            return;
         }
         let is_stop = match change {
-            None => stop.contains(&w.term),
-            Some(c) => c.is_stop(&w.term),
+            None => stop.contains(word),
+            Some(c) => c.is_stop(word),
         };
         if is_stop {
-            continue;
+            return;
         }
-        let stem = stem_cached(stemmer, &w.term);
-        out.push(Token { term: stem, ..w });
-    }
-    out
+        stem_cached(stemmer, word, &mut stem);
+        f(&stem, start, end);
+    });
 }
 
 #[cfg(test)]

@@ -145,15 +145,20 @@ impl Bm25Index {
             let pieces = crate::search::analysis::pieces(&fiche.texte, PIECE_BYTES);
             let several = pieces.len() > 1;
             for piece in pieces {
-                for term in analyzer.terms(piece) {
+                analyzer.each_term(piece, |term, _, _| {
                     len += 1;
-                    let next = vocabulary.len() as u32;
-                    let id = *vocabulary.entry(term).or_insert(next);
-                    if id == next {
-                        postings.push(Vec::new());
-                    }
+                    // Looked up first: only a new term is copied into the vocabulary.
+                    let id = match vocabulary.get(term) {
+                        Some(&id) => id,
+                        None => {
+                            let id = vocabulary.len() as u32;
+                            vocabulary.insert(term.to_owned(), id);
+                            postings.push(Vec::new());
+                            id
+                        }
+                    };
                     *counts.entry(id).or_insert(0) += 1;
-                }
+                });
                 if several {
                     pause(doc).await;
                 }
