@@ -35,14 +35,25 @@ extern "C" {
     fn load_page() -> js_sys::Promise;
 }
 
+/// A User Timing mark (`performance.mark`): `tests/e2e/bench.mjs` reads them to say where the
+/// time before the first result goes (`first:start`, `first:manifest`, `first:read`,
+/// `first:indexed`, `first:drawn`).
+fn timing_mark(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        performance.mark(name).ok();
+    }
+}
+
 /// Draws the link's keyword columns, then loads the page's module.
 pub fn run() {
+    timing_mark("first:start");
     console_error_panic_hook::set_once();
     wasm_bindgen_futures::spawn_local(async {
         let manifest = fetch_text("data/manifeste.json")
             .await
             .map(|m| Manifest::parse(&m))
             .unwrap_or_default();
+        timing_mark("first:manifest");
         if document().get_element_by_id(ids::RESULTATS).is_some() {
             draw(&manifest).await;
         }
@@ -99,6 +110,7 @@ async fn draw(manifest: &Manifest) -> Option<()> {
     let (fiches, questions) = (fiches.await.ok()?, questions.await.ok()?);
     let fiches = parse_fiches_with(&fiches, super::nfc).ok()?;
     let questions = parse_questions(&questions).ok()?;
+    timing_mark("first:read");
     let example = questions.iter().find(|q| q.text == question);
 
     let key = stored(KEY_ENTRY).is_some_and(|k| ApiKey::parse(&k).is_ok());
@@ -166,6 +178,7 @@ async fn draw(manifest: &Manifest) -> Option<()> {
     }
     let expected = example.and_then(|q| q.expected.as_deref());
     let lab = Lab::new(fiches);
+    timing_mark("first:indexed");
     frame::changes(&lab, &shown, &question);
     if blocked.is_some() {
         let search = |m: Method| match m {
@@ -186,6 +199,7 @@ async fn draw(manifest: &Manifest) -> Option<()> {
         )
     });
     replace_children(&by_id(ids::RESULTATS), columns);
+    timing_mark("first:drawn");
     Some(())
 }
 

@@ -53,6 +53,9 @@ for (const [what, name] of [
 // (traced, 2026-12-03). Only plain evaluations read the page's clock, once it is surely done.
 const firsts = [];
 const readies = [];
+// Where the time before the first result goes, per load: the first wasm's arrival, the parser's
+// end, the first paint, and the first module's own User Timing marks (src/web/first.rs).
+const steps = {};
 for (let i = 0; i < 5; i++) {
   const context = await browser.newContext();
   await context.addInitScript(() => {
@@ -77,10 +80,27 @@ for (let i = 0; i < 5; i++) {
   }
   firsts.push(Math.round(first));
   readies.push(Math.round(ready));
+  const seen = await page.evaluate(() => {
+    const at = {};
+    const wasm = performance.getEntriesByType('resource').find((e) => /\/premier-[^/]*_bg\.wasm$/.test(e.name));
+    if (wasm) at['first wasm received'] = wasm.responseEnd;
+    at['document parsed (DOMContentLoaded)'] = performance.getEntriesByType('navigation')[0].domContentLoadedEventStart;
+    const paint = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint');
+    if (paint) at['first paint (the static page)'] = paint.startTime;
+    for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('first:')) at[m.name] = m.startTime;
+    return at;
+  });
+  seen['first result seen'] = first;
+  for (const [step, t] of Object.entries(seen)) (steps[step] ??= []).push(Math.round(t));
   await context.close();
 }
 const mid = (xs) => { xs.sort((a, b) => a - b); return `${xs[2]} ms (min ${xs[0]}, max ${xs[4]})`; };
 console.log(`navigation to first result (a shared link with a question): ${mid(firsts)}; to every start-up read done: ${mid(readies)}`);
+// Each step's median time after navigation (first:start the first module's main; first:manifest
+// its manifest read; first:read the fiches and questions read and parsed; first:indexed both
+// keyword indexes built; first:drawn the columns in the DOM, before their layout and paint).
+const order = Object.entries(steps).map(([step, xs]) => [step, [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]]).sort((a, b) => a[1] - b[1]);
+console.log(`  the steps, median ms after navigation: ${order.map(([step, t]) => `${step} ${t}`).join('; ')}`);
 
 const context = await browser.newContext({ bypassCSP: true });
 const page = await context.newPage();
