@@ -78,9 +78,9 @@ impl Analyzer {
     /// Calls `f(term, start, end)` for each term of [`Analyzer::analyze`], in order, without a
     /// `String` per term: the words are cut into one buffer, and a stem is copied out of the
     /// cache into another. An index build looks each term up as it comes and copies only the new
-    /// ones. In the page's first module, analysis was the largest part of building both indexes
-    /// over 200 fiches (a CPU profile: 60 of its 180 ms), mostly allocating, copying and freeing
-    /// each token's strings.
+    /// ones. Building both indexes of 50,000 fiches in Chromium went from 1,730 to 1,290 ms
+    /// (medians, BENCHMARKS.md, 12-03 midday); under a CPU profile of the page's first module,
+    /// analysis had been 60 of its 180 ms, with malloc and free among its largest parts.
     pub fn each_term(self, text: &str, f: impl FnMut(&str, usize, usize)) {
         match self {
             Analyzer::Seed => seed_terms(text, f),
