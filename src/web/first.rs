@@ -49,13 +49,15 @@ pub fn run() {
     timing_mark("first:start");
     console_error_panic_hook::set_once();
     wasm_bindgen_futures::spawn_local(async {
-        let manifest = fetch_text("data/manifeste.json")
+        let manifest = fetch_text("data/manifeste.json");
+        let remembered = Remembered::read();
+        let manifest = manifest
             .await
             .map(|m| Manifest::parse(&m))
             .unwrap_or_default();
         timing_mark("first:manifest");
         if document().get_element_by_id(ids::RESULTATS).is_some() {
-            draw(&manifest).await;
+            draw(&manifest, &remembered).await;
         }
         // The local encoder's vectors of the fiches (250 kB) are the page's, not the first
         // result's: asked for only now, while the page's module loads, and taken from this
@@ -76,11 +78,31 @@ pub fn run() {
     });
 }
 
+/// What this browser remembers that the first draw depends on. Read while the manifest's request
+/// is in flight: the first read of `localStorage` in a page waits for the browser to open its
+/// storage (2–39 ms, median about 3.5, in new contexts of the benchmark machine, 2026-12-03), and
+/// that wait is then spent while the page's thread would wait for the manifest anyway.
+struct Remembered {
+    /// A key the learner chose to keep, as the page will find it.
+    key: bool,
+    /// The guide was closed once: it stays closed.
+    guide_closed: bool,
+}
+
+impl Remembered {
+    fn read() -> Remembered {
+        Remembered {
+            key: stored(KEY_ENTRY).is_some_and(|k| ApiKey::parse(&k).is_ok()),
+            guide_closed: stored(GUIDE_ENTRY).is_some(),
+        }
+    }
+}
+
 /// What « Chercher » shows for the link, as the page's first render draws it once the vectors and
 /// a remembered key are read: the header's lines, the guide, the methods, the line of methods that
 /// cannot run, and the keyword columns. Whatever differs would move the columns when the page's
 /// module takes over (see the end-to-end test « the columns do not move »).
-async fn draw(manifest: &Manifest) -> Option<()> {
+async fn draw(manifest: &Manifest, remembered: &Remembered) -> Option<()> {
     let hash = web_sys::window()?.location().hash().ok()?;
     let link = ViewState::from_fragment(&hash);
     if link.view != View::Chercher {
@@ -113,14 +135,14 @@ async fn draw(manifest: &Manifest) -> Option<()> {
     timing_mark("first:read");
     let example = questions.iter().find(|q| q.text == question);
 
-    let key = stored(KEY_ENTRY).is_some_and(|k| ApiKey::parse(&k).is_ok());
+    let key = remembered.key;
     frame::header(
         fiches.len(),
         questions.len(),
         None,
         key.then_some(&CostLine::default()),
     );
-    set_hidden(&by_id(ids::COMMENCER), stored(GUIDE_ENTRY).is_some());
+    set_hidden(&by_id(ids::COMMENCER), remembered.guide_closed);
     frame::method_choices(&shown);
     frame::expected(example, &fiches);
     if !field.has_attribute(frame::EDITED) {
