@@ -57,31 +57,30 @@ pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>
     }
 }
 
-/// `Σ a[i]·b[i]` over the shorter of an int8 row and a question's int8 codes already widened to
-/// i16 (once per question, see [`widen_codes`]), in i32: the dense scan's candidate score. With
-/// the question in i16, each 16 row bytes cost one load, two sign extensions and two
-/// multiply-adds of i16 pairs into i32 lanes (`i32x4.dot_i16x8_s`), where two int8 operands cost
-/// two extending multiplies and two pairwise additions: in the page's worker, 1,000 random
-/// queries at 50,000 fiches took 5.2–13.7 ms each against 17.5–20.1 (BENCHMARKS.md, 12-02).
-/// Integer sums are exact in any order (1024 × 128² is far below 2³¹), so the vector
-/// path equals the scalar one by construction. Slices longer than 131,000 values could overflow;
-/// vectors have at most 16,384 (`MAX_DIM`).
+/// `Σ nibble·q` over a row's plane of packed 4-bit values (see
+/// [`crate::data::vectors::Int8Rows`]: byte `k` of each 16 holds value `k` of its block of 32 in
+/// its low nibble and value `16 + k` in its high one) and a question's codes widened to i16 and
+/// padded to whole blocks. The dense scan's inner loop: each 16 bytes (32 values) cost one load, a
+/// mask and a shift to separate the nibbles, four zero extensions to i16 and four multiply-adds of
+/// i16 pairs into i32 lanes (`i32x4.dot_i16x8_s`). Integer sums are exact in any order (15 × 128 ×
+/// 16,384 is far below 2³¹), so the vector path equals the scalar one by construction. Reads the
+/// whole blocks of `packed` that `q` covers.
 #[inline]
-pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
+pub fn dot_u4_i16(packed: &[u8], q: &[i16]) -> i32 {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        simd::dot_i8_i16(a, b)
+        simd::dot_u4_i16(packed, q)
     }
     #[cfg(target_arch = "x86_64")]
     {
-        sse2::dot_i8_i16(a, b)
+        sse2::dot_u4_i16(packed, q)
     }
     #[cfg(not(any(
         all(target_arch = "wasm32", target_feature = "simd128"),
         target_arch = "x86_64"
     )))]
     {
-        scalar_dot_i8_i16(a, b)
+        scalar_dot_u4_i16(packed, q)
     }
 }
 
@@ -90,7 +89,7 @@ pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
 /// memory read bound of a scan over those bytes. For the benchmarks: the page's worker times it
 /// over its int8 codes, the bound of the dense scan in the page itself (natively, `bench` has its
 /// own probe; this one is the reference there).
-pub fn read_probe(bytes: &[i8]) -> u64 {
+pub fn read_probe(bytes: &[u8]) -> u64 {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
         simd::read_probe(bytes)
@@ -103,25 +102,33 @@ pub fn read_probe(bytes: &[i8]) -> u64 {
 
 /// The reference [`read_probe`]: byte `i` of the whole 64-byte chunks lands in byte `i mod 8` of
 /// the result, the remaining bytes in its lowest byte.
-pub fn scalar_read_probe(bytes: &[i8]) -> u64 {
+pub fn scalar_read_probe(bytes: &[u8]) -> u64 {
     let whole = bytes.len() / 64 * 64;
     let (head, rest) = bytes.split_at(whole);
     head.iter()
         .enumerate()
-        .fold(0, |a, (i, &b)| a ^ (u64::from(b as u8) << (8 * (i % 8))))
-        ^ rest.iter().fold(0, |a, &b| a ^ u64::from(b as u8))
+        .fold(0, |a, (i, &b)| a ^ (u64::from(b) << (8 * (i % 8))))
+        ^ rest.iter().fold(0, |a, &b| a ^ u64::from(b))
 }
 
-/// A question's int8 codes as the i16 values [`dot_i8_i16`] reads.
+/// A question's int8 codes as the i16 values [`dot_u4_i16`] reads.
 pub fn widen_codes(codes: &[i8]) -> Vec<i16> {
     codes.iter().map(|&c| i16::from(c)).collect()
 }
 
-/// The reference [`dot_i8_i16`].
-pub fn scalar_dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+/// The reference [`dot_u4_i16`].
+pub fn scalar_dot_u4_i16(packed: &[u8], q: &[i16]) -> i32 {
+    packed
+        .chunks_exact(16)
+        .zip(q.chunks_exact(32))
+        .map(|(p, q)| {
+            p.iter()
+                .enumerate()
+                .map(|(k, &b)| {
+                    i32::from(b & 15) * i32::from(q[k]) + i32::from(b >> 4) * i32::from(q[16 + k])
+                })
+                .sum::<i32>()
+        })
         .sum()
 }
 
@@ -194,41 +201,41 @@ pub fn scalar_axpy(y: &mut [f32], a: f32, x: &[f32]) {
     }
 }
 
-/// The terminal's [`dot_i8_i16`] on x86-64, where SSE2 is always present: at the release profile's
+/// The terminal's [`dot_u4_i16`] on x86-64, where SSE2 is always present: at the release profile's
 /// `opt-level = "z"` LLVM leaves the scalar loop scalar (a 10,000-fiche scan took 17 ms).
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod sse2 {
     use core::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_madd_epi16,
-        _mm_setzero_si128, _mm_shuffle_epi32, _mm_srai_epi16, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+        __m128i, _mm_add_epi32, _mm_and_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_madd_epi16,
+        _mm_set1_epi8, _mm_setzero_si128, _mm_shuffle_epi32, _mm_srli_epi16, _mm_unpackhi_epi8,
+        _mm_unpacklo_epi8,
     };
 
-    pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
-        let n = a.len().min(b.len());
-        let (a, b) = (&a[..n], &b[..n]);
-        let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-        let (ra, rb) = (ca.remainder(), cb.remainder());
-        // SAFETY: SSE2 is part of x86-64; each chunk holds 16 readable bytes of `a` and 32 of
-        // `b`, and loadu has no alignment requirement.
+    #[inline]
+    pub fn dot_u4_i16(packed: &[u8], q: &[i16]) -> i32 {
+        // SAFETY: SSE2 is part of x86-64; each chunk holds 16 readable bytes of `packed` and 64
+        // of `q`, and loadu has no alignment requirement.
         unsafe {
-            let mut acc = _mm_setzero_si128();
-            for (x, y) in ca.zip(cb) {
-                let x = _mm_loadu_si128(x.as_ptr().cast::<__m128i>());
-                let yl = _mm_loadu_si128(y.as_ptr().cast::<__m128i>());
-                let yh = _mm_loadu_si128(y[8..].as_ptr().cast::<__m128i>());
-                // Each byte into the high half of an i16, shifted down arithmetically: the
-                // sign-extended values (SSE2 has no byte-to-word extension).
-                let (xl, xh) = (
-                    _mm_srai_epi16::<8>(_mm_unpacklo_epi8(x, x)),
-                    _mm_srai_epi16::<8>(_mm_unpackhi_epi8(x, x)),
-                );
-                acc = _mm_add_epi32(acc, _mm_madd_epi16(xl, yl));
-                acc = _mm_add_epi32(acc, _mm_madd_epi16(xh, yh));
+            let (mask, zero) = (_mm_set1_epi8(15), _mm_setzero_si128());
+            let (mut a, mut b) = (_mm_setzero_si128(), _mm_setzero_si128());
+            for (p, q) in packed.chunks_exact(16).zip(q.chunks_exact(32)) {
+                let x = _mm_loadu_si128(p.as_ptr().cast::<__m128i>());
+                let lo = _mm_and_si128(x, mask);
+                let hi = _mm_and_si128(_mm_srli_epi16::<4>(x), mask);
+                // (No closure for the four loads: at `opt-level = "z"` it stays a call.)
+                let y = q.as_ptr().cast::<__m128i>();
+                let (y0, y1) = (_mm_loadu_si128(y), _mm_loadu_si128(y.add(1)));
+                let (y2, y3) = (_mm_loadu_si128(y.add(2)), _mm_loadu_si128(y.add(3)));
+                a = _mm_add_epi32(a, _mm_madd_epi16(_mm_unpacklo_epi8(lo, zero), y0));
+                b = _mm_add_epi32(b, _mm_madd_epi16(_mm_unpackhi_epi8(lo, zero), y1));
+                a = _mm_add_epi32(a, _mm_madd_epi16(_mm_unpacklo_epi8(hi, zero), y2));
+                b = _mm_add_epi32(b, _mm_madd_epi16(_mm_unpackhi_epi8(hi, zero), y3));
             }
+            let acc = _mm_add_epi32(a, b);
             let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b01_00_11_10>(acc));
             let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b10_11_00_01>(acc));
-            _mm_cvtsi128_si32(acc) + super::scalar_dot_i8_i16(ra, rb)
+            _mm_cvtsi128_si32(acc)
         }
     }
 }
@@ -320,55 +327,80 @@ mod simd {
         super::scalar_widen_f16(cs.remainder(), cd.into_remainder());
     }
 
-    /// Sixteen row bytes per step: sign-extended into two i16x8 halves
-    /// (`i16x8.extend_{low,high}_i8x16_s`), each multiplied by the question's i16 lanes with
+    /// Sixteen packed bytes (32 values) per step: the low nibbles masked, the high ones shifted
+    /// down (`i16x8.shr_u` then a mask: wasm's byte shifts cost several instructions on x86),
+    /// each half zero-extended into two i16x8 and multiplied by the question's i16 lanes with
     /// neighbours summed into i32 lanes (`i32x4.dot_i16x8_s`), two accumulators.
-    pub fn dot_i8_i16(a: &[i8], b: &[i16]) -> i32 {
+    ///
+    /// A counted loop over raw pointers: at `opt-level = "z"`, `chunks_exact`, `zip` and sub-slices
+    /// stay calls (the iterator's `next` and a bounds check per load, four calls per 32 values in
+    /// the built module), and the loop ran at the speed of those calls, not of its reads.
+    pub fn dot_u4_i16(packed: &[u8], q: &[i16]) -> i32 {
         use core::arch::wasm32::{
-            i16x8_extend_high_i8x16, i16x8_extend_low_i8x16, i32x4_add, i32x4_dot_i16x8,
-            i32x4_extract_lane, i32x4_splat,
+            i32x4_add, i32x4_dot_i16x8, i32x4_extract_lane, i32x4_splat, u16x8_extend_high_u8x16,
+            u16x8_extend_low_u8x16, u16x8_shr, u8x16_splat, v128_and,
         };
-        let n = a.len().min(b.len());
-        let (a, b) = (&a[..n], &b[..n]);
-        let (mut lo, mut hi) = (i32x4_splat(0), i32x4_splat(0));
-        let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-        let (ra, rb) = (ca.remainder(), cb.remainder());
-        for (x, y) in ca.zip(cb) {
-            // SAFETY: each chunk holds 16 i8 of `a` (16 readable bytes) and 16 i16 of `b` (32);
-            // no alignment is required.
-            let (x, yl, yh) = unsafe {
+        let blocks = (packed.len() / 16).min(q.len() / 32);
+        let (p, y) = (packed.as_ptr(), q.as_ptr());
+        let mask = u8x16_splat(15);
+        let (mut a, mut b) = (i32x4_splat(0), i32x4_splat(0));
+        let mut i = 0;
+        while i < blocks {
+            // SAFETY: `i < blocks`, so bytes `16i..16i + 16` of `packed` and values
+            // `32i..32i + 32` of `q` are in bounds; no alignment is required.
+            let (x, y0, y1, y2, y3) = unsafe {
+                let y = y.add(32 * i);
                 (
-                    v128_load(x.as_ptr().cast()),
-                    v128_load(y.as_ptr().cast()),
-                    v128_load(y[8..].as_ptr().cast()),
+                    v128_load(p.add(16 * i).cast()),
+                    v128_load(y.cast()),
+                    v128_load(y.add(8).cast()),
+                    v128_load(y.add(16).cast()),
+                    v128_load(y.add(24).cast()),
                 )
             };
-            lo = i32x4_add(lo, i32x4_dot_i16x8(i16x8_extend_low_i8x16(x), yl));
-            hi = i32x4_add(hi, i32x4_dot_i16x8(i16x8_extend_high_i8x16(x), yh));
+            let lo = v128_and(x, mask);
+            let hi = v128_and(u16x8_shr(x, 4), mask);
+            a = i32x4_add(a, i32x4_dot_i16x8(u16x8_extend_low_u8x16(lo), y0));
+            b = i32x4_add(b, i32x4_dot_i16x8(u16x8_extend_high_u8x16(lo), y1));
+            a = i32x4_add(a, i32x4_dot_i16x8(u16x8_extend_low_u8x16(hi), y2));
+            b = i32x4_add(b, i32x4_dot_i16x8(u16x8_extend_high_u8x16(hi), y3));
+            i += 1;
         }
-        let s = i32x4_add(lo, hi);
+        let s = i32x4_add(a, b);
         i32x4_extract_lane::<0>(s)
             + i32x4_extract_lane::<1>(s)
             + i32x4_extract_lane::<2>(s)
             + i32x4_extract_lane::<3>(s)
-            + super::scalar_dot_i8_i16(ra, rb)
     }
 
-    pub fn read_probe(bytes: &[i8]) -> u64 {
-        use core::arch::wasm32::{i64x2_extract_lane, v128_xor};
-        let zero = core::arch::wasm32::i64x2_splat(0);
-        let mut acc = [zero; 4];
-        let chunks = bytes.chunks_exact(64);
-        let rest = chunks.remainder();
-        for c in chunks {
-            for (k, a) in acc.iter_mut().enumerate() {
-                // SAFETY: `c` holds 64 readable bytes; no alignment is required.
-                *a = v128_xor(*a, unsafe { v128_load(c[16 * k..].as_ptr().cast()) });
+    /// A counted loop over a raw pointer, four accumulators (see [`dot_u4_i16`] for why not
+    /// `chunks_exact`).
+    pub fn read_probe(bytes: &[u8]) -> u64 {
+        use core::arch::wasm32::{i64x2_extract_lane, i64x2_splat, v128_xor};
+        let whole = bytes.len() / 64;
+        let p = bytes.as_ptr();
+        let (mut a0, mut a1, mut a2, mut a3) = (
+            i64x2_splat(0),
+            i64x2_splat(0),
+            i64x2_splat(0),
+            i64x2_splat(0),
+        );
+        let mut i = 0;
+        while i < whole {
+            // SAFETY: `i < whole`, so bytes `64i..64i + 64` are in bounds; no alignment is
+            // required.
+            unsafe {
+                let c = p.add(64 * i);
+                a0 = v128_xor(a0, v128_load(c.cast()));
+                a1 = v128_xor(a1, v128_load(c.add(16).cast()));
+                a2 = v128_xor(a2, v128_load(c.add(32).cast()));
+                a3 = v128_xor(a3, v128_load(c.add(48).cast()));
             }
+            i += 1;
         }
-        let v = v128_xor(v128_xor(acc[0], acc[1]), v128_xor(acc[2], acc[3]));
+        let v = v128_xor(v128_xor(a0, a1), v128_xor(a2, a3));
         (i64x2_extract_lane::<0>(v) ^ i64x2_extract_lane::<1>(v)) as u64
-            ^ rest.iter().fold(0, |a, &b| a ^ u64::from(b as u8))
+            ^ bytes[64 * whole..].iter().fold(0, |a, &b| a ^ u64::from(b))
     }
 
     pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
@@ -486,8 +518,8 @@ mod tests {
 
     #[test]
     fn the_read_probe_folds_every_byte_in_its_place() {
-        let bytes: Vec<i8> = (0..1000u32)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as i8)
+        let bytes: Vec<u8> = (0..1000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
             .collect();
         for n in [0, 1, 63, 64, 65, 128, 999, 1000] {
             assert_eq!(
@@ -523,16 +555,28 @@ mod tests {
     }
 
     #[test]
-    fn int8_dot_equals_the_scalar_one_at_the_extremes() {
-        for n in [0, 1, 15, 16, 17, 33, 1024, 1027] {
-            let a: Vec<i8> = (0..n).map(|i| [127, -127, 3, -128][i % 4]).collect();
-            let b: Vec<i8> = (0..n).map(|i| [127, 127, -5, -128][(i / 3) % 4]).collect();
-            let slow: i32 = a.iter().zip(&b).map(|(&x, &y)| x as i32 * y as i32).sum();
-            let b = widen_codes(&b);
-            assert_eq!(dot_i8_i16(&a, &b), slow, "n={n}");
-            assert_eq!(scalar_dot_i8_i16(&a, &b), slow, "n={n}");
+    fn packed_dot_equals_the_scalar_one_at_the_extremes() {
+        for blocks in [0, 1, 2, 32, 33] {
+            let p: Vec<u8> = (0..16 * blocks)
+                .map(|i| [0xff, 0x0f, 0xf0, 0x00, 0x5a][i % 5])
+                .collect();
+            let q: Vec<i16> = (0..32 * blocks)
+                .map(|i| [127, -127, -128, 3][(i / 3) % 4])
+                .collect();
+            let slow: i32 = (0..32 * blocks)
+                .map(|i| {
+                    let b = p[i / 32 * 16 + i % 16];
+                    let nibble = if i % 32 < 16 { b & 15 } else { b >> 4 };
+                    i32::from(nibble) * i32::from(q[i])
+                })
+                .sum();
+            assert_eq!(dot_u4_i16(&p, &q), slow, "blocks={blocks}");
+            assert_eq!(scalar_dot_u4_i16(&p, &q), slow, "blocks={blocks}");
         }
-        assert_eq!(dot_i8_i16(&[1, 2, 3], &[4, 5]), 14);
+        // Value 0 is byte 0's low nibble, value 16 its high one.
+        let mut q = vec![0i16; 32];
+        (q[0], q[16]) = (1, 100);
+        assert_eq!(dot_u4_i16(&[0x73; 16], &q), 3 + 700);
     }
 
     /// Every half-precision value, widened, is `half`'s conversion: bit for bit when finite, the

@@ -100,7 +100,9 @@ fn received(worker: &Shared, data: JsValue) {
                 let reply = match read.await {
                     Ok((vectors, questions)) => {
                         let info = vectors.info();
-                        timing.read_bound_ms = read_bound_ms(vectors.int8_codes());
+                        let [high, low] = vectors.int8().planes();
+                        timing.read_bound_ms = read_bound_ms(high);
+                        timing.codes_bound_ms = timing.read_bound_ms + read_bound_ms(low);
                         let mut w = worker.borrow_mut();
                         // Again: another load of the same set may have ended meanwhile.
                         w.sets.retain(|(s, _)| *s != set);
@@ -124,6 +126,7 @@ fn received(worker: &Shared, data: JsValue) {
                         ("feed_ms", timing.feed_ms),
                         ("probe_ms", timing.probe_ms),
                         ("read_bound_ms", timing.read_bound_ms),
+                        ("codes_bound_ms", timing.codes_bound_ms),
                     ],
                 );
             });
@@ -293,14 +296,17 @@ struct LoadTiming {
     feed_ms: f64,
     /// One row read back from the origin-private file, on average over the probe.
     probe_ms: f64,
-    /// The dense scan's memory read bound in this worker: see [`read_bound_ms`].
+    /// The dense scan's memory read bound in this worker (its first pass reads the high planes
+    /// of the int8 codes): see [`read_bound_ms`].
     read_bound_ms: f64,
+    /// The same over both planes: a scan of every int8 code, as the first pass was until 12-03.
+    codes_bound_ms: f64,
 }
 
-/// The fastest of three reads of every int8 code ([`crate::kernels::read_probe`]), in
+/// The fastest of three reads of every byte of `codes` ([`crate::kernels::read_probe`]), in
 /// milliseconds: the least time a dense scan over them can take in this worker, on this machine,
 /// now. Measured once per load (about three scans' time), for the benchmarks.
-fn read_bound_ms(codes: &[i8]) -> f64 {
+fn read_bound_ms(codes: &[u8]) -> f64 {
     let mut best = f64::INFINITY;
     let mut seen = 0u64;
     for _ in 0..3 {

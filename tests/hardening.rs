@@ -268,7 +268,8 @@ fn sliced(bytes: &[u8]) -> Result<Vec<Vec<(usize, f64)>>, rag_fiches::data::vect
     let (set, _) = load_bytes(layout, MemoryStore::default(), bytes, 2)?;
     let mut tops = Vec::new();
     for i in 0..rag_fiches::search::dense::DenseRows::len(&set) {
-        let (codes, scale) = rag_fiches::search::dense::DenseRows::int8_row(&set, i);
+        let int8 = rag_fiches::search::dense::DenseRows::int8(&set);
+        let (codes, scale) = (int8.codes(i), int8.scale(i));
         let q: Vec<f32> = codes.iter().map(|&c| f32::from(c) * scale).collect();
         tops.push(rag_fiches::search::dense::search(&set, &q, 5).unwrap());
     }
@@ -278,7 +279,7 @@ fn sliced(bytes: &[u8]) -> Result<Vec<Vec<(usize, f64)>>, rag_fiches::data::vect
 fn searches(set: &VectorSet) -> Vec<Vec<(usize, f64)>> {
     (0..set.len())
         .map(|i| {
-            let (codes, scale) = set.int8_row(i);
+            let (codes, scale) = (set.int8().codes(i), set.int8().scale(i));
             let q: Vec<f32> = codes.iter().map(|&c| f32::from(c) * scale).collect();
             rag_fiches::search::dense::search(set, &q, 5).unwrap()
         })

@@ -540,6 +540,69 @@ fn the_int8_scan_with_exact_rescoring_gives_the_exact_top_lists() {
     assert_eq!(dense::search_with(&read, &q, 20, 1).unwrap().len(), 20);
 }
 
+/// The int8 codes are kept as two planes of 4-bit halves: each row's codes come back exactly as
+/// `quantise` made them, at dimensions that are not whole blocks too; the packed product is the
+/// plain int8 product; and the scan's pool, from a first pass over the high halves cut at 8 × the
+/// candidates, is the pool a full int8 scan picks.
+#[test]
+fn the_int8_planes_hold_the_codes_and_their_first_pass_keeps_the_int8_pool() {
+    use rag_fiches::data::vectors::{quantise, QueryCodes};
+    use rag_fiches::search::dense;
+    let bundled = fiches();
+    let mut s = 7u64;
+    let mut next = move || {
+        s = s
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1442695040888963407);
+        (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    for dim in [1usize, 3, 31, 32, 33, 100, 1024] {
+        let (fiches, _) = rag_fiches::data::synth::catalogue(&bundled, 40, 0, 1);
+        let mut rows: Vec<Vec<f32>> = (0..fiches.len())
+            .map(|_| (0..dim).map(|_| next()).collect())
+            .collect();
+        // The extremes: a row of one value, and a row at ±max everywhere (codes ±127).
+        rows[0] = (0..dim).map(|i| if i == 0 { 1.0 } else { 0.0 }).collect();
+        rows[1] = (0..dim)
+            .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let set = VectorSet::new("test", &fiches, rows).unwrap();
+        let int8 = set.int8();
+        let query: Vec<f32> = (0..dim).map(|_| next()).collect();
+        let q = QueryCodes::of(&query);
+        let mut q8 = Vec::new();
+        quantise(&query, &mut q8);
+        for i in 0..set.len() {
+            let mut want = Vec::new();
+            let scale = quantise(&set.row(i), &mut want);
+            assert_eq!(int8.codes(i), want, "dim {dim}, row {i}");
+            assert_eq!(int8.scale(i), scale);
+            let plain: i32 = want
+                .iter()
+                .zip(&q8)
+                .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                .sum();
+            assert_eq!(int8.dot(i, &q), plain, "dim {dim}, row {i}");
+        }
+    }
+    let (fiches, _) = rag_fiches::data::synth::catalogue(&bundled, 5000, 0, 9);
+    let dim = 128;
+    let rows: Vec<Vec<f32>> = (0..fiches.len())
+        .map(|_| (0..dim).map(|_| next() + next()).collect())
+        .collect();
+    let set = VectorSet::new("test", &fiches, rows).unwrap();
+    for _ in 0..50 {
+        let query: Vec<f32> = (0..dim).map(|_| next()).collect();
+        let q = QueryCodes::of(&query);
+        let mut full = dense::int8_pool(set.int8(), &q, 50, usize::MAX);
+        let mut wide = dense::int8_pool(set.int8(), &q, 50, dense::WIDEN * 50);
+        assert_eq!(full.len(), 50);
+        full.sort_unstable();
+        wide.sort_unstable();
+        assert_eq!(wide, full);
+    }
+}
+
 /// A vectors file read in steps (the page yields between them) pauses after each of its header's
 /// three readings and after every `ROWS_PER_STEP` rows, says how far it is, and reads exactly what
 /// the one-go reader reads.

@@ -206,20 +206,24 @@ fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
     rag_fiches::kernels::scalar_matmul_acc(&xs, &w, outputs, &mut slow);
     let bits = |v: &[Vec<f32>]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&fast), bits(&slow), "matmul_acc");
-    // The dense scan's int8 dot, at the extremes of its range and with tails.
-    for n in [0usize, 1, 15, 16, 17, 1024, 1027] {
-        let a: Vec<i8> = (0..n).map(|i| [127, -127, -128, 5][i % 4]).collect();
-        let b: Vec<i8> = (0..n).map(|i| [-128, 127, -128, -3][(i / 3) % 4]).collect();
-        let b = rag_fiches::kernels::widen_codes(&b);
+    // The dense scan's packed 4-bit dot, at the extremes of its range.
+    for blocks in [0usize, 1, 2, 32, 33] {
+        let p: Vec<u8> = (0..16 * blocks)
+            .map(|i| [0xff, 0x0f, 0xf0, 0x00, 0x5a][i % 5])
+            .collect();
+        let q: Vec<i8> = (0..32 * blocks)
+            .map(|i| [-128, 127, -128, -3][(i / 3) % 4])
+            .collect();
+        let q = rag_fiches::kernels::widen_codes(&q);
         assert_eq!(
-            rag_fiches::kernels::dot_i8_i16(&a, &b),
-            rag_fiches::kernels::scalar_dot_i8_i16(&a, &b),
-            "dot_i8_i16 n={n}"
+            rag_fiches::kernels::dot_u4_i16(&p, &q),
+            rag_fiches::kernels::scalar_dot_u4_i16(&p, &q),
+            "dot_u4_i16 blocks={blocks}"
         );
     }
     // The dense scan's read bound probe (what the worker times), with tails.
-    let bytes: Vec<i8> = (0..1000u32)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as i8)
+    let bytes: Vec<u8> = (0..1000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();
     for n in [0usize, 1, 63, 64, 65, 128, 999, 1000] {
         assert_eq!(

@@ -226,9 +226,7 @@ impl<S: RowStore> StoredSet<S> {
             model: self.model.clone(),
             dim: self.dim,
             count: self.count,
-            memory_bytes: self.int8.codes.capacity()
-                + self.int8.scales.capacity() * 4
-                + self.store.memory_bytes(),
+            memory_bytes: self.int8.memory_bytes() + self.store.memory_bytes(),
             stored_bytes: self.store.stored_bytes(),
         }
     }
@@ -237,9 +235,9 @@ impl<S: RowStore> StoredSet<S> {
         &self.store
     }
 
-    /// Every row's int8 codes, row after row: what the dense scan reads.
-    pub fn int8_codes(&self) -> &[i8] {
-        &self.int8.codes
+    /// Every row's int8 codes and scales.
+    pub fn int8(&self) -> &Int8Rows {
+        &self.int8
     }
 }
 
@@ -250,11 +248,8 @@ impl<S: RowStore> DenseRows for StoredSet<S> {
     fn len(&self) -> usize {
         self.count
     }
-    fn int8_row(&self, i: usize) -> (&[i8], f32) {
-        (
-            &self.int8.codes[i * self.dim..(i + 1) * self.dim],
-            self.int8.scales[i],
-        )
+    fn int8(&self) -> &Int8Rows {
+        &self.int8
     }
     fn exact_row(&self, i: usize, out: &mut Vec<f32>) -> Result<(), String> {
         let row_bytes = self.dim * self.stored.width();

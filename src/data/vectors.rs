@@ -502,10 +502,45 @@ enum Rows {
 /// The rows again in int8, one symmetric scale per row (`value ≈ code × scale`, codes in
 /// −127..=127): a quarter of f32's bytes, read by the dense scan to pick candidates that are then
 /// scored exactly (see [`crate::search::dense`]).
+///
+/// Each code is kept as two 4-bit halves in two planes of the same size, `code = 16·(high − 8) +
+/// low` with `high` and `low` in 0..=15: as many bytes as plain int8 codes, but the scan can read
+/// the high plane alone (an eighth of f32's bytes) to pick a wide pool of rows, then complete the
+/// exact int8 products of that pool only from the low plane.
+///
+/// Packing, per row and per block of [`BLOCK`] values (a row is padded with zero codes to a whole
+/// number of blocks): byte `k` of the block's 16 holds value `k` in its low nibble and value
+/// `16 + k` in its high nibble, so one 16-byte load gives the block's first 16 values (masked) and
+/// its last 16 (shifted), in order ([`crate::kernels::dot_u4_i16`]).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Int8Rows {
-    pub(crate) codes: Vec<i8>,
-    pub(crate) scales: Vec<f32>,
+pub struct Int8Rows {
+    dim: usize,
+    high: Vec<u8>,
+    low: Vec<u8>,
+    scales: Vec<f32>,
+}
+
+/// Values per packed block of [`Int8Rows`]: 16 bytes of each plane.
+pub const BLOCK: usize = 32;
+
+/// A question's int8 codes as the dense scan reads them: widened to i16 and padded with zeros to
+/// the rows' whole blocks, and their sum (the offset the planes' `− 8` leaves in each product).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryCodes {
+    pub codes: Vec<i16>,
+    pub sum: i32,
+}
+
+impl QueryCodes {
+    /// The int8 codes of `query` (the same [`quantise`] as the rows'), for rows of its dimension.
+    pub fn of(query: &[f32]) -> QueryCodes {
+        let mut codes = Vec::with_capacity(query.len());
+        quantise(query, &mut codes);
+        let sum = codes.iter().map(|&c| i32::from(c)).sum();
+        let mut codes = crate::kernels::widen_codes(&codes);
+        codes.resize(query.len().div_ceil(BLOCK) * BLOCK, 0);
+        QueryCodes { codes, sum }
+    }
 }
 
 /// Rows read, checked and quantised between two pauses of
@@ -543,17 +578,113 @@ pub fn quantise(v: &[f32], codes: &mut Vec<i8>) -> f32 {
 }
 
 impl Int8Rows {
+    /// Bytes of one row in each plane.
+    pub fn plane_width(dim: usize) -> usize {
+        dim.div_ceil(BLOCK) * BLOCK / 2
+    }
+
     pub(crate) fn with_capacity(count: usize, dim: usize) -> Int8Rows {
+        let bytes = count * Int8Rows::plane_width(dim);
         Int8Rows {
-            codes: Vec::with_capacity(count * dim),
+            dim,
+            high: Vec::with_capacity(bytes),
+            low: Vec::with_capacity(bytes),
             scales: Vec::with_capacity(count),
         }
     }
 
-    /// Appends the codes and scale of one row.
+    /// Appends the codes and scale of one row (of the set's dimension).
     pub(crate) fn push(&mut self, row: &[f32]) {
-        let scale = quantise(row, &mut self.codes);
+        debug_assert_eq!(row.len(), self.dim);
+        let mut codes = Vec::with_capacity(self.dim.div_ceil(BLOCK) * BLOCK);
+        let scale = quantise(row, &mut codes);
+        codes.resize(codes.capacity(), 0);
+        // `c >> 4` is the floor of c / 16 (−8..=7) and `c & 15` what it leaves (0..=15).
+        let split = |c: i8| (((c >> 4) + 8) as u8, (c & 15) as u8);
+        for block in codes.chunks_exact(BLOCK) {
+            for k in 0..BLOCK / 2 {
+                let (h0, l0) = split(block[k]);
+                let (h1, l1) = split(block[BLOCK / 2 + k]);
+                self.high.push(h0 | h1 << 4);
+                self.low.push(l0 | l1 << 4);
+            }
+        }
         self.scales.push(scale);
+    }
+
+    pub fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.scales.is_empty()
+    }
+
+    /// Row `i`'s scale (`value ≈ code × scale`).
+    #[inline]
+    pub fn scale(&self, i: usize) -> f32 {
+        self.scales[i]
+    }
+
+    /// Every row's high plane, row after row: what the dense scan's first pass reads.
+    pub fn high_plane(&self) -> &[u8] {
+        &self.high
+    }
+
+    /// Both planes: every byte of the int8 codes.
+    pub fn planes(&self) -> [&[u8]; 2] {
+        [&self.high, &self.low]
+    }
+
+    /// Row `i`'s high plane.
+    #[inline]
+    pub fn high_row(&self, i: usize) -> &[u8] {
+        let w = Int8Rows::plane_width(self.dim);
+        &self.high[i * w..(i + 1) * w]
+    }
+
+    /// `Σ code·q` over row `i`'s high halves alone (`16·Σ (high − 8)·q` is the part of the int8
+    /// product they carry): the first pass's estimate, before scaling.
+    #[inline]
+    pub fn high_dot(&self, i: usize, q: &QueryCodes) -> i32 {
+        crate::kernels::dot_u4_i16(self.high_row(i), &q.codes)
+    }
+
+    /// `Σ code·q` over row `i`'s int8 codes, exactly (`16·(high − 8) + low` is the code).
+    #[inline]
+    pub fn dot(&self, i: usize, q: &QueryCodes) -> i32 {
+        let w = Int8Rows::plane_width(self.dim);
+        16 * self.high_dot(i, q)
+            + crate::kernels::dot_u4_i16(&self.low[i * w..(i + 1) * w], &q.codes)
+            - 128 * q.sum
+    }
+
+    /// Row `i`'s int8 codes, unpacked.
+    pub fn codes(&self, i: usize) -> Vec<i8> {
+        let w = Int8Rows::plane_width(self.dim);
+        let (high, low) = (
+            &self.high[i * w..(i + 1) * w],
+            &self.low[i * w..(i + 1) * w],
+        );
+        let mut out = vec![0i8; w * 2];
+        for (b, (h, l)) in high
+            .chunks_exact(BLOCK / 2)
+            .zip(low.chunks_exact(BLOCK / 2))
+            .enumerate()
+        {
+            for k in 0..BLOCK / 2 {
+                let code = |h: u8, l: u8| (16 * (i16::from(h) - 8) + i16::from(l)) as i8;
+                out[b * BLOCK + k] = code(h[k] & 15, l[k] & 15);
+                out[b * BLOCK + BLOCK / 2 + k] = code(h[k] >> 4, l[k] >> 4);
+            }
+        }
+        out.truncate(self.dim);
+        out
+    }
+
+    /// Bytes held: both planes and the scales.
+    pub fn memory_bytes(&self) -> usize {
+        self.high.capacity() + self.low.capacity() + self.scales.capacity() * 4
     }
 
     fn of(rows: &Rows, dim: usize) -> Int8Rows {
@@ -738,12 +869,9 @@ impl VectorSet {
         self.rows.widen(i, self.dim, out);
     }
 
-    /// Row `i`'s int8 codes and their scale (`value ≈ code × scale`).
-    pub fn int8_row(&self, i: usize) -> (&[i8], f32) {
-        (
-            &self.int8.codes[i * self.dim..(i + 1) * self.dim],
-            self.int8.scales[i],
-        )
+    /// Every row's int8 codes and scales.
+    pub fn int8(&self) -> &Int8Rows {
+        &self.int8
     }
 
     /// Bytes the set holds in memory for its fiche rows: the exact values and the int8 copy.
@@ -752,7 +880,7 @@ impl VectorSet {
             Rows::F16(v) => v.len() * 2,
             Rows::F32(v) => v.len() * 4,
         };
-        exact + self.int8.codes.len() + self.int8.scales.len() * 4
+        exact + self.int8.memory_bytes()
     }
 
     fn check_values(&self) -> Result<(), VectorsError> {
