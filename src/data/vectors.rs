@@ -643,8 +643,8 @@ impl Int8Rows {
         &self.high[i * w..(i + 1) * w]
     }
 
-    /// `Σ code·q` over row `i`'s high halves alone (`16·Σ (high − 8)·q` is the part of the int8
-    /// product they carry): the first pass's estimate, before scaling.
+    /// `Σ high·q` over row `i`'s high halves (`high` in 0..=15; `16·Σ (high − 8)·q` is the part
+    /// of the int8 product they carry): the first pass's estimate, before scaling.
     #[inline]
     pub fn high_dot(&self, i: usize, q: &QueryCodes) -> i32 {
         crate::kernels::dot_u4_i16(self.high_row(i), &q.codes)

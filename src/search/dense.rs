@@ -7,8 +7,9 @@
 use crate::data::vectors::{Int8Rows, QueryCodes, VectorSet};
 
 /// What a dense search reads: every row's int8 codes (in two 4-bit planes, see [`Int8Rows`]), to
-/// pick candidates, then the candidates' exact values. A [`VectorSet`] holds both in memory; the page's worker keeps the exact values in
-/// the browser's storage ([`crate::data::stored::StoredSet`]).
+/// pick candidates, then the candidates' exact values. A [`VectorSet`] holds both in memory; the
+/// page's worker keeps the exact values in the browser's storage
+/// ([`crate::data::stored::StoredSet`]).
 pub trait DenseRows {
     fn dim(&self) -> usize;
     fn len(&self) -> usize;
