@@ -95,6 +95,10 @@ await context.addInitScript(() => {
   }).observe({ type: 'event', durationThreshold: 16, buffered: true });
 });
 const page = await context.newPage();
+// Which of the worker's modules the browser fetched (from 12-03, late: encodeur-rapide where it
+// compiles relaxed SIMD, encodeur elsewhere).
+const workerModules = [];
+page.on('request', (r) => { const m = r.url().match(/\/(encodeur[^/]*)_bg\.wasm$/); if (m) workerModules.push(m[1]); });
 const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
 page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -161,17 +165,18 @@ for (const d of dense) {
 const alone = await page.evaluate(async () => {
   const times = [];
   const inWorker = [];
+  const rowsRead = [];
   for (let i = 0; i < window.questionVectors.length; i++) {
     const ticket = 1e9 + i;
     const t = performance.now();
     await new Promise((ok) => {
-      const on = (e) => { if (e.data?.ticket === ticket) { window.pageWorker.removeEventListener('message', on); if (typeof e.data.search_ms === 'number') inWorker.push(e.data.search_ms); ok(); } };
+      const on = (e) => { if (e.data?.ticket === ticket) { window.pageWorker.removeEventListener('message', on); if (typeof e.data.search_ms === 'number') inWorker.push(e.data.search_ms); if (typeof e.data.rows_read_ms === 'number') rowsRead.push(e.data.rows_read_ms); ok(); } };
       window.pageWorker.addEventListener('message', on);
       window.pageWorker.postMessage({ request: { kind: 'Dense', set: window.vectorsSet, ticket, vectors: [window.questionVectors[i]], question: true } });
     });
     times.push(performance.now() - t);
   }
-  return { times: times.sort((a, b) => a - b), inWorker: inWorker.sort((a, b) => a - b) };
+  return { times: times.sort((a, b) => a - b), inWorker: inWorker.sort((a, b) => a - b), rowsRead: rowsRead.sort((a, b) => a - b) };
 });
 const spread = (xs) => {
   const q = (p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1);
@@ -180,6 +185,9 @@ const spread = (xs) => {
 if (alone.times.length) {
   console.log(`one question's dense top from the idle worker, round trip: ${spread(alone.times)}`);
   if (alone.inWorker.length) console.log(`  of which searching in the worker (a scan of the int8 codes' high 4 bits, the best 1,600 completed to int8, their best 200 re-read and scored exactly, for a top 50): ${spread(alone.inWorker)}`);
+  // Builds from 12-03, late, on: the part of it spent reading the 200 exact rows back from the
+  // origin-private file (none in a context without one: the rows are then in memory).
+  if (alone.rowsRead.length) console.log(`  of which reading the exact rows from the origin-private file: ${spread(alone.rowsRead)}`);
   // The worker times the fastest of three plain reads of what its scan reads (kernels::read_probe)
   // once they are loaded: the least a scan over them can take there. Builds from 12-03 on also
   // time both planes (every int8 code: what the scan read before).
@@ -206,16 +214,17 @@ const random = await page.evaluate(async () => {
     window.pageWorker.postMessage({ request: { kind: 'Dense', set: window.vectorsSet, ticket, vectors, question: false } });
   });
   // The tops travel beside the reply (their lengths in `lens`), or inside it (builds before 12-03):
-  return { roundTrip: performance.now() - t, searchMs: reply.search_ms, kind: reply.kind, tops: reply.count };
+  return { roundTrip: performance.now() - t, searchMs: reply.search_ms, rowsMs: reply.rows_read_ms, kind: reply.kind, tops: reply.count };
 });
 if (random) {
-  console.log(`1,000 random queries in one request: ${random.kind} with ${random.tops} tops; ${random.searchMs === undefined ? '' : `searching ${(random.searchMs / 1000).toFixed(2)} ms per query in the worker (${Math.round(random.searchMs)} ms in all), `}round trip ${Math.round(random.roundTrip)} ms`);
+  console.log(`1,000 random queries in one request: ${random.kind} with ${random.tops} tops; ${random.searchMs === undefined ? '' : `searching ${(random.searchMs / 1000).toFixed(2)} ms per query in the worker (${Math.round(random.searchMs)} ms in all${random.rowsMs === undefined ? '' : `, ${(random.rowsMs / 1000).toFixed(2)} ms per query reading exact rows`}), `}round trip ${Math.round(random.roundTrip)} ms`);
 }
 const info = await page.evaluate(() => window.vectorsInfo);
 if (info) {
   console.log(`the worker keeps ${info.count} × ${info.dim} vectors in ${(info.memory_bytes / 1e6).toFixed(1)} MB of memory, ${info.stored_bytes ? `their exact rows in ${(info.stored_bytes / 1e6).toFixed(1)} MB of origin-private files` : 'exact rows included (no origin-private files here)'}`);
   const workerBytes = await page.evaluate(() => window.workerBytes);
   if (typeof workerBytes === 'number') console.log(`the worker's whole wasm memory once they are read: ${(workerBytes / 1e6).toFixed(1)} MB`);
+  console.log(`the worker's module: ${workerModules.join(', ') || 'not seen'}`);
   const rows = await page.evaluate(() => window.rowsTiming);
   if (typeof rows?.rows === 'number') {
     console.log(`reading the vectors' rows in the worker: ${Math.round(rows.rows)} ms, of which reading the file ${Math.round(rows.read)} ms, checking, quantising and storing rows ${Math.round(rows.feed)} ms; the probe's reads of the origin-private file ${rows.probe.toFixed(3)} ms each`);
