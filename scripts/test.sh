@@ -33,9 +33,11 @@ cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
 # The page's module as Trunk builds it, then with `api` (LabHandle) for the browser tests.
 cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
-cargo clippy --locked --target wasm32-unknown-unknown --lib --tests --features api -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --lib --tests --features api,relaxed -- -D warnings
 # The local encoder's Web Worker, built without the page (as Trunk builds it).
 cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features encodeur --lib --bin encodeur -- -D warnings
+# The same worker with its dense scan in relaxed SIMD (encodeur-rapide).
+cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features encodeur,relaxed --lib --bin encodeur-rapide -- -D warnings
 # The page's first module, built without the page (as Trunk builds it).
 cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features premier --lib --bin premier -- -D warnings
 
@@ -47,7 +49,9 @@ cargo run --locked --quiet --release --bin mesurer | cmp - tests/golden/mesurer-
 echo "mesurer: identical to the seed's reference"
 
 step "ring 2: wasm-pack test --headless --chrome"
-wasm-pack test --headless --chrome -- --locked --test web --features api
+# With `relaxed`: the kernels' tests then check both wasm paths of the dense scan against the
+# scalar one (the browser, Chromium, compiles relaxed SIMD).
+wasm-pack test --headless --chrome -- --locked --test web --features api,relaxed
 
 step "release build of the page (trunk), and its test build pointed at the local mock API"
 trunk build --release

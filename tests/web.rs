@@ -214,12 +214,40 @@ fn simd_kernels_equal_the_scalar_ones_bit_for_bit() {
         let q: Vec<i8> = (0..32 * blocks)
             .map(|i| [-128, 127, -128, -3][(i / 3) % 4])
             .collect();
-        let q = rag_fiches::kernels::widen_codes(&q);
+        let q8 = q;
+        let q = rag_fiches::kernels::widen_codes(&q8);
         assert_eq!(
             rag_fiches::kernels::dot_u4_i16(&p, &q),
             rag_fiches::kernels::scalar_dot_u4_i16(&p, &q),
             "dot_u4_i16 blocks={blocks}"
         );
+        // The first pass's one call over every row: each row's own product, a partial last
+        // row left out; both wasm paths when this build has the relaxed one (`--features
+        // relaxed`, as scripts/test.sh runs this ring).
+        let plane: Vec<u8> = (0..16 * blocks * 3 + 5)
+            .map(|i| (i * 37 % 256) as u8)
+            .collect();
+        let mut out = vec![7];
+        rag_fiches::kernels::dot_u4_rows(&plane, 16 * blocks, &q, &q8, &mut out);
+        let each: Vec<i32> = if blocks == 0 {
+            Vec::new()
+        } else {
+            plane
+                .chunks_exact(16 * blocks)
+                .map(|row| rag_fiches::kernels::scalar_dot_u4_i16(row, &q))
+                .collect()
+        };
+        assert_eq!(out, each, "dot_u4_rows blocks={blocks}");
+        let whole = &plane[..each.len() * 16 * blocks];
+        let mut simd = vec![0; each.len()];
+        rag_fiches::kernels::simd_dot_u4_i16_rows(whole, 16 * blocks, &q, &mut simd);
+        assert_eq!(simd, each, "simd_dot_u4_i16_rows blocks={blocks}");
+        #[cfg(feature = "relaxed")]
+        {
+            let mut relaxed = vec![0; each.len()];
+            rag_fiches::kernels::relaxed_dot_u4_i8_rows(whole, 16 * blocks, &q8, &mut relaxed);
+            assert_eq!(relaxed, each, "relaxed_dot_u4_i8_rows blocks={blocks}");
+        }
     }
     // The dense scan's read bound probe (what the worker times), with tails.
     let bytes: Vec<u8> = (0..1000u32)

@@ -528,6 +528,8 @@ pub const BLOCK: usize = 32;
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryCodes {
     pub codes: Vec<i16>,
+    /// The same codes as bytes (for [`crate::kernels::dot_u4_rows`]'s relaxed SIMD path).
+    pub bytes: Vec<i8>,
     pub sum: i32,
 }
 
@@ -537,9 +539,12 @@ impl QueryCodes {
         let mut codes = Vec::with_capacity(query.len());
         quantise(query, &mut codes);
         let sum = codes.iter().map(|&c| i32::from(c)).sum();
-        let mut codes = crate::kernels::widen_codes(&codes);
         codes.resize(query.len().div_ceil(BLOCK) * BLOCK, 0);
-        QueryCodes { codes, sum }
+        QueryCodes {
+            codes: crate::kernels::widen_codes(&codes),
+            bytes: codes,
+            sum,
+        }
     }
 }
 
@@ -650,12 +655,24 @@ impl Int8Rows {
         crate::kernels::dot_u4_i16(self.high_row(i), &q.codes)
     }
 
+    /// [`Int8Rows::high_dot`] of every row, into `out` (its contents replaced): the first pass,
+    /// one kernel call over the whole high plane.
+    pub fn high_dots(&self, q: &QueryCodes, out: &mut Vec<i32>) {
+        let w = Int8Rows::plane_width(self.dim);
+        crate::kernels::dot_u4_rows(&self.high, w, &q.codes, &q.bytes, out);
+    }
+
     /// `Σ code·q` over row `i`'s int8 codes, exactly (`16·(high − 8) + low` is the code).
     #[inline]
     pub fn dot(&self, i: usize, q: &QueryCodes) -> i32 {
+        self.dot_from_high(i, self.high_dot(i, q), q)
+    }
+
+    /// [`Int8Rows::dot`] given row `i`'s [`Int8Rows::high_dot`]: only its low plane is read.
+    #[inline]
+    pub fn dot_from_high(&self, i: usize, high_dot: i32, q: &QueryCodes) -> i32 {
         let w = Int8Rows::plane_width(self.dim);
-        16 * self.high_dot(i, q)
-            + crate::kernels::dot_u4_i16(&self.low[i * w..(i + 1) * w], &q.codes)
+        16 * high_dot + crate::kernels::dot_u4_i16(&self.low[i * w..(i + 1) * w], &q.codes)
             - 128 * q.sum
     }
 

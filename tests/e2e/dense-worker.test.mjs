@@ -191,21 +191,23 @@ test('with a profile on disk the exact rows live in one file of the origin-priva
   await context.close();
 });
 
-/** In the page: a worker loads the vectors, searches 8 fixed directions, and is terminated.
- *  Returns its dense tops (ids and scores) and the bytes it stored outside its memory. */
-async function searchInWorker({ bytes, ids, fingerprint }) {
-  const worker = new Worker('encodeur-demarrage.js');
+/** In the page: a worker (started by `starter`) loads the vectors (`bytes`, or fetched from
+ *  `url`), searches `count` fixed directions, and is terminated. Returns its dense tops (ids and
+ *  scores) and the bytes it stored outside its memory. */
+async function searchInWorker({ bytes, url, ids, fingerprint, starter = 'encodeur-demarrage.js', count = 8 }) {
+  const blob = url ? await (await fetch(url)).blob() : new Blob([new Uint8Array(bytes)]);
+  const worker = new Worker(starter);
   const info = await new Promise((ok) => {
     worker.onmessage = (e) => {
       if (e.data.kind === 'Started') {
-        worker.postMessage({ request: { kind: 'Vectors', set: 9, ids_json: JSON.stringify(ids), fingerprint, npy: false }, blob: new Blob([new Uint8Array(bytes)]) });
+        worker.postMessage({ request: { kind: 'Vectors', set: 9, ids_json: JSON.stringify(ids), fingerprint, npy: false }, blob });
       }
       if (/^Vectors/.test(e.data.kind)) ok(e.data.info);
     };
   });
   let seed = 7;
   const next = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed / 2 ** 32 - 0.5; };
-  const vectors = Array.from({ length: 8 }, () => Array.from({ length: 1024 }, next));
+  const vectors = Array.from({ length: count }, () => Array.from({ length: 1024 }, next));
   const reply = await new Promise((ok) => {
     worker.onmessage = (e) => { if (e.data.ticket === 1) ok(e.data); };
     worker.postMessage({ request: { kind: 'Dense', set: 9, ticket: 1, vectors, question: false } });
@@ -216,6 +218,39 @@ async function searchInWorker({ bytes, ids, fingerprint }) {
   const tops = Array.from(reply.lens, (l) => Array.from({ length: l }, () => { at += 1; return [reply.docs[at - 1], reply.scores[at - 1]]; }));
   return { stored: info?.stored_bytes, tops };
 }
+
+test('where the engine compiles relaxed SIMD the worker scans with it, and both of its modules give the same dense tops where the first pass cuts (3,000 fiches)', { timeout: 120000 }, async () => {
+  // More rows than the first pass keeps (8 × 200): the high planes' scan decides what is read next.
+  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-'));
+  const run = (bin, args) => promisify(execFile)(join(ROOT, 'target/release', bin), args, { cwd: ROOT });
+  await run('catalogue', ['--fiches', '3000', '--questions', '40', '--out', dir]);
+  await run('vecteurs', ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'), '--questions', join(dir, 'questions.csv'), '--out', join(dir, 'fake.safetensors')]);
+  const { bytes, header } = asMistralEmbed(await readFile(join(dir, 'fake.safetensors')));
+  const ids = (await readFile(join(dir, 'fiches.jsonl'), 'utf8')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).id);
+  const { page, context, problems } = await openPage(browser, server.url);
+  const modules = [];
+  page.on('request', (r) => { const m = r.url().match(/\/(encodeur[^/]*)_bg\.wasm$/); if (m) modules.push(m[1]); });
+  // An engine without relaxed SIMD, as the starter sees it: its check says no.
+  await page.route('**/encodeur-demarrage.js?sans-relaxed', async (route) => {
+    const real = await route.fetch();
+    const body = (await real.text()).replace('WebAssembly.validate(', '(() => false)(');
+    assert.match(body, /\(\(\) => false\)\(/);
+    await route.fulfill({ response: real, body });
+  });
+  // The file (6 MB) served to the page rather than passed through `evaluate`, which copies each
+  // byte as a JSON number.
+  await page.route('**/essai-3000.safetensors', (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: bytes }));
+  const args = { url: 'essai-3000.safetensors', ids, fingerprint: header.__metadata__.fingerprint, count: 40 };
+  const relaxed = await page.evaluate(searchInWorker, args);
+  const baseline = await page.evaluate(searchInWorker, { ...args, starter: 'encodeur-demarrage.js?sans-relaxed' });
+  // Chromium compiles relaxed SIMD: its worker is the second module; the other gets the first.
+  assert.deepEqual(modules, ['encodeur-rapide', 'encodeur']);
+  assert.equal(relaxed.tops.length, 40);
+  assert.ok(relaxed.tops.every((top) => top.length === 50));
+  assert.deepEqual(relaxed.tops, baseline.tops);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('shipped vectors held by the worker: sens and hybride measured without a key, the same figures as the terminal, and the typed question answered from the measured tops', { timeout: 60000 }, async () => {
   const shipped = await serveShipped();
@@ -262,7 +297,7 @@ test('shipped vectors held by the worker: sens and hybride measured without a ke
 test('a worker that cannot start loses the vectors in French; keyword search goes on', { timeout: 60000 }, async () => {
   const shipped = await serveShipped();
   const { page, context, problems } = await openPage(browser, null);
-  await page.route('**/encodeur_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
+  await page.route('**/encodeur*_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
   await page.goto(shipped.url);
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForFunction(() => /Vecteurs perdus|arrêté/.test(document.querySelector('#vecteurs-etat').textContent));
