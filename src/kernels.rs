@@ -467,7 +467,8 @@ mod simd {
 
     /// [`dot_u4_i16`] of each row; `plane` holds exactly `out.len()` rows of `width` bytes.
     pub fn dot_u4_i16_rows(plane: &[u8], width: usize, q: &[i16], out: &mut [i32]) {
-        debug_assert_eq!(plane.len(), out.len() * width);
+        // Public through `simd_dot_u4_i16_rows`, a safe function: the raw reads below rely on it.
+        assert_eq!(plane.len(), out.len() * width, "whole rows");
         let blocks = (width / 16).min(q.len() / 32);
         let (p, y, o) = (plane.as_ptr(), q.as_ptr(), out.as_mut_ptr());
         let mut r = 0;
