@@ -163,6 +163,8 @@ for (const d of dense) {
 // row as the page asks for the question in the box (tickets the page does not wait for: their
 // replies are dropped by the page).
 const alone = await page.evaluate(async () => {
+  // Without vectors (the giant fiches) there is nothing to ask the worker.
+  if (!window.pageWorker || !window.questionVectors) return { times: [], inWorker: [], rowsRead: [] };
   const times = [];
   const inWorker = [];
   const rowsRead = [];
@@ -201,7 +203,7 @@ if (alone.times.length) {
 }
 // 1,000 random directions in one request, as « Mesurer » sends its 40: the worker's time per query.
 const random = await page.evaluate(async () => {
-  if (!window.pageWorker) return null;
+  if (!window.pageWorker || !window.questionVectors) return null;
   const dim = window.questionVectors[0].length;
   let seed = 42;
   const next = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed / 2 ** 32 - 0.5; };
