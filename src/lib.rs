@@ -13,22 +13,31 @@
 //! - [`search`]: how fiches are ranked. [`search::analysis`] (the seed's analyser and the
 //!   French-aware one, highlight spans), [`search::bm25`] (formula, index, explanations),
 //!   [`search::dense`] (cosine), [`search::fusion`] (RRF), [`search::embed`] (the fake embedder).
-//! - [`kernels`]: `dot` and `axpy`, with wasm `simd128` paths bit-identical to the scalar ones.
+//! - [`kernels`]: the inner loops of vector work (dot products, `axpy`, the int8 and 4-bit scans of
+//!   the dense search), with wasm `simd128` and relaxed-SIMD paths bit-identical to the scalar ones.
 //! - [`lab`]: one catalogue with its indexes, and the named methods (`mots`, `mots+`, `sens`,
 //!   `hybride`, `hybride+`) both fronts offer.
 //! - [`measure`]: hit@1, hit@5, MRR@10 and the seed's report byte for byte; [`measure::compare`]
-//!   (sign test, threshold calibration), [`measure::export`] (CSV, JSON, TREC), [`measure::pyfmt`].
+//!   (sign test, threshold calibration), [`measure::export`] (CSV, JSON, TREC),
+//!   [`measure::import`] (another engine's TREC run, measured as a method), [`measure::pyfmt`].
 //! - [`mistral`]: Mistral's API as pure functions: the key that never prints, embeddings, errors,
 //!   the retry policy, batches, costs; [`mistral::chat`] for chat completions.
 //! - [`answer`]: the answer that cites its fiches: prompt, citation and refusal checks, evaluation.
 //! - [`link`]: the page's shareable state, to and from the URL fragment (never the key, never data).
+//! - [`journal`]: the unanswered questions a learner typed, kept in the browser and exported.
+//! - [`steps`]: long computations written once, run in one go natively and in paced steps in the
+//!   page.
+//! - [`page`]: the page's program as plain data — its state, messages, the pure `update` and the
+//!   effects it returns — built and tested natively; the browser shell runs it.
 //! - [`fr`]: every sentence a learner reads that the core can write: French numbers, labels of
 //!   methods and question types, and the French message of every error variant.
 //! - [`cli`]: the terminal's embedders and its blocking HTTP client for Mistral (native only).
-//! - `web` (wasm32 only): the page, as state → view: one `State` changed by `update(Msg)`, one
-//!   module per panel, async tasks tagged with the catalogue's epoch.
+//! - `web` (wasm32 only): the browser shell: the runtime that feeds [`page`]'s `update` and runs
+//!   its effects, one module per panel, the tasks (fetches, calls to Mistral, file reads), the
+//!   worker's client, storage.
 //! - `worker` (wasm32 only): the local encoder's Web Worker, which owns the model and embeds off
-//!   the page's thread ([`encoder::protocol`]: its messages and queue).
+//!   the page's thread ([`encoder::protocol`]: its messages and queue; [`encoder::wire`]: the
+//!   numbers beside them).
 //!
 //! # Glossary
 //!
@@ -52,6 +61,8 @@ pub mod lab;
 pub mod link;
 pub mod measure;
 pub mod mistral;
+#[cfg(any(not(target_arch = "wasm32"), feature = "page"))]
+pub mod page;
 pub mod search;
 pub mod steps;
 #[cfg(all(target_arch = "wasm32", any(feature = "page", feature = "premier")))]

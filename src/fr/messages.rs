@@ -8,7 +8,7 @@ use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
 use crate::data::{DataError, JsonProblem, JsonType, QuestionKind};
 use crate::encoder::ModelError;
 use crate::lab::SearchError;
-use crate::measure::run::{RunError, RunProblem, MAX_PER_QUESTION};
+use crate::measure::import::{RunError, RunProblem, MAX_PER_QUESTION};
 use crate::mistral::{ApiError, KeyError, WaitReason};
 use crate::search::dense::DenseError;
 
@@ -209,6 +209,10 @@ pub fn dense(e: &DenseError) -> String {
         DenseError::NotFinite => {
             "le vecteur de la question contient une valeur non numérique (NaN ou infinie).".into()
         }
+        DenseError::NotUnit { norm } => format!(
+            "le vecteur de la question a une norme de {}, pas de 1 : il n'est pas celui de mistral-embed.",
+            crate::fr::decimal(*norm, 3)
+        ),
         DenseError::Rows { .. } => {
             "les valeurs exactes des fiches retenues n'ont pas pu être relues dans le stockage du navigateur : chargez les vecteurs à nouveau.".into()
         }
@@ -522,6 +526,7 @@ mod tests {
                 found: 3,
             }),
             SearchError::Dense(DenseError::NotFinite),
+            SearchError::Dense(DenseError::NotUnit { norm: 0.0 }),
             SearchError::Dense(DenseError::Rows {
                 row: 7,
                 reason: "NotFoundError".into(),

@@ -19,10 +19,10 @@
 pub mod compare;
 /// CSV, JSON, TREC runs and qrels (for trec_eval and ranx).
 pub mod export;
+/// Any engine's TREC run, read back and measured as a method.
+pub mod import;
 /// Python's `round` and `repr(float)`, for the seed's report byte for byte.
 pub mod pyfmt;
-/// Any engine's TREC run, read back and measured as a method.
-pub mod run;
 
 use serde::Serialize;
 

@@ -46,6 +46,11 @@ pub enum DenseError {
         found: usize,
     },
     NotFinite,
+    /// The question's vector is not of norm 1 (mistral-embed's always are): a damaged cache
+    /// entry, say, or a zero vector.
+    NotUnit {
+        norm: f64,
+    },
     /// A candidate's exact values could not be read back from where they are kept.
     Rows {
         row: usize,
@@ -64,6 +69,9 @@ impl std::fmt::Display for DenseError {
             }
             DenseError::NotFinite => {
                 write!(f, "the question's vector holds a NaN or infinite value")
+            }
+            DenseError::NotUnit { norm } => {
+                write!(f, "the question's vector has norm {norm}, not 1")
             }
             DenseError::Rows { row, reason } => {
                 write!(
@@ -118,6 +126,34 @@ pub fn search_exact<R: DenseRows + ?Sized>(
     k: usize,
 ) -> Result<Vec<(usize, f64)>, DenseError> {
     search_with(set, query, k, usize::MAX)
+}
+
+/// How far from 1 a question vector's norm may be: mistral-embed's are unit vectors, and an f32
+/// round trip moves their norm by far less than this.
+pub const UNIT_TOLERANCE: f64 = 1e-3;
+
+/// Whether `query` can be a question vector of a set of `dim` dimensions whose vectors are of
+/// norm 1 (mistral-embed's): the right length, finite values, norm 1 within [`UNIT_TOLERANCE`].
+/// A vector read back from a cache is checked with it before use.
+pub fn check_unit_query(query: &[f32], dim: usize) -> Result<(), DenseError> {
+    if query.len() != dim {
+        return Err(DenseError::Dim {
+            expected: dim,
+            found: query.len(),
+        });
+    }
+    if query.iter().any(|x| !x.is_finite()) {
+        return Err(DenseError::NotFinite);
+    }
+    let norm = query
+        .iter()
+        .map(|&x| f64::from(x) * f64::from(x))
+        .sum::<f64>()
+        .sqrt();
+    if (norm - 1.0).abs() > UNIT_TOLERANCE {
+        return Err(DenseError::NotUnit { norm });
+    }
+    Ok(())
 }
 
 /// [`search`] with `candidates` rows re-scored exactly (all of them when it is at least the

@@ -13,12 +13,13 @@ use crate::mistral::chat::{self, Chat, Message};
 use crate::mistral::{self, ApiError, ApiKey, Attempt, CallKind, Embeddings, Next, WaitReason};
 
 use super::frame::API_BASE;
+pub use crate::page::Wait;
 
-/// A wait before the next attempt: the seconds left and why.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Wait {
-    pub seconds: u32,
-    pub reason: WaitReason,
+/// A paid task as the shell runs it: the model's [`crate::page::Job`] with its call's handle.
+pub struct Job {
+    pub epoch: u64,
+    pub key: ApiKey,
+    pub call: Call,
 }
 
 type WaitHook = Rc<dyn Fn(&Call, Option<Wait>)>;

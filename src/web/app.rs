@@ -1,195 +1,113 @@
-//! The page's controller: it holds the one [`State`], feeds it messages through [`update`], renders
-//! the panels after each one, keeps the URL in step, and runs the effects `update` asks for.
-
-use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
-use std::rc::Rc;
+//! The page's start-up and its effect runner: it loads the bundled catalogue, builds the
+//! [`State`], starts the [`App`] runtime with [`run_effect`], and turns each effect `update` asks
+//! for into a task, a call or a write.
 
 use wasm_bindgen::prelude::*;
 
 use super::dom::{by_id, document, set_hidden, set_text};
-use super::panels::{self, Memo};
-use super::state::{Dataset, Effect, Msg, State};
-use super::update::update;
+use super::runtime::{fragment_state, spawn, App, Shared};
 use super::{events, ids, store, tasks};
 use crate::data::{check_expected, parse_fiches_with, parse_questions};
 use crate::fr::messages;
-use crate::link::ViewState;
+use crate::page::{Dataset, Effect, Focus, Msg, State};
 
-/// The page: its state, what its panels last rendered, and the messages waiting.
-pub struct App {
-    state: RefCell<State>,
-    memo: RefCell<Memo>,
-    queue: RefCell<VecDeque<Msg>>,
-    busy: Cell<bool>,
-    /// A write of the URL is scheduled (see [`App::sync_url_soon`]).
-    url_pending: Cell<bool>,
-    /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
-    dense_asked: RefCell<std::collections::HashSet<(u64, u64)>>,
-}
-
-pub type Shared = Rc<App>;
-
-impl App {
-    /// Applies `msg`, renders, runs what it started. A message sent while another is being
-    /// handled (an effect that reports at once) waits its turn: `update` never re-enters.
-    pub fn dispatch(self: &Rc<Self>, msg: Msg) {
-        self.queue.borrow_mut().push_back(msg);
-        if self.busy.replace(true) {
-            return;
+/// Runs one effect `update` asked for: a task, a call, a write, a focus.
+pub fn run_effect(shell: &Shared, effect: Effect) {
+    let app = shell.clone();
+    match effect {
+        Effect::CheckKey { job } => {
+            let id = job.call;
+            let job = shell.start(job);
+            shell.spawn_call(id, tasks::check_key(app, job));
         }
-        loop {
-            let Some(msg) = self.queue.borrow_mut().pop_front() else {
-                break;
-            };
-            let effects = match self.state.try_borrow_mut() {
-                Ok(mut s) => update(&mut s, msg),
-                Err(_) => Vec::new(),
-            };
-            self.render();
-            for effect in effects {
-                self.run(effect);
-            }
+        Effect::EmbedQuestion {
+            job,
+            question,
+            generation,
+        } => {
+            let id = job.call;
+            let job = shell.start(job);
+            shell.spawn_call(id, tasks::embed_question(app, job, question, generation));
         }
-        self.busy.set(false);
-        self.ask_dense();
-    }
-
-    /// Asks the page's worker for the dense top of the question in the box, once, when the view
-    /// needs it and the lab does not know it; and for those of committed questions waiting to be
-    /// journaled (these as a measurement's are: they neither supersede the box's nor are
-    /// superseded by it).
-    fn ask_dense(self: &Rc<Self>) {
-        if let Some(Some((set, vector))) = self.peek(State::dense_wanted) {
-            if self.first_ask(set, &vector) {
-                spawn(tasks::dense_question(self.clone(), set, vector, true));
-            }
+        Effect::ComputeVectors { job, fiches } => {
+            let id = job.call;
+            let job = shell.start(job);
+            shell.spawn_call(id, tasks::compute_vectors(app, job, fiches));
         }
-        for (set, vector) in self.peek(State::dense_waiting).unwrap_or_default() {
-            if self.first_ask(set, &vector) {
-                spawn(tasks::dense_question(self.clone(), set, vector, false));
-            }
+        Effect::MeasureDense { job, questions } => {
+            let id = job.call;
+            let job = shell.start(job);
+            shell.spawn_call(id, tasks::measure_dense(app, job, questions));
         }
-    }
-
-    /// Whether this dense top was not asked already (and is now).
-    fn first_ask(&self, set: u64, vector: &[f32]) -> bool {
-        let key = (set, crate::lab::vector_key(vector));
-        let mut asked = self.dense_asked.borrow_mut();
-        if asked.len() > 4096 {
-            asked.clear();
+        Effect::Answer {
+            job,
+            model,
+            question,
+            sent,
+        } => {
+            let id = job.call;
+            let job = shell.start(job);
+            shell.spawn_call(id, tasks::answer(app, job, model, question, sent));
         }
-        asked.insert(key)
-    }
-
-    pub fn forget_dense_asked(&self, key: (u64, u64)) {
-        self.dense_asked.borrow_mut().remove(&key);
-    }
-
-    /// Reads the state now (between two awaits of a task, never across one).
-    pub fn peek<R>(&self, f: impl FnOnce(&State) -> R) -> Option<R> {
-        self.state.try_borrow().ok().map(|s| f(&s))
-    }
-
-    /// Whether `epoch` is still the catalogue's: a task checks it after every await.
-    pub fn is_current(&self, epoch: u64) -> bool {
-        self.peek(|s| s.data.epoch == epoch).unwrap_or(false)
-    }
-
-    fn render(self: &Rc<Self>) {
-        let (Ok(s), Ok(mut memo)) = (self.state.try_borrow(), self.memo.try_borrow_mut()) else {
-            return;
-        };
-        panels::render(&s, &mut memo);
-        let deferred = memo.take_deferred();
-        drop((s, memo));
-        if deferred {
-            self.render_soon();
+        Effect::Evaluate {
+            job,
+            model,
+            method,
+            items,
+        } => {
+            let id = job.call;
+            let job = shell.start(job);
+            shell.spawn_call(id, tasks::evaluate(app, job, model, method, items));
         }
-        self.sync_url_soon();
-    }
-
-    /// Renders again on the next turn of the event loop: a heavy view builds one part per turn
-    /// ([`panels::Memo::defer`]), and input waiting meanwhile is handled between two parts.
-    fn render_soon(self: &Rc<Self>) {
-        let app = self.clone();
-        spawn(async move {
-            tasks::yield_now().await;
-            app.render();
-        });
-    }
-
-    /// Writes the state into the URL on the next turn of the event loop, once for however many
-    /// renders came before. Chromium's `replaceState` recalculates the page's styles at once when
-    /// the DOM has changed (40-60 ms after « Mesurer » is first shown); later, it costs nothing.
-    fn sync_url_soon(self: &Rc<Self>) {
-        if self.url_pending.replace(true) {
-            return;
+        Effect::Cancel(id) => app.cancel(id),
+        Effect::SkipWait(id) => app.skip_wait(id),
+        Effect::DenseTop {
+            set,
+            vector,
+            in_box,
+        } => spawn(tasks::dense_question(app, set, vector, in_box)),
+        Effect::ForgetQuestionVector(question) => spawn(async move {
+            let key = crate::mistral::cache::question_vector(crate::mistral::MODEL, &question);
+            store::delete(store::QUESTION_VECTORS, &key).await;
+        }),
+        Effect::LoadVectors { epoch } => spawn(tasks::load_vectors(app, epoch)),
+        Effect::ReadFiles {
+            seq,
+            files,
+            selection,
+        } => {
+            let files = app.take_files(&files);
+            spawn(tasks::read_files(app, seq, files, selection))
         }
-        let app = self.clone();
-        spawn(async move {
-            tasks::yield_now().await;
-            app.url_pending.set(false);
-            if let Some(link) = app.peek(State::link_state) {
-                sync_url(&link);
-            }
-        });
-    }
-
-    fn run(self: &Rc<Self>, effect: Effect) {
-        let app = self.clone();
-        match effect {
-            Effect::CheckKey { job } => spawn(tasks::check_key(app, job)),
-            Effect::EmbedQuestion {
-                job,
-                question,
-                generation,
-            } => spawn(tasks::embed_question(app, job, question, generation)),
-            Effect::ComputeVectors { job, fiches } => {
-                spawn(tasks::compute_vectors(app, job, fiches))
-            }
-            Effect::MeasureDense { job, questions } => {
-                spawn(tasks::measure_dense(app, job, questions))
-            }
-            Effect::Answer {
-                job,
-                model,
-                question,
-                sent,
-            } => spawn(tasks::answer(app, job, model, question, sent)),
-            Effect::Evaluate {
-                job,
-                model,
-                method,
-                items,
-            } => spawn(tasks::evaluate(app, job, model, method, items)),
-            Effect::LoadVectors { epoch } => spawn(tasks::load_vectors(app, epoch)),
-            Effect::ReadFiles { files, selection } => {
-                spawn(tasks::read_files(app, files, selection))
-            }
-            Effect::Measure {
-                seq,
-                epoch,
-                methods,
-                vectors,
-            } => spawn(tasks::measure(app, seq, epoch, methods, vectors)),
-            Effect::ReadRuns { epoch, files } => spawn(tasks::read_runs(app, epoch, files)),
-            Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
-            Effect::Encoder(request) => super::encoder::send(&app, &request, None),
-            Effect::SaveJournal(text) => spawn(async move {
-                store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;
-            }),
-            Effect::RememberKey(Some(key)) => store::remember_key(&key),
-            Effect::RememberKey(None) => store::forget_key(),
-            Effect::Clipboard(link) => spawn(tasks::copy_link(app, link)),
-            Effect::Download(name, bytes) => super::dom::download(&name, &bytes),
-            Effect::Focus(id) => focus(id),
-            Effect::OpenSettings => {
-                by_id(ids::REGLAGES).set_attribute("open", "").ok();
-                focus(ids::CLE);
-            }
-            Effect::HideGuide => store::hide_guide(),
+        Effect::Measure {
+            seq,
+            epoch,
+            methods,
+            vectors,
+        } => spawn(tasks::measure(app, seq, epoch, methods, vectors)),
+        Effect::ReadRuns { epoch, files } => {
+            let files = app.take_files(&files);
+            spawn(tasks::read_runs(app, epoch, files))
         }
+        Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
+        Effect::Worker(request) => super::worker_client::send(&app, &request, None),
+        Effect::SaveJournal(text) => spawn(async move {
+            store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;
+        }),
+        Effect::RememberKey(Some(key)) => store::remember_key(&key),
+        Effect::RememberKey(None) => store::forget_key(),
+        Effect::Clipboard(link) => spawn(tasks::copy_link(app, link)),
+        Effect::Download(name, bytes) => super::dom::download(&name, &bytes),
+        Effect::Focus(place) => focus(match place {
+            Focus::Results => ids::RESULTATS,
+            Focus::TabChercher => ids::ONGLET_CHERCHER,
+            Focus::TabMesurer => ids::ONGLET_MESURER,
+        }),
+        Effect::OpenSettings => {
+            by_id(ids::REGLAGES).set_attribute("open", "").ok();
+            focus(ids::CLE);
+        }
+        Effect::HideGuide => store::hide_guide(),
     }
 }
 
@@ -207,31 +125,6 @@ fn focus(id: &str) {
     }
 }
 
-fn spawn(task: impl std::future::Future<Output = ()> + 'static) {
-    wasm_bindgen_futures::spawn_local(task);
-}
-
-/// Writes the state into the URL's fragment (replacing the history entry, not adding one).
-fn sync_url(link: &ViewState) {
-    let fragment = format!("#{}", link.to_fragment());
-    let Some(w) = web_sys::window() else { return };
-    if w.location().hash().ok().as_deref() == Some(fragment.as_str()) {
-        return;
-    }
-    if let Ok(h) = w.history() {
-        h.replace_state_with_url(&JsValue::NULL, "", Some(&fragment))
-            .ok();
-    }
-}
-
-/// The state the URL's fragment carries. Unknown keys are ignored (see `link`).
-pub fn fragment_state() -> ViewState {
-    let hash = web_sys::window()
-        .and_then(|w| w.location().hash().ok())
-        .unwrap_or_default();
-    ViewState::from_fragment(&hash)
-}
-
 /// Loads the bundled data (relative to the page, so it works under any sub-path) and starts.
 pub async fn run() {
     // Read before anything renders: every render writes the state's own fragment into the URL.
@@ -245,14 +138,7 @@ pub async fn run() {
         return;
     }
     let app = match load().await {
-        Ok(state) => Rc::new(App {
-            state: RefCell::new(state),
-            memo: RefCell::new(Memo::default()),
-            queue: RefCell::new(VecDeque::new()),
-            busy: Cell::new(false),
-            url_pending: Cell::new(false),
-            dense_asked: RefCell::new(Default::default()),
-        }),
+        Ok(state) => App::new(state, run_effect),
         Err(message) => {
             fail(&message);
             return;
@@ -314,8 +200,8 @@ async fn load() -> Result<State, String> {
     let fiches = parse_fiches_with(&fiches_text, super::nfc).map_err(|e| messages::data(&e))?;
     let questions = parse_questions(&questions_text).map_err(|e| messages::data(&e))?;
     check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
-    let data = Dataset::new(0, fiches, questions, None);
-    let mut state = State::new(data, (fiches_text, questions_text));
+    let data = Dataset::new(0, fiches.clone(), questions.clone(), None);
+    let mut state = State::new(data, (fiches, questions));
     state.shared_origin = web_sys::window()
         .and_then(|w| w.location().hostname().ok())
         .is_some_and(|h| crate::link::shared_origin(&h));

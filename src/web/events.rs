@@ -7,12 +7,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, Element, Event, HtmlInputElement, HtmlSelectElement};
 
-use super::app::{fragment_state, Shared};
 use super::dom::by_id;
 use super::ids;
-use super::state::Msg;
+use super::runtime::{fragment_state, App, Shared};
 use crate::lab::Method;
 use crate::link::View;
+use crate::page::Msg;
 
 /// Adds the page's listeners (once).
 pub fn listen(app: &Shared) {
@@ -28,7 +28,7 @@ pub fn listen(app: &Shared) {
     ] {
         let app = app.clone();
         let cb = Closure::<dyn Fn(Event)>::new(move |e: Event| {
-            if let Some(msg) = message(&e) {
+            if let Some(msg) = message(&app, &e) {
                 app.dispatch(msg);
             }
         });
@@ -73,7 +73,7 @@ fn why_details(e: &Event) -> Option<Element> {
 }
 
 /// The message an event means, if any.
-fn message(e: &Event) -> Option<Msg> {
+fn message(app: &App, e: &Event) -> Option<Msg> {
     let target: Element = e.target()?.dyn_into().ok()?;
     match e.type_().as_str() {
         "click" => {
@@ -83,9 +83,9 @@ fn message(e: &Event) -> Option<Msg> {
             click(&target.closest("button").ok()??, clicks)
         }
         "input" => input(&target),
-        "change" => change(&target),
+        "change" => change(app, &target),
         "keydown" => key(e, &target),
-        kind => drag(kind, e, &target),
+        kind => drag(app, kind, e, &target),
     }
 }
 
@@ -170,7 +170,7 @@ fn input(target: &Element) -> Option<Msg> {
     }
 }
 
-fn change(target: &Element) -> Option<Msg> {
+fn change(app: &App, target: &Element) -> Option<Msg> {
     let select_value = || {
         target
             .dyn_ref::<HtmlSelectElement>()
@@ -196,13 +196,13 @@ fn change(target: &Element) -> Option<Msg> {
         ids::QUESTION => Msg::QuestionCommitted,
         ids::IMPORTER_RUN => {
             let field = target.dyn_ref::<HtmlInputElement>()?;
-            let files = files(field.files());
+            let files = app.hold_files(field.files());
             field.set_value("");
             Msg::RunFilesChosen(files)
         }
         ids::FICHIERS => {
             let field = target.dyn_ref::<HtmlInputElement>()?;
-            let files = files(field.files());
+            let files = app.hold_files(field.files());
             field.set_value("");
             Msg::FilesChosen(files)
         }
@@ -216,7 +216,7 @@ fn change(target: &Element) -> Option<Msg> {
 }
 
 /// Files dropped on « Vos données »; the zone's highlight while dragging is the DOM's alone.
-fn drag(kind: &str, e: &Event, target: &Element) -> Option<Msg> {
+fn drag(app: &App, kind: &str, e: &Event, target: &Element) -> Option<Msg> {
     let zone = target.closest(&format!("#{}", ids::DEPOT)).ok()??;
     e.prevent_default();
     let classes = zone.class_list();
@@ -232,13 +232,8 @@ fn drag(kind: &str, e: &Event, target: &Element) -> Option<Msg> {
         "drop" => {
             classes.remove_1("survol").ok();
             let dropped = e.dyn_ref::<DragEvent>()?.data_transfer()?.files();
-            Some(Msg::FilesChosen(files(dropped)))
+            Some(Msg::FilesChosen(app.hold_files(dropped)))
         }
         _ => None,
     }
-}
-
-fn files(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
-    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
-        .unwrap_or_default()
 }

@@ -8,14 +8,11 @@
 /// Calls to Mistral's API: fetch, retries, timeout, cancellation.
 #[cfg(feature = "page")]
 pub mod api;
-/// The controller: the one state, `update`, rendering, effects.
+/// Start-up and the effect runner.
 #[cfg(feature = "page")]
 pub mod app;
 /// Element builders that only ever insert text.
 pub mod dom;
-/// The local encoder's Web Worker, from the page's side.
-#[cfg(feature = "page")]
-pub mod encoder;
 /// DOM events by delegation, each turned into a message.
 #[cfg(feature = "page")]
 pub mod events;
@@ -34,18 +31,21 @@ pub mod ids;
 pub mod panels;
 /// One column of results, from the lab alone (the page's and the first module's).
 pub mod results;
-/// The page's state, its messages and effects.
+/// The runtime: the one state, `update`, rendering, and the handles the model names by id.
 #[cfg(feature = "page")]
-pub mod state;
+pub mod runtime;
 /// IndexedDB and localStorage: cached vectors and answers, the opted-in key.
 #[cfg(feature = "page")]
 pub mod store;
 /// The asynchronous work: fetches, calls to Mistral, file reads, each tagged with its epoch.
 #[cfg(feature = "page")]
 pub mod tasks;
-/// `update`: the one place the state changes.
+/// Turns of the event loop between steps of long work.
 #[cfg(feature = "page")]
-pub mod update;
+pub mod turns;
+/// The page's Web Worker, from the page's side: requests with tickets, replies as messages.
+#[cfg(feature = "page")]
+pub mod worker_client;
 
 #[cfg(feature = "page")]
 use wasm_bindgen::prelude::*;

@@ -160,6 +160,24 @@ async fn write(db: &IdbDatabase, store: &str, key: &str, value: &JsValue) -> boo
     }
 }
 
+/// Deletes the value under `key` (a cached value found unusable): `true` when it was deleted.
+pub async fn delete(store: &str, key: &str) -> bool {
+    let Ok(conn) = open().await else { return false };
+    let Ok(tx) = conn
+        .db
+        .transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite)
+    else {
+        return false;
+    };
+    let Ok(os) = tx.object_store(store) else {
+        return false;
+    };
+    match os.delete(&JsValue::from_str(key)) {
+        Ok(request) => done(&request).await.is_ok(),
+        Err(_) => false,
+    }
+}
+
 /// The value under `key` if it is a `T` (a stored value of another type reads as absent).
 async fn get_as<T: JsCast>(store: &str, key: &str) -> Option<T> {
     get(store, key).await?.dyn_into::<T>().ok()

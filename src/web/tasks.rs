@@ -15,34 +15,23 @@ use crate::measure::{Measurement, QuestionOutcome};
 use crate::mistral::chat::{Chat, Message};
 use crate::mistral::{self, cache, ApiError, ApiKey};
 
-use super::api::{self, Call};
-use super::app::Shared;
+use super::api::{self, Call, Job};
 use super::frame::Manifest;
-use super::state::{AnswerResult, Costs, Dataset, EvalItem, Job, Msg};
+use super::runtime::Shared;
 use super::store;
-use super::update::{embedding_cost, outcome, vectors_cache_key};
+use super::turns::{yield_now, Pacer};
+use crate::page::update::{embedding_cost, outcome, vectors_cache_key};
+use crate::page::{AnswerResult, Costs, Dataset, EvalItem, Msg};
 
 /// Typing pauses this long before a question is embedded (each embedding costs).
 const DEBOUNCE_MS: u32 = 400;
 /// How often the pause in typing looks whether the question was committed meanwhile.
 const COMMIT_POLL_MS: u32 = 50;
 
-/// Lets the page show `call`'s waits (429, 5xx, no answer) with a countdown. The hook holds the
-/// page weakly: a finished call does not keep it alive.
-fn watch(app: &Shared, call: &Call) {
-    let app = std::rc::Rc::downgrade(app);
-    call.on_wait(move |call, wait| {
-        if let Some(app) = app.upgrade() {
-            app.dispatch(Msg::Waiting(call.clone(), wait));
-        }
-    });
-}
-
 /// « Vérifier ma clé »: one embedding of a two-letter text (about 2 tokens, $0.0000002), so
 /// that the answer is the API's verdict on this key, with the precise reason when refused.
 pub async fn check_key(app: Shared, job: Job) {
     let Job { key, call, .. } = job;
-    watch(&app, &call);
     let verdict = match api::embed(&call, &key, &["ok"]).await {
         Ok(e) => {
             app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
@@ -132,14 +121,14 @@ pub async fn attach_vectors(
     fingerprint: String,
     npy: bool,
 ) -> Result<Attached, String> {
-    let set = super::encoder::ticket();
+    let set = super::worker_client::ticket();
     let request = Request::Vectors {
         set,
         ids_json: serde_json::to_string(&ids).unwrap_or_default(),
         fingerprint,
         npy,
     };
-    match super::encoder::ask(app, set, &request, Some(blob)).await {
+    match super::worker_client::ask(app, set, &request, Some(blob)).await {
         Some(Reply::Vectors {
             info, questions, ..
         }) => Ok(Attached {
@@ -180,14 +169,14 @@ pub async fn dense(
     vectors: Vec<Vec<f32>>,
     question: bool,
 ) -> Result<bool, String> {
-    let ticket = super::encoder::ticket();
+    let ticket = super::worker_client::ticket();
     let request = Request::Dense {
         set,
         ticket,
         vectors,
         question,
     };
-    let reply = super::encoder::ask(app, ticket, &request, None).await;
+    let reply = super::worker_client::ask(app, ticket, &request, None).await;
     let Request::Dense { vectors, .. } = request else {
         return Err(WORKER_GONE.to_owned());
     };
@@ -211,11 +200,10 @@ pub async fn dense(
 /// A question's dense top, asked of the page's worker: the question in the box's (`in_box`: a
 /// newer one supersedes it), or a committed question's waiting to be journaled.
 pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>, in_box: bool) {
-    let key = (set, crate::lab::vector_key(&vector));
     // Its failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
     // it may be asked again if the learner comes back to that question.
-    if let Ok(false) = dense(&app, set, vec![vector], in_box).await {
-        app.forget_dense_asked(key);
+    if let Ok(false) = dense(&app, set, vec![vector.clone()], in_box).await {
+        app.dispatch(Msg::DenseSuperseded { set, vector });
     }
 }
 
@@ -295,7 +283,7 @@ pub async fn load_local_model(app: Shared) {
     match local_model_blob(&app).await {
         Ok(blob) => {
             app.dispatch(Msg::LocalModelPreparing(0));
-            super::encoder::send(
+            super::worker_client::send(
                 &app,
                 &crate::encoder::protocol::Request::Prepare,
                 Some(&blob),
@@ -322,65 +310,6 @@ async fn local_model_blob(app: &Shared) -> Result<web_sys::Blob, String> {
             Ok(blob)
         }
     }
-}
-
-/// The pause the stepped computations await (`steps`): a turn of the event loop once
-/// [`Pacer::SLICE_MS`] have passed since the last one, nothing otherwise (each turn costs a few
-/// milliseconds: timeouts nested more than five deep wait at least 4 ms).
-struct Pacer {
-    since: std::cell::Cell<f64>,
-}
-
-impl Pacer {
-    const SLICE_MS: f64 = 16.0;
-
-    fn new() -> Pacer {
-        Pacer {
-            since: std::cell::Cell::new(js_sys::Date::now()),
-        }
-    }
-
-    /// Whether the next [`Pacer::pause`] yields.
-    fn due(&self) -> bool {
-        js_sys::Date::now() - self.since.get() >= Self::SLICE_MS
-    }
-
-    async fn pause(&self) {
-        if self.due() {
-            self.turn().await;
-        }
-    }
-
-    /// A turn of the event loop now, due or not: before work that cannot pause inside.
-    async fn turn(&self) {
-        yield_now().await;
-        self.since.set(js_sys::Date::now());
-    }
-}
-
-/// Resolves on the next turn of the event loop: by `scheduler.yield()` where the browser has it
-/// (Chromium 129 and later: input and rendering go first, then this task goes on before other
-/// waiting tasks), by a zero timeout otherwise (nested timeouts wait at least 4 ms each: in steps
-/// that short, a load of 50,000 fiches took 7.3-8.2 s, 6.5-7.1 s with `scheduler.yield()`).
-pub async fn yield_now() {
-    use wasm_bindgen::{JsCast, JsValue};
-    let scheduler = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("scheduler"))
-        .ok()
-        .filter(|s| s.is_object());
-    let yielded = scheduler.and_then(|s| {
-        let f = js_sys::Reflect::get(&s, &JsValue::from_str("yield")).ok()?;
-        let f: &js_sys::Function = f.dyn_ref()?;
-        f.call0(&s).ok()?.dyn_into::<js_sys::Promise>().ok()
-    });
-    let promise = yielded.unwrap_or_else(|| {
-        js_sys::Promise::new(&mut |resolve, _| {
-            if let Some(w) = web_sys::window() {
-                w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
-                    .ok();
-            }
-        })
-    });
-    wasm_bindgen_futures::JsFuture::from(promise).await.ok();
 }
 
 /// The file at `path` as a Blob of the chunks received, reporting progress as they arrive. The
@@ -452,7 +381,6 @@ async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_sys::Blob, 
 /// the cache first. A question typed over before either is not embedded.
 pub async fn embed_question(app: Shared, job: Job, question: String, generation: u64) {
     let Job { key, call, .. } = job;
-    watch(&app, &call);
     let committed = |app: &Shared| {
         app.peek(|s| s.committed.as_deref() == Some(question.as_str()))
             .unwrap_or(false)
@@ -470,8 +398,12 @@ pub async fn embed_question(app: Shared, job: Job, question: String, generation:
     }
     let cache_key = cache::question_vector(mistral::MODEL, &question);
     if let Some(vector) = store::get_vector(store::QUESTION_VECTORS, &cache_key).await {
-        app.dispatch(Msg::QuestionEmbedded { question, vector });
-        return;
+        // A damaged entry (another length, NaN, not of norm 1) is deleted and paid for again.
+        if crate::search::dense::check_unit_query(&vector, mistral::DIM).is_ok() {
+            app.dispatch(Msg::QuestionEmbedded { question, vector });
+            return;
+        }
+        store::delete(store::QUESTION_VECTORS, &cache_key).await;
     }
     match api::embed(&call, &key, &[&question]).await {
         Ok(e) => {
@@ -498,7 +430,6 @@ pub async fn embed_question(app: Shared, job: Job, question: String, generation:
 /// per-input limit is cut to its first [`mistral::MAX_INPUT_BYTES`] bytes (and counted).
 pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     let Job { epoch, key, call } = job;
-    watch(&app, &call);
     let inputs: Vec<(&str, bool)> = fiches
         .iter()
         .map(|f| mistral::input_for(&f.texte))
@@ -624,7 +555,6 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
 /// Embeds the questions not yet known (the cache first), then asks for the dense measurements.
 pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
     let Job { epoch, key, call } = job;
-    watch(&app, &call);
     let mut missing: Vec<String> = Vec::new();
     let mut found = Vec::new();
     for q in questions {
@@ -708,7 +638,6 @@ async fn obtain(
 /// « Rédiger la réponse » for `question` from the fiches `sent`.
 pub async fn answer(app: Shared, job: Job, model: String, question: String, sent: Vec<Fiche>) {
     let Job { epoch, key, call } = job;
-    watch(&app, &call);
     let refs: Vec<&Fiche> = sent.iter().collect();
     let messages = answer::prompt(&question, &refs);
     let outcome = match obtain(&app, &call, &key, &model, &messages).await {
@@ -727,7 +656,6 @@ pub async fn answer(app: Shared, job: Job, model: String, question: String, sent
 /// « Mesurer les réponses »: each question in turn, prepared when the run started.
 pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, items: Vec<EvalItem>) {
     let Job { epoch, key, call } = job;
-    watch(&app, &call);
     let total = items.len();
     let mut outcomes = Vec::with_capacity(total);
     for (i, item) in items.iter().enumerate() {
@@ -789,7 +717,10 @@ async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
 
 /// Reads and checks the learner's files (fiches, questions, optionally vectors); nothing leaves
 /// the browser. The catalogue in place stays until every check has passed.
-pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selection) {
+pub async fn read_files(app: Shared, seq: u64, files: Vec<web_sys::File>, selection: Selection) {
+    // A later selection (or « Revenir au catalogue de l'exercice ») makes this one moot: its work
+    // stops at the next step, and what it would report is dropped by `update`.
+    let superseded = || app.peek(|s| s.selection != seq).unwrap_or(true);
     let parsed = async {
         let file = |i: usize| files.get(i).ok_or_else(|| "fichier introuvable.".to_owned());
         let (f_file, q_file) = (file(selection.fiches)?, file(selection.questions)?);
@@ -819,6 +750,9 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
         let label = format!("vos données ({}, {})", f_file.name(), q_file.name());
         let mut data =
             Dataset::new_pausing(0, fiches, questions, Some(label), |_| pacer.pause()).await;
+        if superseded() {
+            return Err(String::new());
+        }
         if let Some((i, kind)) = selection.vectors {
             let v = file(i)?;
             let name = v.name();
@@ -842,9 +776,13 @@ pub async fn read_files(app: Shared, files: Vec<web_sys::File>, selection: Selec
     .await;
     match parsed {
         Ok(data) => app.dispatch(Msg::DatasetLoaded {
+            seq,
             data: Box::new(data),
         }),
-        Err(e) => app.dispatch(Msg::FilesRefused(vec![e])),
+        Err(e) => app.dispatch(Msg::FilesRefused {
+            seq,
+            errors: vec![e],
+        }),
     }
 }
 

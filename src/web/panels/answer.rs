@@ -8,8 +8,8 @@ use crate::mistral::chat;
 
 use super::super::dom::{by_id, options, replace_children, set_disabled, set_text, E};
 use super::super::ids;
-use super::super::state::{model_or_default, State};
 use super::{answer_view, Memo};
+use crate::page::{model_or_default, State};
 
 /// The `<option>`s of the models the page offers, `selected` marked.
 pub fn model_options(selected: &str) -> Vec<web_sys::Element> {

@@ -230,7 +230,7 @@ fn rank_class(rank: Option<usize>) -> (&'static str, String) {
 /// (`data-question` holds its index) that the controller opens in « Chercher ».
 /// The grid shows this many rows at first, and as many more at each « Afficher » click: a question
 /// set of 76,000 lines stays a page of a few hundred rows.
-pub const GRID_PAGE: usize = 200;
+pub use crate::page::GRID_PAGE;
 
 /// The strip plot draws at most about this many questions.
 pub const PLOT_CAP: usize = 2_000;

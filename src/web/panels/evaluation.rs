@@ -12,9 +12,9 @@ use crate::mistral::{chat, prices};
 
 use super::super::dom::{by_id, clear, replace_children, set_text, E};
 use super::super::ids;
-use super::super::state::{model_or_default, Phase, State};
 use super::answer::{method_options, model_options};
 use super::{answer_view, Memo};
+use crate::page::{model_or_default, Phase, State};
 
 fn button(id: &str, text: &str) -> Element {
     E::new("button")

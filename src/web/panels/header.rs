@@ -3,8 +3,8 @@
 use crate::link::View;
 
 use super::super::dom::{by_id, input, set_hidden, set_text};
-use super::super::state::State;
 use super::super::{frame, ids};
+use crate::page::State;
 
 pub fn render(s: &State) {
     let c = &s.costs;

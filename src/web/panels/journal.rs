@@ -6,8 +6,8 @@ use crate::journal::Entry;
 
 use super::super::dom::{by_id, replace_children, E};
 use super::super::ids;
-use super::super::state::State;
 use super::Memo;
+use crate::page::State;
 
 pub fn render(s: &State, memo: &mut Memo) {
     // The journal only grows at its end, loses its oldest, merges stored entries before, or is

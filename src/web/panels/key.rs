@@ -2,7 +2,7 @@
 
 use super::super::dom::{by_id, input, set_disabled, set_hidden, set_text};
 use super::super::ids;
-use super::super::state::State;
+use crate::page::State;
 
 pub fn render(s: &State) {
     let field = input(ids::CLE);

@@ -13,9 +13,9 @@ use crate::mistral;
 use super::super::dom::options;
 use super::super::dom::{by_id, replace_children, E};
 use super::super::ids;
-use super::super::state::{embed_estimate, Phase, State};
-use super::super::update::run_slug;
 use super::{charts, Memo};
+use crate::page::update::run_slug;
+use crate::page::{embed_estimate, Phase, State};
 
 pub fn render(s: &State, memo: &mut Memo) {
     let methods: Vec<&str> = s

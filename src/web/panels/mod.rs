@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::state::State;
 use crate::link::View;
+use crate::page::State;
 
 /// The answer panel: the method and model, what will be sent, the answer.
 pub mod answer;

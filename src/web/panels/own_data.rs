@@ -2,8 +2,8 @@
 
 use super::super::dom::{by_id, replace_children, set_hidden, set_text, E};
 use super::super::ids;
-use super::super::state::State;
 use super::Memo;
+use crate::page::State;
 
 pub fn render(s: &State, memo: &mut Memo) {
     set_text(&by_id(ids::DONNEES_ETAT), &s.data_status);

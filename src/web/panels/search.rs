@@ -10,9 +10,9 @@ use crate::lab::Method;
 
 use super::super::dom::{by_id, input, replace_children, E};
 use super::super::results::{self, empty};
-use super::super::state::{LocalModel, State};
 use super::super::{frame, ids};
 use super::Memo;
+use crate::page::{LocalModel, State};
 
 pub fn render(s: &State, memo: &mut Memo) {
     let field = input(ids::QUESTION);

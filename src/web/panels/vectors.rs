@@ -9,7 +9,7 @@ use crate::mistral;
 
 use super::super::dom::{by_id, set_disabled, set_hidden, set_text};
 use super::super::ids;
-use super::super::state::{embed_estimate, Phase, State};
+use crate::page::{embed_estimate, Phase, State};
 
 pub fn render(s: &State) {
     let lab = &s.data.lab;

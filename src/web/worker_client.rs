@@ -10,9 +10,9 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::app::Shared;
-use super::state::Msg;
+use super::runtime::Shared;
 use crate::encoder::protocol::{Reply, Request};
+use crate::page::Msg;
 
 /// The worker's starter, beside the page (`www/encodeur-demarrage.js`).
 const STARTER: &str = "encodeur-demarrage.js";

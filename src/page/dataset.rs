@@ -1,0 +1,104 @@
+//! One catalogue and everything computed from it, replaced whole when the learner loads files or
+//! comes back to the exercise's.
+
+use crate::data::{Fiche, Question};
+use crate::lab::{Keyword, Lab, Method};
+use crate::measure::Measurement;
+
+/// A catalogue and everything computed from it. Replaced whole when the learner loads files.
+pub struct Dataset {
+    /// Changes with every catalogue: results of tasks started under another epoch are dropped.
+    pub epoch: u64,
+    pub lab: Lab,
+    pub questions: Vec<Question>,
+    /// `None` for the exercise's catalogue; « vos données (files) » otherwise.
+    pub label: Option<String>,
+    /// Measurements by method, in the order they were made.
+    pub measurements: Vec<Measurement>,
+    /// Where the fiche vectors came from, or why the shipped ones were refused.
+    pub vectors_origin: String,
+    /// The safetensors bytes of vectors computed in this browser, for « Télécharger ».
+    pub computed: Option<Vec<u8>>,
+    /// Question vectors shipped with the fiche vectors (0: none).
+    pub questions_shipped: usize,
+    /// Runs of other engines imported in « Mesurer » (TREC files), measured like methods.
+    pub runs: Vec<Measurement>,
+    /// Question vectors that came in the learner's vectors file, moved into the page's question
+    /// vectors when the catalogue is installed.
+    pub shipped_questions: Vec<(String, Vec<f32>)>,
+    /// Counts every change of `measurements`: a method measured again keeps its name.
+    pub measure_version: u64,
+}
+
+impl Dataset {
+    /// Indexes `fiches` and measures the keyword methods on `questions` (they need no vectors).
+    pub fn new(
+        epoch: u64,
+        fiches: Vec<Fiche>,
+        questions: Vec<Question>,
+        label: Option<String>,
+    ) -> Dataset {
+        crate::steps::run_ready(Dataset::new_pausing(
+            epoch,
+            fiches,
+            questions,
+            label,
+            |_| std::future::ready(()),
+        ))
+    }
+
+    /// [`Dataset::new`], awaiting `pause` between steps of the index builds and between the two
+    /// keyword measurements.
+    pub async fn new_pausing<F, Fut>(
+        epoch: u64,
+        fiches: Vec<Fiche>,
+        questions: Vec<Question>,
+        label: Option<String>,
+        mut pause: F,
+    ) -> Dataset
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        let lab = Lab::new_pausing(fiches, &mut pause).await;
+        // Known from the start: the cache key of the vectors, and the check of every vectors file.
+        lab.fingerprint_pausing(&mut pause).await;
+        // The lookup of fiches by id, built now rather than inside the first render that needs
+        // it (« Mesurer »'s answer estimate, at 50,000 fiches).
+        pause(lab.fiches().len()).await;
+        lab.doc_of("");
+        let mut measurements = Vec::new();
+        for k in [Keyword::Mots, Keyword::MotsPlus] {
+            let m = lab.measure_keyword_pausing(k, &questions, &mut pause).await;
+            measurements.push(m);
+        }
+        Dataset {
+            epoch,
+            lab,
+            questions,
+            label,
+            measurements,
+            vectors_origin: String::new(),
+            computed: None,
+            questions_shipped: 0,
+            runs: Vec::new(),
+            shipped_questions: Vec::new(),
+            measure_version: 0,
+        }
+    }
+
+    /// The measurements in the page's method order, then the imported runs.
+    pub fn measured(&self) -> Vec<&Measurement> {
+        Method::ALL
+            .iter()
+            .filter_map(|m| self.measurements.iter().find(|x| x.method == m.name()))
+            .chain(&self.runs)
+            .collect()
+    }
+
+    pub fn has_dense_measurements(&self) -> bool {
+        self.measurements
+            .iter()
+            .any(|m| Method::parse(&m.method).is_some_and(Method::is_dense))
+    }
+}

@@ -1,0 +1,134 @@
+//! What `update` asks the shell to do, as data. The model never holds a browser handle: calls,
+//! files and the worker are named here by ids, and the shell (`web::app`) owns what they name.
+
+use crate::data::intake::Selection;
+use crate::data::{Fiche, Question};
+use crate::lab::{Method, QuestionVectors};
+use crate::mistral::chat::Message;
+use crate::mistral::{ApiKey, WaitReason};
+
+/// A call to Mistral in flight, named by the model; the shell keeps its abort controller under
+/// this id. Ids are never reused within a page's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallId(pub u64);
+
+/// A file the learner chose, named by the model; the shell keeps the browser's `File` under
+/// `id` until the effect that reads it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRef {
+    pub id: u64,
+    pub name: String,
+    pub size: u64,
+}
+
+/// A wait before a call's next attempt: the seconds left and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Wait {
+    pub seconds: u32,
+    pub reason: WaitReason,
+}
+
+/// Where the focus goes (the shell maps each place to its element).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Results,
+    TabChercher,
+    TabMesurer,
+}
+
+/// A task that spends the learner's key: the catalogue it started under, the key, and its call
+/// (which a new catalogue, « oublier » or a newer request cancels).
+pub struct Job {
+    pub epoch: u64,
+    pub key: ApiKey,
+    pub call: CallId,
+}
+
+/// What a change starts; the controller runs it (see `app`).
+pub enum Effect {
+    CheckKey {
+        job: Job,
+    },
+    EmbedQuestion {
+        job: Job,
+        question: String,
+        generation: u64,
+    },
+    ComputeVectors {
+        job: Job,
+        fiches: Vec<Fiche>,
+    },
+    MeasureDense {
+        job: Job,
+        questions: Vec<String>,
+    },
+    Answer {
+        job: Job,
+        model: String,
+        question: String,
+        sent: Vec<Fiche>,
+    },
+    Evaluate {
+        job: Job,
+        model: String,
+        method: Method,
+        items: Vec<EvalItem>,
+    },
+    LoadVectors {
+        epoch: u64,
+    },
+    /// Reads the learner's files for selection number `seq` (see `State::selection`).
+    ReadFiles {
+        seq: u64,
+        files: Vec<FileRef>,
+        selection: Selection,
+    },
+    /// Writes the journal (JSON lines; empty erases it).
+    SaveJournal(String),
+    /// Fetches (or reads from the cache) and prepares the local encoder.
+    LoadLocalModel,
+    /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
+    Worker(crate::encoder::protocol::Request),
+    /// Measures `methods` on the questions of the catalogue of `epoch`, in steps.
+    Measure {
+        seq: u64,
+        epoch: u64,
+        methods: Vec<Method>,
+        vectors: QuestionVectors,
+    },
+    /// Reads TREC run files for the catalogue of `epoch`.
+    ReadRuns {
+        epoch: u64,
+        files: Vec<FileRef>,
+    },
+    /// Asks the page's worker for the dense top of `vector` in vectors `set`: the question in the
+    /// box's (`in_box`: a newer one supersedes it in the worker's queue), or a committed
+    /// question's waiting to be journaled.
+    DenseTop {
+        set: u64,
+        vector: Vec<f32>,
+        in_box: bool,
+    },
+    /// Deletes a question's cached mistral-embed vector, found unusable.
+    ForgetQuestionVector(String),
+    /// Stops a call: its request is aborted and no retry follows.
+    Cancel(CallId),
+    /// Ends a call's wait before its next attempt (« Réessayer maintenant »).
+    SkipWait(CallId),
+    RememberKey(Option<String>),
+    Clipboard(String),
+    Download(String, Vec<u8>),
+    /// Scrolls to and focuses this place.
+    Focus(Focus),
+    /// Opens « Réglages » and focuses the key field.
+    OpenSettings,
+    HideGuide,
+}
+
+/// One question of « Mesurer les réponses », prepared when the run starts.
+pub struct EvalItem {
+    pub question: Question,
+    /// Exactly what is sent: the prompt with the fiches found, and their ids.
+    pub messages: Vec<Message>,
+    pub ids: Vec<String>,
+}

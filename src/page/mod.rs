@@ -1,0 +1,33 @@
+//! The page's program as plain data: its [`State`], the [`Msg`]s that change it, the pure
+//! [`update`] that applies one and returns [`Effect`]s, and the smaller parts the panels draw from.
+//!
+//! Nothing here touches a browser, so it builds natively and `cargo test` checks its decisions
+//! (which reply is stale, which gesture may spend the key, what a new catalogue stops). The shell
+//! (`web::app`) owns every handle — abort controllers, files, the worker, timers, the clock — names
+//! them to the model by ids ([`CallId`], [`FileRef`]), and runs the effects.
+//!
+//! Staleness is decided in one way per kind of reply, here and only here: a reply carries the id
+//! it was started under (the catalogue's epoch, the selection's number, the call's id, the
+//! measurement's number, the worker's vectors set), and `update` drops it when that id is no
+//! longer the state's.
+
+pub mod dataset;
+pub mod effect;
+pub mod local;
+pub mod msg;
+pub mod parts;
+pub mod state;
+pub mod update;
+
+pub use dataset::Dataset;
+pub use effect::{CallId, Effect, EvalItem, FileRef, Focus, Job, Wait};
+pub use local::LocalModel;
+pub use msg::Msg;
+pub use parts::{
+    embed_estimate, model_or_default, AnswerResult, Answering, Calls, Costs, Evaluation, Phase,
+};
+pub use state::{Measuring, State, GRID_PAGE};
+pub use update::update;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,223 @@
+//! Everything that can happen to the page: the learner's gestures and what the shell's tasks
+//! report. Plain data: files and calls are named by ids ([`super::effect`]).
+
+use crate::answer::AnswerOutcome;
+use crate::data::vectors::VectorSet;
+use crate::journal::Journal;
+use crate::lab::Method;
+use crate::link::{View, ViewState};
+use crate::measure::Measurement;
+use crate::mistral::chat::Chat;
+
+use super::dataset::Dataset;
+use super::effect::{CallId, FileRef, Wait};
+use super::parts::{AnswerResult, Costs};
+
+/// Everything that can happen to the page.
+pub enum Msg {
+    // The learner's gestures.
+    QuestionTyped(String),
+    ExamplePicked(Option<usize>),
+    MethodToggled(Method, bool),
+    ViewChosen(View),
+    /// An arrow key on a tab: that view, and its tab focused.
+    TabKey(View),
+    GuideClosed,
+    /// Start-up's reads are done ([`State::settled`]).
+    Settled,
+    SettingsRequested,
+    /// The columns of the local encoder's methods, asked for from the line that says what the
+    /// Mistral methods need.
+    LocalMethodsChosen,
+    FragmentChanged(ViewState),
+    CopyLink(String),
+    LinkCopied(bool),
+    KeyTyped(String),
+    RememberToggled(bool),
+    /// « Retenir quand même » after the shared-origin warning, or a key found remembered.
+    RememberConfirmed,
+    KeyForgotten,
+    KeyCheckRequested,
+    ComputeRequested,
+    ComputeCancelled,
+    DownloadRequested,
+    DenseMeasureRequested,
+    GridSorted(Option<String>),
+    /// « Afficher … questions de plus » under the grid.
+    GridMore,
+    QuestionOpened(usize),
+    /// One side of the pair compared: `first` is A (against B); a method's or a run's name.
+    PairSide {
+        first: bool,
+        name: String,
+    },
+    /// « Importer un run »: TREC files chosen.
+    RunFilesChosen(Vec<FileRef>),
+    /// A run file read (its name, and its text or why it could not be read).
+    RunFileRead {
+        epoch: u64,
+        name: String,
+        text: Result<String, String>,
+    },
+    /// « Retirer les runs importés ».
+    RunsCleared,
+    /// The question box's value committed (Enter, or leaving the box after a change).
+    QuestionCommitted,
+    /// Enter in the question box (before its `change`): the question is validated, its embedding
+    /// starts at once and a newer question does not cancel it. Leaving the box does not validate:
+    /// a learner who types a question and then opens « Réglages » to paste a key did not mean it.
+    QuestionEntered,
+    /// The journal read back from IndexedDB at start-up.
+    JournalLoaded(Journal),
+    /// « Exporter » the journal: `jsonl` or `csv`.
+    JournalExported(String),
+    /// « Effacer le journal ».
+    JournalErased,
+    /// The local encoder's fiche (and question) vectors shipped with the page.
+    LocalVectorsLoaded {
+        epoch: u64,
+        set: Box<VectorSet>,
+    },
+    /// The local encoder's vectors of the learner's catalogue: texts done so far.
+    LocalFichesProgress {
+        epoch: u64,
+        done: usize,
+    },
+    /// The local encoder's vectors of the learner's catalogue's fiches, then of its questions
+    /// ([`State::local_sent_questions`]), in the order sent.
+    LocalTextsEmbedded {
+        epoch: u64,
+        vectors: Vec<Vec<f32>>,
+    },
+    /// The local encoder's vector of a question.
+    LocalQuestionEmbedded {
+        question: String,
+        vector: Vec<f32>,
+    },
+    /// The local encoder's worker stopped (why, in the browser's words).
+    LocalWorkerDied(String),
+    LocalModelProgress {
+        done: u64,
+        total: Option<u64>,
+    },
+    LocalModelPreparing(u8),
+    LocalModelReady,
+    LocalModelFailed(String),
+    ExportRequested(String),
+    AnswerMethodChosen(Method),
+    AnswerModelChosen(String),
+    AnswerRequested,
+    EvalMethodChosen(Method),
+    EvalModelChosen(String),
+    EvalAsked,
+    EvalConfirmed,
+    /// « Plonger la question » clicked: the learner agrees to pay for a question from a link.
+    EmbedRequested,
+    EvalCancelled,
+    FilesChosen(Vec<FileRef>),
+    /// The files of selection `seq` could not be used (one message per problem).
+    FilesRefused {
+        seq: u64,
+        errors: Vec<String>,
+    },
+    BackToExercise,
+    /// « Réessayer maintenant » during a wait.
+    RetryNow,
+    /// « Annuler » during a wait: that call stops.
+    WaitCancelled,
+    // What tasks report.
+    /// A call waits before its next attempt (`None`: the wait is over).
+    Waiting(CallId, Option<Wait>),
+    Paid(Costs),
+    /// The verdict of « Vérifier ma clé »: what was accepted, or why not.
+    KeyChecked(Result<String, String>),
+    QuestionEmbedded {
+        question: String,
+        vector: Vec<f32>,
+    },
+    QuestionFailed {
+        question: String,
+        message: String,
+    },
+    /// Mistral fiche vectors kept by the page's worker as `set` for catalogue `epoch`, with the
+    /// question vectors their file carried.
+    VectorsLoaded {
+        epoch: u64,
+        set: u64,
+        info: crate::data::vectors::VectorsInfo,
+        questions: Vec<(String, Vec<f32>)>,
+        origin: String,
+        bytes: Option<Vec<u8>>,
+    },
+    /// Dense tops computed by the page's worker in vectors `set`: one per vector.
+    DenseFound {
+        set: u64,
+        vectors: Vec<Vec<f32>>,
+        tops: Vec<Vec<(u32, f64)>>,
+    },
+    /// The worker dropped a dense top asked for (a newer question went first): it may be asked
+    /// again if the learner comes back to that question.
+    DenseSuperseded {
+        set: u64,
+        vector: Vec<f32>,
+    },
+    /// The page's worker could not search vectors `set`: they are dropped, and why is said.
+    VectorsLost {
+        set: u64,
+        reason: String,
+    },
+    VectorsRefused {
+        epoch: u64,
+        origin: String,
+    },
+    ComputeProgress {
+        epoch: u64,
+        done: usize,
+        total: usize,
+    },
+    ComputeEnded {
+        epoch: u64,
+        message: String,
+    },
+    DenseProgress {
+        epoch: u64,
+        vectors: Vec<(String, Vec<f32>)>,
+    },
+    DenseEnded {
+        epoch: u64,
+        message: Option<String>,
+    },
+    AnswerObtained {
+        key: String,
+        chat: Chat,
+    },
+    AnswerShown {
+        epoch: u64,
+        result: AnswerResult,
+    },
+    EvalProgress {
+        epoch: u64,
+        done: usize,
+        total: usize,
+    },
+    EvalEnded {
+        epoch: u64,
+        outcome: Result<(Method, String, Vec<AnswerOutcome>), String>,
+    },
+    /// The catalogue read from the files of selection `seq`.
+    DatasetLoaded {
+        seq: u64,
+        data: Box<Dataset>,
+    },
+    /// A stepped measurement's progress: questions done.
+    MeasureProgress {
+        seq: u64,
+        done: usize,
+    },
+    /// A stepped measurement's end: one measurement per method asked, or why it failed.
+    Measured {
+        seq: u64,
+        epoch: u64,
+        result: Result<Vec<Measurement>, String>,
+    },
+}

@@ -1,0 +1,404 @@
+//! The page's one state. It changes only in [`super::update`]; panels render from it alone.
+
+use std::collections::HashMap;
+
+use crate::answer::FICHES_SENT;
+use crate::data::{Fiche, Question, QuestionKind};
+use crate::journal::Journal;
+use crate::lab::{Lab, Method, QuestionVectors};
+use crate::link::{QuestionSet, View, ViewState};
+use crate::measure::Measurement;
+use crate::mistral::chat::Chat;
+use crate::mistral::ApiKey;
+
+use super::dataset::Dataset;
+use super::effect::{CallId, Wait};
+use super::local::LocalModel;
+use super::parts::{Answering, Calls, Costs, Evaluation, Phase};
+
+/// Rows of the question grid shown at first, and added by « Afficher … questions de plus ».
+pub const GRID_PAGE: usize = 200;
+
+pub struct State {
+    pub data: Dataset,
+    /// The exercise's catalogue, parsed, to come back to in one click.
+    pub bundled: (Vec<Fiche>, Vec<Question>),
+    /// Numbers the learner's file selections and « Revenir au catalogue de l'exercice »: the last
+    /// gesture wins, and a catalogue read for an older one is dropped.
+    pub selection: u64,
+    /// The next [`CallId`].
+    pub next_call: u64,
+    pub view: View,
+    pub question: String,
+    /// The exercise question picked, by index in `data.questions`.
+    pub example: Option<usize>,
+    pub shown: Vec<Method>,
+    pub key: Option<ApiKey>,
+    /// Why the text in the key field is not a usable key (it is then not used at all).
+    pub key_problem: Option<String>,
+    pub remembered: bool,
+    /// This origin is shared with other people's pages (`*.github.io`): remembering the key
+    /// waits for an explicit confirmation.
+    pub shared_origin: bool,
+    /// « retenir » was ticked on a shared origin: the warning is shown, nothing is stored yet.
+    pub remember_warning: bool,
+    /// Question vectors by text (mistral-embed: valid whatever the catalogue).
+    pub qvectors: QuestionVectors,
+    /// Changes with every question typed: a debounced embedding checks it before calling.
+    pub question_generation: u64,
+    /// The question came from a link, not from the learner's hand: embedding it (a paid call)
+    /// waits for a click.
+    pub question_from_link: bool,
+    /// The question last validated with Enter: the learner meant it, so its embedding starts
+    /// without waiting for a pause in typing, and what is typed next does not cancel it.
+    pub committed: Option<String>,
+    /// The last failure to embed a question: the question, and the message.
+    pub search_error: Option<(String, String)>,
+    pub costs: Costs,
+    pub grid_sort: Option<String>,
+    /// Rows of the question grid shown (see `charts::GRID_PAGE`).
+    pub grid_limit: usize,
+    /// The pair compared, by name: a method or an imported run.
+    pub compare: Option<(String, String)>,
+    /// What the last « Importer un run » did, file by file: the run measured, or why it was
+    /// refused.
+    pub run_messages: Vec<Result<String, String>>,
+    pub compute: Phase,
+    pub vectors_message: Option<String>,
+    pub dense: Phase,
+    pub dense_message: Option<String>,
+    pub answering: Answering,
+    pub evaluation: Evaluation,
+    /// Answers obtained, by [`mistral::cache::answer`] (also in IndexedDB).
+    pub answers: HashMap<String, Chat>,
+    pub calls: Calls,
+    pub data_status: String,
+    pub data_errors: Vec<String>,
+    /// The link shown by « Copier le lien », and whether it reached the clipboard.
+    pub share: Option<(String, Option<bool>)>,
+    /// « Par où commencer » dismissed (remembered on this device).
+    pub guide_hidden: bool,
+    /// Start-up's reads done (shipped or cached vectors, the journal, a remembered key): until
+    /// then, which methods cannot run is not known.
+    pub settled: bool,
+    /// « Vérifier ma clé »: in flight (`None` inside), or its verdict.
+    pub key_check: Option<Option<Result<String, String>>>,
+    /// A call waiting before its next attempt (429, 5xx, no answer): shown with a countdown.
+    pub waiting: Option<(Wait, CallId)>,
+    /// « Questions sans réponse », kept in IndexedDB.
+    pub journal: Journal,
+    /// Committed questions and the dense methods that could not rank them yet (see
+    /// `update::note_unanswered`), oldest first.
+    pub journal_waiting: Vec<(String, Method)>,
+    /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
+    pub local: LocalModel,
+    pub local_qvectors: QuestionVectors,
+    /// The local encoder's vectors being computed for the learner's catalogue: (epoch, texts
+    /// done, texts in all). `None` when no computation runs.
+    pub local_fiches: Option<(u64, usize, usize)>,
+    /// Why computing them failed, for the catalogue of that epoch: not retried for it.
+    pub local_fiches_error: Option<(u64, String)>,
+    /// The questions sent to the worker after the fiches of `local_fiches`, in order.
+    pub local_sent_questions: Vec<String>,
+    /// The question last sent to the worker alone: not sent again while it is in the box.
+    pub local_asked: Option<String>,
+    /// Measurements under way, in steps (see [`Measuring`]).
+    pub measuring: Vec<Measuring>,
+    /// Numbers the measurement requests; by method, the last one asked: an older result that
+    /// arrives later is dropped.
+    pub measure_seq: u64,
+    pub measure_latest: HashMap<&'static str, u64>,
+    /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
+    pub dense_asked: std::collections::HashSet<(u64, u64)>,
+}
+
+/// A measurement of some methods on the catalogue's questions, run in steps of a few questions
+/// with turns of the event loop between them (at 50,000 fiches, each question's dense scan takes
+/// about 10 ms: 40 of them in one go held the page for 400 ms).
+pub struct Measuring {
+    pub seq: u64,
+    pub epoch: u64,
+    pub methods: Vec<Method>,
+    pub done: usize,
+    pub total: usize,
+}
+
+impl State {
+    pub fn new(data: Dataset, bundled: (Vec<Fiche>, Vec<Question>)) -> State {
+        State {
+            data,
+            bundled,
+            selection: 0,
+            next_call: 0,
+            view: View::Chercher,
+            question: String::new(),
+            example: None,
+            shown: crate::link::DEFAULT_METHODS.to_vec(),
+            key: None,
+            key_problem: None,
+            remembered: false,
+            shared_origin: false,
+            remember_warning: false,
+            qvectors: QuestionVectors::new(),
+            question_generation: 0,
+            question_from_link: false,
+            committed: None,
+            search_error: None,
+            costs: Costs::default(),
+            grid_sort: None,
+            grid_limit: GRID_PAGE,
+            compare: None,
+            run_messages: Vec::new(),
+            compute: Phase::Idle,
+            vectors_message: None,
+            dense: Phase::Idle,
+            dense_message: None,
+            answering: Answering::default(),
+            evaluation: Evaluation::default(),
+            answers: HashMap::new(),
+            calls: Calls::default(),
+            data_status: String::new(),
+            data_errors: Vec::new(),
+            share: None,
+            guide_hidden: false,
+            settled: false,
+            waiting: None,
+            key_check: None,
+            journal: Journal::default(),
+            journal_waiting: Vec::new(),
+            local: LocalModel::Idle,
+            local_qvectors: QuestionVectors::new(),
+            local_fiches: None,
+            local_fiches_error: None,
+            local_sent_questions: Vec::new(),
+            local_asked: None,
+            measuring: Vec::new(),
+            measure_seq: 0,
+            measure_latest: HashMap::new(),
+            dense_asked: std::collections::HashSet::new(),
+        }
+    }
+
+    /// The measurement under way of `method`, if any.
+    pub fn measuring_of(&self, method: Method) -> Option<&Measuring> {
+        self.measuring.iter().find(|m| m.methods.contains(&method))
+    }
+
+    /// The expected question of the exercise picked, if any.
+    pub fn example_question(&self) -> Option<&Question> {
+        self.example.and_then(|i| self.data.questions.get(i))
+    }
+
+    /// The question's vector, when known.
+    pub fn question_vector(&self) -> Option<&[f32]> {
+        self.qvectors.get(&self.question).map(Vec::as_slice)
+    }
+
+    /// The Mistral vectors' set in the page's worker, and whether the question in the box's dense
+    /// top has come back from it: what a panel showing dense results depends on beyond the
+    /// question (the lab keeps the tops in a memo, which a panel's inputs do not otherwise see).
+    pub fn dense_inputs(&self) -> (Option<u64>, bool) {
+        let known = self.question_vector().is_some_and(|v| {
+            self.data
+                .lab
+                .knows_dense(crate::lab::Encoder::Mistral, v, Lab::dense_depth())
+        });
+        (self.data.lab.vectors_away(), known)
+    }
+
+    /// The question vectors a method reads: mistral-embed's or the local encoder's.
+    pub fn vectors_for(&self, method: Method) -> &QuestionVectors {
+        match method.encoder() {
+            Some(crate::lab::Encoder::Local) => &self.local_qvectors,
+            _ => &self.qvectors,
+        }
+    }
+
+    /// The vector of `question` for `method`, when known.
+    pub fn vector_for(&self, method: Method, question: &str) -> Option<&[f32]> {
+        self.vectors_for(method).get(question).map(Vec::as_slice)
+    }
+
+    /// Whether the local encoder should embed the question in the box: a local method is shown,
+    /// the fiches have local vectors (or they are being computed), and the question's is not
+    /// known yet.
+    pub fn wants_local_vector(&self) -> bool {
+        self.shown
+            .iter()
+            .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
+            && (self.data.lab.local_vectors().is_some()
+                || self
+                    .local_fiches
+                    .is_some_and(|(e, _, _)| e == self.data.epoch))
+            && !self.question.trim().is_empty()
+            && !self.local_qvectors.contains_key(&self.question)
+    }
+
+    /// The learner's catalogue needs the local encoder's fiche vectors: a local method is shown
+    /// and they are neither shipped nor computed. (The exercise's ship with the page.)
+    pub fn wants_local_fiche_vectors(&self) -> bool {
+        self.data.label.is_some()
+            && self
+                .shown
+                .iter()
+                .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
+            && self.data.lab.local_vectors().is_none()
+            && !self.data.lab.fiches().is_empty()
+            && self
+                .local_fiches_error
+                .as_ref()
+                .is_none_or(|(e, _)| *e != self.data.epoch)
+    }
+
+    /// The state a link carries: never the key, never data.
+    pub fn link_state(&self) -> ViewState {
+        ViewState {
+            view: self.view,
+            question: (!self.question.trim().is_empty()).then(|| self.question.clone()),
+            methods: self.shown.clone(),
+            set: match self.data.label {
+                Some(_) => QuestionSet::VosDonnees,
+                None => QuestionSet::Exercice,
+            },
+            // A run does not travel with a link: only a pair of methods does.
+            compare: self
+                .compare
+                .as_ref()
+                .and_then(|(a, b)| Some((Method::parse(a)?, Method::parse(b)?))),
+        }
+    }
+
+    /// The methods measured, in the page's order.
+    pub fn measured_methods(&self) -> Vec<Method> {
+        self.data
+            .measured()
+            .iter()
+            .filter_map(|m| Method::parse(&m.method))
+            .collect()
+    }
+
+    /// The method whose fiches an answer is written from: the one chosen if still shown, else the
+    /// fusion when vectors are there, else the last keyword method shown.
+    pub fn answer_method(&self) -> Option<Method> {
+        let dense_ok = self.data.lab.has_vectors(crate::lab::Encoder::Mistral);
+        self.answering
+            .method
+            .filter(|m| self.shown.contains(m))
+            .or_else(|| {
+                let fusion = self.shown.iter().rev();
+                fusion
+                    .clone()
+                    .find(|m| dense_ok && matches!(m, Method::Hybride(_)))
+                    .copied()
+            })
+            .or_else(|| self.shown.iter().rev().find(|m| !m.is_dense()).copied())
+            .or_else(|| self.shown.first().copied())
+    }
+
+    /// The method « Mesurer les réponses » reads fiches from: the one chosen if measured, else
+    /// the last measured.
+    pub fn evaluation_method(&self) -> Option<Method> {
+        let measured = self.measured_methods();
+        self.evaluation
+            .method
+            .filter(|m| measured.contains(m))
+            .or_else(|| measured.last().copied())
+    }
+
+    /// The pair compared question by question, by name: the one chosen if both are measured,
+    /// else the best fusion against the best single method (courantes MRR@10), else the first two
+    /// measured (methods or runs).
+    pub fn compared_pair(&self) -> Option<(String, String)> {
+        let ms = self.data.measured();
+        let has = |name: &str| ms.iter().any(|m| m.method == name);
+        if let Some((a, b)) = &self.compare {
+            if has(a) && has(b) {
+                return Some((a.clone(), b.clone()));
+            }
+        }
+        let mrr = |m: &&&Measurement| {
+            m.kinds
+                .iter()
+                .find(|k| k.kind == QuestionKind::Courante)
+                .map_or(0.0, |k| k.mrr10)
+        };
+        let best = |fusion: bool| {
+            ms.iter()
+                .filter(|m| {
+                    Method::parse(&m.method).is_some_and(|x| x.fused_keyword().is_some() == fusion)
+                })
+                .max_by(|a, b| mrr(a).total_cmp(&mrr(b)))
+                .map(|m| m.method.clone())
+        };
+        match (best(true), best(false)) {
+            (Some(f), Some(s)) => Some((f, s)),
+            _ => match ms.as_slice() {
+                [first, second, ..] => Some((second.method.clone(), first.method.clone())),
+                _ => None,
+            },
+        }
+    }
+
+    /// The question in the box's Mistral vector and the worker's vectors set, when its dense top
+    /// is not known yet and must be asked of the worker.
+    pub fn dense_wanted(&self) -> Option<(u64, Vec<f32>)> {
+        let lab = &self.data.lab;
+        let set = lab.vectors_away()?;
+        let v = self.vector_for(Method::Sens, &self.question)?;
+        (!lab.knows_dense(crate::lab::Encoder::Mistral, v, Lab::dense_depth()))
+            .then(|| (set, v.to_vec()))
+    }
+
+    /// The committed questions waiting in `journal_waiting` for their Mistral dense top: their
+    /// vectors (when known) and the worker's vectors set, for the tops not known yet. The page asks
+    /// the worker for the question in the box only; these are asked too, or a question committed
+    /// and then typed over would wait for ever.
+    pub fn dense_waiting(&self) -> Vec<(u64, Vec<f32>)> {
+        let lab = &self.data.lab;
+        let Some(set) = lab.vectors_away() else {
+            return Vec::new();
+        };
+        let mut out: Vec<(u64, Vec<f32>)> = Vec::new();
+        for (q, m) in &self.journal_waiting {
+            if m.encoder() != Some(crate::lab::Encoder::Mistral) {
+                continue;
+            }
+            let Some(v) = self.vector_for(Method::Sens, q) else {
+                continue;
+            };
+            if !lab.knows_dense(crate::lab::Encoder::Mistral, v, Lab::dense_depth())
+                && !out.iter().any(|(_, w)| w.as_slice() == v)
+            {
+                out.push((set, v.to_vec()));
+            }
+        }
+        out
+    }
+
+    /// The fiches an answer to `question` would be given: the first five of `method`.
+    pub fn fiches_for(&self, method: Method, question: &str) -> Result<Vec<Fiche>, String> {
+        let vector = self.vector_for(method, question);
+        let lab = &self.data.lab;
+        lab.search(method, question, vector, FICHES_SENT)
+            .map(|hits| {
+                hits.into_iter()
+                    .filter_map(|r| lab.fiches().get(r.doc).cloned())
+                    .collect()
+            })
+            .map_err(|e| crate::fr::messages::search(&e))
+    }
+
+    /// Whether the question in the box should be embedded now: a dense method is shown, the fiche
+    /// vectors are there, the key too, and the question is neither known, failed nor in flight.
+    pub fn wants_question_vector(&self) -> bool {
+        let q = &self.question;
+        self.shown.iter().any(|m| m.is_dense())
+            && self.data.lab.has_vectors(crate::lab::Encoder::Mistral)
+            && self.key.is_some()
+            && !self.question_from_link
+            && !q.trim().is_empty()
+            && !self.qvectors.contains_key(q)
+            && self.search_error.as_ref().is_none_or(|(e, _)| e != q)
+            && self.calls.search.as_ref().is_none_or(|(s, _)| s != q)
+    }
+}

@@ -1,0 +1,920 @@
+//! The page's decisions, checked natively: each test drives [`update`] with the messages a
+//! learner's gestures and the shell's tasks would send, and reads the state and the effects.
+//! Scenarios that the end-to-end tests pin in a browser (`controller.test.mjs`,
+//! `hostile.test.mjs`) are named after them; the red team's breaks after their number.
+
+use crate::data::vectors::VectorsInfo;
+use crate::data::{nfc, parse_fiches_with, parse_questions};
+use crate::encoder::protocol::Request;
+use crate::lab::Method;
+use crate::link::{QuestionSet, View, ViewState};
+use crate::mistral::chat::Chat;
+
+use super::*;
+
+const NOW: &str = "2026-12-04T08:00:00.000Z";
+const KEY: &str = "cle-de-test-0123456789";
+
+fn exercise() -> (Vec<crate::data::Fiche>, Vec<crate::data::Question>) {
+    let fiches = parse_fiches_with(include_str!("../../data/fiches.jsonl"), nfc).unwrap();
+    let questions = parse_questions(include_str!("../../data/questions.csv")).unwrap();
+    (fiches, questions)
+}
+
+fn state() -> State {
+    let (f, q) = exercise();
+    State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q))
+}
+
+/// A learner's catalogue (the exercise's texts under another label), as a file read yields it.
+fn learner_dataset(label: &str) -> Dataset {
+    let (f, q) = exercise();
+    Dataset::new(0, f, q, Some(label.to_owned()))
+}
+
+fn send(s: &mut State, msg: Msg) -> Vec<Effect> {
+    update(s, msg, NOW)
+}
+
+fn with_key(s: &mut State) {
+    send(s, Msg::KeyTyped(KEY.into()));
+}
+
+/// A unit vector of mistral-embed's dimension.
+fn unit(i: usize) -> Vec<f32> {
+    let mut v = vec![0.0; crate::mistral::DIM];
+    v[i % crate::mistral::DIM] = 1.0;
+    v
+}
+
+fn info() -> VectorsInfo {
+    VectorsInfo {
+        model: crate::mistral::MODEL.into(),
+        dim: crate::mistral::DIM,
+        count: 200,
+        memory_bytes: 0,
+        stored_bytes: 0,
+    }
+}
+
+/// The Mistral fiche vectors kept by the worker as `set` for the current catalogue.
+fn with_vectors(s: &mut State, set: u64) -> Vec<Effect> {
+    let epoch = s.data.epoch;
+    send(
+        s,
+        Msg::VectorsLoaded {
+            epoch,
+            set,
+            info: info(),
+            questions: Vec::new(),
+            origin: "test".into(),
+            bytes: None,
+        },
+    )
+}
+
+fn show(s: &mut State, m: Method) {
+    send(s, Msg::MethodToggled(m, true));
+}
+
+fn embeds(fx: &[Effect]) -> Vec<(CallId, String)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::EmbedQuestion { job, question, .. } => Some((job.call, question.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn cancels(fx: &[Effect]) -> Vec<CallId> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Cancel(c) => Some(*c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn forgets(fx: &[Effect]) -> Vec<u64> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Worker(Request::Forget { set }) => Some(*set),
+            _ => None,
+        })
+        .collect()
+}
+
+fn count(fx: &[Effect], f: impl Fn(&Effect) -> bool) -> usize {
+    fx.iter().filter(|e| f(e)).count()
+}
+
+fn files(names: &[&str]) -> Vec<FileRef> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| FileRef {
+            id: i as u64 + 1,
+            name: (*n).into(),
+            size: 1000,
+        })
+        .collect()
+}
+
+/// The selection number a `FilesChosen` effect carries.
+fn read_seq(fx: &[Effect]) -> u64 {
+    fx.iter()
+        .find_map(|e| match e {
+            Effect::ReadFiles { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .expect("the files are read")
+}
+
+/// A state with a key, Mistral vectors and `sens` shown: a typed question gets embedded.
+fn ready_for_sens() -> State {
+    let mut s = state();
+    with_key(&mut s);
+    with_vectors(&mut s, 1);
+    show(&mut s, Method::Sens);
+    s
+}
+
+fn link(question: &str, methods: Vec<Method>) -> ViewState {
+    ViewState {
+        view: View::Chercher,
+        question: Some(question.into()),
+        methods,
+        set: QuestionSet::Exercice,
+        compare: None,
+    }
+}
+
+/// « Mesurer les réponses » started: its call's id.
+fn evaluation_running(s: &mut State) -> CallId {
+    send(s, Msg::EvalAsked);
+    let fx = send(s, Msg::EvalConfirmed);
+    fx.iter()
+        .find_map(|e| match e {
+            Effect::Evaluate { job, .. } => Some(job.call),
+            _ => None,
+        })
+        .expect("the evaluation starts")
+}
+
+// controller.test.mjs
+
+#[test]
+fn a_link_never_spends_the_key_its_question_is_embedded_only_on_a_click() {
+    let mut s = ready_for_sens();
+    let fx = send(
+        &mut s,
+        Msg::FragmentChanged(link("Un mastic pour la salle de bains", vec![Method::Sens])),
+    );
+    assert!(embeds(&fx).is_empty(), "a link spent the key");
+    // Anything else happening meanwhile does not spend it either.
+    assert!(embeds(&send(&mut s, Msg::ViewChosen(View::Mesurer))).is_empty());
+    let fx = send(&mut s, Msg::EmbedRequested);
+    assert_eq!(embeds(&fx).len(), 1);
+    assert_eq!(embeds(&fx)[0].1, "Un mastic pour la salle de bains");
+}
+
+#[test]
+fn typing_a_key_makes_mesurer_les_reponses_offer_to_run_at_once() {
+    let mut s = state();
+    send(&mut s, Msg::EvalAsked);
+    assert!(!s.evaluation.confirming, "no key: nothing to confirm");
+    with_key(&mut s);
+    send(&mut s, Msg::EvalAsked);
+    assert!(s.evaluation.confirming);
+}
+
+#[test]
+fn a_double_click_on_mesurer_les_reponses_does_not_confirm_the_run() {
+    let mut s = state();
+    with_key(&mut s);
+    let mut fx = send(&mut s, Msg::EvalAsked);
+    fx.extend(send(&mut s, Msg::EvalAsked));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::Evaluate { .. })), 0);
+    assert!(s.evaluation.confirming);
+    let fx = send(&mut s, Msg::EvalConfirmed);
+    assert_eq!(count(&fx, |e| matches!(e, Effect::Evaluate { .. })), 1);
+    let fx = send(&mut s, Msg::EvalConfirmed);
+    assert_eq!(count(&fx, |e| matches!(e, Effect::Evaluate { .. })), 0);
+}
+
+#[test]
+fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_french() {
+    let mut s = state();
+    with_key(&mut s);
+    let call = evaluation_running(&mut s);
+    let old = s.data.epoch;
+    let fx = send(&mut s, Msg::FilesChosen(files(&["f.jsonl", "q.csv"])));
+    let seq = read_seq(&fx);
+    let fx = send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(learner_dataset("vos données")),
+        },
+    );
+    assert!(cancels(&fx).contains(&call));
+    assert!(!s.evaluation.phase.is_running());
+    let said = s.evaluation.message.clone().unwrap();
+    assert!(
+        said.starts_with("Mesure arrêtée : un autre catalogue"),
+        "{said}"
+    );
+    // The old run's last report changes nothing.
+    send(
+        &mut s,
+        Msg::EvalEnded {
+            epoch: old,
+            outcome: Ok((Method::Sens, "m".into(), Vec::new())),
+        },
+    );
+    assert!(s.evaluation.outcomes.is_none());
+    assert_eq!(s.evaluation.message.as_deref(), Some(said.as_str()));
+}
+
+#[test]
+fn switching_catalogue_during_calculer_les_vecteurs_accepts_nothing_of_the_old_one() {
+    let mut s = state();
+    with_key(&mut s);
+    let fx = send(&mut s, Msg::ComputeRequested);
+    let call = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::ComputeVectors { job, .. } => Some(job.call),
+            _ => None,
+        })
+        .unwrap();
+    let old = s.data.epoch;
+    let seq = read_seq(&send(
+        &mut s,
+        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
+    ));
+    let fx = send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(learner_dataset("vos données")),
+        },
+    );
+    assert!(cancels(&fx).contains(&call));
+    // The old catalogue's vectors, kept by the worker meanwhile, are dropped there too.
+    let fx = send(
+        &mut s,
+        Msg::VectorsLoaded {
+            epoch: old,
+            set: 9,
+            info: info(),
+            questions: Vec::new(),
+            origin: "old".into(),
+            bytes: Some(vec![1, 2, 3]),
+        },
+    );
+    assert_eq!(forgets(&fx), vec![9]);
+    assert_eq!(s.data.lab.vectors_away(), None);
+    assert!(s.data.computed.is_none());
+    send(
+        &mut s,
+        Msg::ComputeEnded {
+            epoch: old,
+            message: "Vecteurs calculés".into(),
+        },
+    );
+    assert_ne!(s.vectors_message.as_deref(), Some("Vecteurs calculés"));
+}
+
+// hostile.test.mjs
+
+#[test]
+fn mesurer_sens_et_hybride_cannot_be_started_twice_a_key_edit_while_it_runs_does_not_re_enable_it()
+{
+    let mut s = state();
+    with_key(&mut s);
+    with_vectors(&mut s, 1);
+    let mut fx = send(&mut s, Msg::DenseMeasureRequested);
+    fx.extend(send(&mut s, Msg::KeyTyped(format!("{KEY}x"))));
+    fx.extend(send(&mut s, Msg::DenseMeasureRequested));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::MeasureDense { .. })), 1);
+}
+
+#[test]
+fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
+    let mut s = ready_for_sens();
+    let eval = evaluation_running(&mut s);
+    let search = embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into())))[0].0;
+    let check = {
+        let fx = send(&mut s, Msg::KeyCheckRequested);
+        fx.iter()
+            .find_map(|e| match e {
+                Effect::CheckKey { job } => Some(job.call),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let fx = send(&mut s, Msg::KeyForgotten);
+    let cancelled = cancels(&fx);
+    for call in [eval, search, check] {
+        assert!(cancelled.contains(&call), "{call:?} still runs");
+    }
+    assert!(fx.iter().any(|e| matches!(e, Effect::RememberKey(None))));
+    assert!(s.key.is_none());
+    assert_eq!(
+        s.evaluation.message.as_deref(),
+        Some("Mesure interrompue : la clé a été oubliée.")
+    );
+    // Nothing the model decides afterwards spends a key.
+    let fx = send(&mut s, Msg::QuestionTyped("Un autre isolant".into()));
+    assert!(embeds(&fx).is_empty());
+    // The cancelled run's own report does not overwrite what was said.
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::EvalEnded {
+            epoch,
+            outcome: Err("Annulé".into()),
+        },
+    );
+    assert_eq!(
+        s.evaluation.message.as_deref(),
+        Some("Mesure interrompue : la clé a été oubliée.")
+    );
+}
+
+#[test]
+fn emptying_the_key_field_forgets_the_remembered_key_too() {
+    let mut s = state();
+    with_key(&mut s);
+    let fx = send(&mut s, Msg::RememberToggled(true));
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::RememberKey(Some(k)) if k == KEY)));
+    let fx = send(&mut s, Msg::KeyTyped(String::new()));
+    assert!(fx.iter().any(|e| matches!(e, Effect::RememberKey(None))));
+    assert!(!s.remembered);
+    assert!(s.key.is_none());
+}
+
+#[test]
+fn a_key_a_header_cannot_carry_is_refused_at_entry_and_never_sent() {
+    let mut s = state();
+    with_vectors(&mut s, 1);
+    show(&mut s, Method::Sens);
+    let fx = send(&mut s, Msg::KeyTyped("clé-à-accents".into()));
+    assert!(s.key.is_none());
+    let problem = s.key_problem.clone().unwrap();
+    assert!(
+        !problem.contains("clé-à-accents"),
+        "the key is shown: {problem}"
+    );
+    assert!(fx
+        .iter()
+        .all(|e| !matches!(e, Effect::RememberKey(Some(_)))));
+    assert!(embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into()))).is_empty());
+}
+
+#[test]
+fn a_failed_batch_keeps_the_vectors_already_paid_for_the_re_run_asks_only_the_rest() {
+    let mut s = state();
+    with_key(&mut s);
+    with_vectors(&mut s, 1);
+    send(&mut s, Msg::DenseMeasureRequested);
+    let paid: Vec<(String, Vec<f32>)> = s.data.questions[..10]
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.text.clone(), unit(i)))
+        .collect();
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::DenseProgress {
+            epoch,
+            vectors: paid,
+        },
+    );
+    send(
+        &mut s,
+        Msg::DenseEnded {
+            epoch,
+            message: Some("Lot refusé".into()),
+        },
+    );
+    let fx = send(&mut s, Msg::DenseMeasureRequested);
+    let asked = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::MeasureDense { questions, .. } => Some(questions.len()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(asked, s.data.questions.len() - 10);
+}
+
+#[test]
+fn on_a_shared_origin_retenir_warns_before_it_stores_anything() {
+    let mut s = state();
+    s.shared_origin = true;
+    with_key(&mut s);
+    let fx = send(&mut s, Msg::RememberToggled(true));
+    assert!(fx.iter().all(|e| !matches!(e, Effect::RememberKey(_))));
+    assert!(s.remember_warning);
+    assert!(!s.remembered);
+    let fx = send(&mut s, Msg::RememberConfirmed);
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::RememberKey(Some(k)) if k == KEY)));
+    assert!(s.remembered);
+}
+
+// Stale replies, one way each.
+
+#[test]
+fn a_newer_question_cancels_the_older_ones_call() {
+    let mut s = ready_for_sens();
+    let first = embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into())));
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    assert_eq!(cancels(&fx), vec![first[0].0]);
+    assert_eq!(embeds(&fx).len(), 1);
+    assert_ne!(embeds(&fx)[0].0, first[0].0, "call ids are not reused");
+}
+
+#[test]
+fn a_committed_questions_call_goes_on_when_another_is_typed() {
+    let mut s = ready_for_sens();
+    let first = embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into())))[0].0;
+    send(&mut s, Msg::QuestionEntered);
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    assert!(!cancels(&fx).contains(&first));
+}
+
+#[test]
+fn a_question_is_embedded_once_whatever_else_happens() {
+    let mut s = ready_for_sens();
+    let mut fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    fx.extend(send(&mut s, Msg::ViewChosen(View::Mesurer)));
+    fx.extend(send(&mut s, Msg::GridMore));
+    assert_eq!(embeds(&fx).len(), 1);
+}
+
+#[test]
+fn an_older_questions_vector_is_kept_for_that_question_only() {
+    let mut s = ready_for_sens();
+    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    send(&mut s, Msg::QuestionTyped("Une colle".into()));
+    send(
+        &mut s,
+        Msg::QuestionEmbedded {
+            question: "Un isolant".into(),
+            vector: unit(3),
+        },
+    );
+    assert!(s.qvectors.contains_key("Un isolant"));
+    assert!(s.question_vector().is_none());
+    assert_eq!(
+        s.calls.search.as_ref().map(|(q, _)| q.as_str()),
+        Some("Une colle")
+    );
+}
+
+#[test]
+fn an_answer_to_a_question_typed_over_is_not_shown() {
+    let mut s = state();
+    with_key(&mut s);
+    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let fx = send(&mut s, Msg::AnswerRequested);
+    assert_eq!(count(&fx, |e| matches!(e, Effect::Answer { .. })), 1);
+    send(&mut s, Msg::QuestionTyped("Une colle".into()));
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::AnswerShown {
+            epoch,
+            result: AnswerResult {
+                question: "Un isolant".into(),
+                model: "m".into(),
+                sent: Vec::new(),
+                outcome: Ok((
+                    Chat {
+                        content: "Voici [AR-0001].".into(),
+                        prompt_tokens: 1,
+                        completion_tokens: 1,
+                        finish_reason: None,
+                        obtained: None,
+                    },
+                    false,
+                )),
+            },
+        },
+    );
+    assert!(s.answering.result.is_none());
+    assert!(!s.answering.pending);
+}
+
+#[test]
+fn a_newer_measurement_of_a_method_wins_over_an_older_one_that_ends_later() {
+    let mut s = state();
+    with_vectors(&mut s, 1);
+    let all: Vec<(String, Vec<f32>)> = s
+        .data
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.text.clone(), unit(i)))
+        .collect();
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::DenseProgress {
+            epoch,
+            vectors: all,
+        },
+    );
+    let seqs: Vec<u64> = [
+        send(&mut s, Msg::DenseMeasureRequested),
+        send(&mut s, Msg::DenseMeasureRequested),
+    ]
+    .iter()
+    .flatten()
+    .filter_map(|e| match e {
+        Effect::Measure { seq, .. } => Some(*seq),
+        _ => None,
+    })
+    .collect();
+    assert_eq!(seqs.len(), 2);
+    let sens = |label: &str| {
+        crate::measure::Measurement::from_outcomes(
+            Method::Sens.name(),
+            Some(label.len()),
+            Vec::new(),
+        )
+    };
+    send(
+        &mut s,
+        Msg::Measured {
+            seq: seqs[1],
+            epoch,
+            result: Ok(vec![sens("new")]),
+        },
+    );
+    send(
+        &mut s,
+        Msg::Measured {
+            seq: seqs[0],
+            epoch,
+            result: Ok(vec![sens("older")]),
+        },
+    );
+    let kept = s
+        .data
+        .measurements
+        .iter()
+        .find(|m| m.method == "sens")
+        .unwrap();
+    assert_eq!(
+        kept.score_decimals,
+        Some(3),
+        "the older measurement overwrote the newer"
+    );
+}
+
+#[test]
+fn news_of_a_vectors_set_that_is_no_longer_the_catalogues_change_nothing() {
+    let mut s = state();
+    with_vectors(&mut s, 2);
+    send(
+        &mut s,
+        Msg::VectorsLost {
+            set: 1,
+            reason: "ailleurs".into(),
+        },
+    );
+    assert_eq!(s.data.lab.vectors_away(), Some(2));
+    send(
+        &mut s,
+        Msg::DenseFound {
+            set: 1,
+            vectors: vec![unit(0)],
+            tops: vec![vec![(0, 1.0)]],
+        },
+    );
+    assert!(!s.data.lab.knows_dense(
+        crate::lab::Encoder::Mistral,
+        &unit(0),
+        crate::lab::Lab::dense_depth()
+    ));
+}
+
+#[test]
+fn new_vectors_replace_the_old_set_in_the_worker() {
+    let mut s = state();
+    with_vectors(&mut s, 1);
+    let fx = with_vectors(&mut s, 2);
+    assert_eq!(forgets(&fx), vec![1]);
+    assert_eq!(s.data.lab.vectors_away(), Some(2));
+}
+
+// Calls and their waits.
+
+#[test]
+fn annuler_during_a_wait_stops_that_call_and_settles_the_answer() {
+    let mut s = state();
+    with_key(&mut s);
+    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let fx = send(&mut s, Msg::AnswerRequested);
+    let call = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Answer { job, .. } => Some(job.call),
+            _ => None,
+        })
+        .unwrap();
+    let wait = Wait {
+        seconds: 5,
+        reason: crate::mistral::WaitReason::RateLimited,
+    };
+    send(&mut s, Msg::Waiting(call, Some(wait)));
+    let fx = send(&mut s, Msg::RetryNow);
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::SkipWait(c) if *c == call)));
+    let fx = send(&mut s, Msg::WaitCancelled);
+    assert_eq!(cancels(&fx), vec![call]);
+    assert!(!s.answering.pending);
+    assert!(s.waiting.is_none());
+}
+
+#[test]
+fn the_end_of_another_calls_wait_does_not_hide_the_current_one() {
+    let mut s = state();
+    let wait = Wait {
+        seconds: 5,
+        reason: crate::mistral::WaitReason::RateLimited,
+    };
+    send(&mut s, Msg::Waiting(CallId(7), Some(wait)));
+    send(&mut s, Msg::Waiting(CallId(6), None));
+    assert_eq!(s.waiting.map(|(_, c)| c), Some(CallId(7)));
+    send(&mut s, Msg::Waiting(CallId(7), None));
+    assert!(s.waiting.is_none());
+}
+
+#[test]
+fn verifier_ma_cle_twice_sends_one_call() {
+    let mut s = state();
+    with_key(&mut s);
+    let mut fx = send(&mut s, Msg::KeyCheckRequested);
+    fx.extend(send(&mut s, Msg::KeyCheckRequested));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::CheckKey { .. })), 1);
+    send(&mut s, Msg::KeyChecked(Ok("Clé acceptée".into())));
+    assert_eq!(s.key_check, Some(Some(Ok("Clé acceptée".into()))));
+}
+
+// Files.
+
+#[test]
+fn files_the_page_cannot_use_are_refused_before_they_are_read() {
+    let mut s = state();
+    let fx = send(&mut s, Msg::FilesChosen(files(&["photo.png", "q.csv"])));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::ReadFiles { .. })), 0);
+    assert!(!s.data_errors.is_empty());
+}
+
+#[test]
+fn a_run_file_over_the_limit_is_refused_unread() {
+    let mut s = state();
+    let mut big = files(&["run.txt"]);
+    big[0].size = update::RUN_MAX_BYTES + 1;
+    let fx = send(&mut s, Msg::RunFilesChosen(big));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::ReadRuns { .. })), 0);
+    assert!(
+        matches!(s.run_messages.as_slice(), [Err(m)] if m.starts_with("run.txt : plus de 50 Mo"))
+    );
+}
+
+// The red team's breaks (issue 45).
+
+#[test]
+fn b2_an_older_file_selection_never_overwrites_a_newer_one() {
+    let mut s = state();
+    let big = read_seq(&send(
+        &mut s,
+        Msg::FilesChosen(files(&["grand.jsonl", "q.csv"])),
+    ));
+    let small = read_seq(&send(
+        &mut s,
+        Msg::FilesChosen(files(&["petit.jsonl", "q.csv"])),
+    ));
+    send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq: small,
+            data: Box::new(learner_dataset("vos données (petit.jsonl, q.csv)")),
+        },
+    );
+    let mut late = learner_dataset("vos données (grand.jsonl, q.csv)");
+    late.lab.set_vectors_away(5, info());
+    let fx = send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq: big,
+            data: Box::new(late),
+        },
+    );
+    assert_eq!(
+        s.data.label.as_deref(),
+        Some("vos données (petit.jsonl, q.csv)")
+    );
+    // The superseded selection's vectors are dropped by the worker too.
+    assert_eq!(forgets(&fx), vec![5]);
+    // Its refusal, arriving late, is not shown either.
+    send(
+        &mut s,
+        Msg::FilesRefused {
+            seq: big,
+            errors: vec!["grand.jsonl : trop tard".into()],
+        },
+    );
+    assert!(s.data_errors.is_empty());
+}
+
+#[test]
+fn b2_revenir_au_catalogue_de_lexercice_during_a_load_is_not_undone() {
+    let mut s = state();
+    let seq = read_seq(&send(
+        &mut s,
+        Msg::FilesChosen(files(&["grand.jsonl", "q.csv"])),
+    ));
+    send(&mut s, Msg::BackToExercise);
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(learner_dataset("vos données (grand.jsonl, q.csv)")),
+        },
+    );
+    assert_eq!(s.data.label, None);
+    assert_eq!(s.data.epoch, epoch);
+}
+
+#[test]
+fn b3_a_question_vector_of_the_wrong_size_fails_that_question_alone() {
+    let mut s = ready_for_sens();
+    send(&mut s, Msg::QuestionTyped("Joint époxy".into()));
+    let fx = send(
+        &mut s,
+        Msg::QuestionEmbedded {
+            question: "Joint époxy".into(),
+            vector: vec![0.1, 0.2, 0.3],
+        },
+    );
+    assert!(!s.qvectors.contains_key("Joint époxy"));
+    let (q, said) = s.search_error.clone().unwrap();
+    assert_eq!(q, "Joint époxy");
+    assert!(said.contains("3 dimensions"), "{said}");
+    // The cached copy is deleted; the fiche vectors stay.
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::ForgetQuestionVector(q) if q == "Joint époxy")));
+    assert_eq!(s.data.lab.vectors_away(), Some(1));
+    assert!(s.data.vectors_origin.starts_with("test"));
+}
+
+#[test]
+fn b3_a_zero_a_huge_or_a_nan_question_vector_is_refused() {
+    let mut s = ready_for_sens();
+    let zero = vec![0.0; crate::mistral::DIM];
+    let huge = vec![1e30; crate::mistral::DIM];
+    let mut nan = unit(0);
+    nan[5] = f32::NAN;
+    for (i, v) in [zero, huge, nan].into_iter().enumerate() {
+        let q = format!("question {i}");
+        send(
+            &mut s,
+            Msg::QuestionEmbedded {
+                question: q.clone(),
+                vector: v,
+            },
+        );
+        assert!(!s.qvectors.contains_key(&q), "vector {i} accepted");
+    }
+    // And among the vectors embedded for « Mesurer ».
+    let epoch = s.data.epoch;
+    let fx = send(
+        &mut s,
+        Msg::DenseProgress {
+            epoch,
+            vectors: vec![("a".into(), unit(1)), ("b".into(), vec![0.5; 4])],
+        },
+    );
+    assert!(s.qvectors.contains_key("a"));
+    assert!(!s.qvectors.contains_key("b"));
+    assert_eq!(
+        count(&fx, |e| matches!(e, Effect::ForgetQuestionVector(_))),
+        1
+    );
+}
+
+#[test]
+fn b3_vectors_lost_is_said_with_one_full_stop() {
+    let mut s = state();
+    with_vectors(&mut s, 1);
+    send(
+        &mut s,
+        Msg::VectorsLost {
+            set: 1,
+            reason: "le stockage a été vidé.".into(),
+        },
+    );
+    assert_eq!(
+        s.data.vectors_origin,
+        "Vecteurs perdus : le stockage a été vidé."
+    );
+}
+
+// The journal and the clock.
+
+#[test]
+fn a_committed_question_under_the_threshold_is_journaled_with_the_shells_date() {
+    let mut s = state();
+    send(&mut s, Msg::QuestionTyped("zzzz qqqq wwww".into()));
+    let fx = send(&mut s, Msg::QuestionCommitted);
+    assert!(fx.iter().any(|e| matches!(e, Effect::SaveJournal(_))));
+    let entry = s.journal.entries.first().expect("journaled");
+    assert_eq!(entry.date, NOW);
+    assert_eq!(entry.question, "zzzz qqqq wwww");
+}
+
+#[test]
+fn an_exercise_question_is_not_journaled() {
+    let mut s = state();
+    send(&mut s, Msg::ExamplePicked(Some(0)));
+    let fx = send(&mut s, Msg::QuestionCommitted);
+    assert!(fx.iter().all(|e| !matches!(e, Effect::SaveJournal(_))));
+}
+
+// The catalogue.
+
+#[test]
+fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
+    let mut s = state();
+    send(&mut s, Msg::ExamplePicked(Some(3)));
+    send(&mut s, Msg::GridMore);
+    send(&mut s, Msg::GridSorted(Some("mots".into())));
+    let seq = read_seq(&send(
+        &mut s,
+        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
+    ));
+    let fx = send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(learner_dataset("vos données")),
+        },
+    );
+    assert_eq!(s.example, None);
+    assert!(s.question.is_empty());
+    assert_eq!(s.grid_limit, GRID_PAGE);
+    assert_eq!(s.grid_sort, None);
+    assert_eq!(s.data.label.as_deref(), Some("vos données"));
+    // Its Mistral vectors are looked for at once.
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::LoadVectors { epoch } if *epoch == s.data.epoch)));
+}
+
+#[test]
+fn the_local_model_is_asked_for_once_while_it_comes() {
+    let mut s = state();
+    let rows = (0..s.data.lab.fiches().len())
+        .map(|i| {
+            let mut v = vec![0.0; crate::encoder::DIM];
+            v[i % crate::encoder::DIM] = 1.0;
+            v
+        })
+        .collect();
+    let set =
+        crate::data::vectors::VectorSet::new(crate::encoder::MODEL, s.data.lab.fiches(), rows)
+            .unwrap();
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::LocalVectorsLoaded {
+            epoch,
+            set: Box::new(set),
+        },
+    );
+    let mut fx = send(&mut s, Msg::LocalMethodsChosen);
+    fx.extend(send(&mut s, Msg::QuestionTyped("Un isolant".into())));
+    fx.extend(send(
+        &mut s,
+        Msg::QuestionTyped("Un isolant phonique".into()),
+    ));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    // Each new question goes to the worker once.
+    let asked = count(&fx, |e| {
+        matches!(e, Effect::Worker(Request::Question { .. }))
+    });
+    assert_eq!(asked, 2);
+}

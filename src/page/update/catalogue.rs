@@ -1,0 +1,119 @@
+//! The catalogue: the learner's files chosen and read, the exercise's come back to, and the one
+//! place a catalogue is installed. The last gesture wins: every selection (and « Revenir au
+//! catalogue de l'exercice ») takes a new number, and a catalogue read for an older one is
+//! dropped, its worker's vectors set with it.
+
+use crate::data::intake;
+use crate::encoder::protocol::Request;
+use crate::fr::messages;
+
+use super::super::dataset::Dataset;
+use super::super::effect::{Effect, FileRef};
+use super::super::parts::Phase;
+use super::super::state::{State, GRID_PAGE};
+use super::cancel_all;
+use super::vectors::adopt_question_vectors;
+
+pub(super) fn files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<Effect>) {
+    let listed: Vec<(String, u64)> = files.iter().map(|f| (f.name.clone(), f.size)).collect();
+    match intake::sort_files(&listed) {
+        Ok(selection) => {
+            s.selection += 1;
+            s.data_errors.clear();
+            s.data_status = "Lecture des fichiers…".into();
+            fx.push(Effect::ReadFiles {
+                seq: s.selection,
+                files,
+                selection,
+            });
+        }
+        Err(errors) => {
+            s.data_errors = errors.iter().map(messages::intake).collect();
+            s.data_status = String::new();
+        }
+    }
+}
+
+pub(super) fn files_refused(s: &mut State, seq: u64, errors: Vec<String>) {
+    if seq != s.selection {
+        return;
+    }
+    s.data_errors = errors;
+    s.data_status = "Fichiers refusés : le catalogue en cours reste chargé.".into();
+}
+
+/// A catalogue read from the files of selection `seq`: installed if that selection is still the
+/// learner's last gesture, else dropped with the vectors its worker keeps.
+pub(super) fn loaded(s: &mut State, seq: u64, data: Dataset, fx: &mut Vec<Effect>) {
+    if seq != s.selection {
+        if let Some(set) = data.lab.vectors_away() {
+            fx.push(Effect::Worker(Request::Forget { set }));
+        }
+        return;
+    }
+    install(s, data, fx);
+}
+
+pub(super) fn back_to_exercise(s: &mut State, fx: &mut Vec<Effect>) {
+    s.selection += 1;
+    let (f, q) = s.bundled.clone();
+    let data = Dataset::new(s.data.epoch + 1, f, q, None);
+    install(s, data, fx);
+}
+
+/// Replaces the catalogue: a new epoch, every call cancelled, every result of the old one gone.
+fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
+    cancel_all(s, fx);
+    s.key_check = None;
+    data.epoch = s.data.epoch.max(data.epoch) + 1;
+    let stopped = s.evaluation.phase.is_running() || s.compute.is_running() || s.dense.is_running();
+    if let Some(old) = s.data.lab.vectors_away() {
+        if data.lab.vectors_away() != Some(old) {
+            fx.push(Effect::Worker(Request::Forget { set: old }));
+        }
+    }
+    s.data = data;
+    s.journal_waiting.clear();
+    s.example = None;
+    s.question.clear();
+    s.question_generation += 1;
+    s.grid_sort = None;
+    s.grid_limit = GRID_PAGE;
+    s.compare = None;
+    s.run_messages.clear();
+    s.compute = Phase::Idle;
+    s.dense = Phase::Idle;
+    s.dense_message = None;
+    s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
+    s.answering.pending = false;
+    s.answering.result = None;
+    s.evaluation.confirming = false;
+    s.evaluation.phase = Phase::Idle;
+    s.evaluation.outcomes = None;
+    s.evaluation.message = stopped.then(|| {
+        "Mesure arrêtée : un autre catalogue a été chargé ; relancez-la sur celui-ci.".into()
+    });
+    s.data_errors.clear();
+    s.data_status = match &s.data.label {
+        Some(_) => "Vos données sont chargées, dans ce navigateur seulement.".into(),
+        None => "Catalogue de l'exercice.".into(),
+    };
+    s.measuring.clear();
+    s.measure_latest.clear();
+    // The local encoder's worker drops the texts of the catalogue before.
+    if s.local_fiches.take().is_some() {
+        fx.push(Effect::Worker(Request::Stop {
+            epoch: s.data.epoch,
+        }));
+    }
+    if !s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
+        fx.push(Effect::LoadVectors {
+            epoch: s.data.epoch,
+        });
+    }
+    // Question vectors in the learner's vectors file: their questions are measured without a key.
+    let shipped = std::mem::take(&mut s.data.shipped_questions);
+    if !shipped.is_empty() {
+        adopt_question_vectors(s, shipped, fx);
+    }
+}

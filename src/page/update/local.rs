@@ -1,0 +1,132 @@
+//! The local encoder: its model fetched when a local method needs it, the vectors it computes for
+//! the learner's fiches and questions, its worker's death.
+
+use crate::data::vectors::VectorSet;
+use crate::encoder::protocol::Request;
+use crate::fr::messages;
+use crate::lab::Method;
+
+use super::super::effect::Effect;
+use super::super::local::LocalModel;
+use super::super::state::State;
+use super::measure::request_measure;
+
+/// The local vectors shipped with the page (the exercise's fiches and questions).
+pub(super) fn vectors_loaded(s: &mut State, set: VectorSet, fx: &mut Vec<Effect>) {
+    let shipped = set.questions.clone();
+    if s.data.lab.set_local_vectors(set).is_ok() {
+        s.local_qvectors.extend(shipped);
+        measure_local(s, fx);
+    }
+}
+
+/// The local vectors of the learner's fiches, then of its questions, in the order sent.
+pub(super) fn texts_embedded(
+    s: &mut State,
+    epoch: u64,
+    mut vectors: Vec<Vec<f32>>,
+    fx: &mut Vec<Effect>,
+) {
+    s.local_fiches = None;
+    let n = s.data.lab.fiches().len().min(vectors.len());
+    let questions = vectors.split_off(n);
+    let sent = std::mem::take(&mut s.local_sent_questions);
+    match VectorSet::new(crate::encoder::MODEL, s.data.lab.fiches(), vectors)
+        .and_then(|set| s.data.lab.set_local_vectors(set))
+    {
+        Ok(()) => {
+            s.local_qvectors.extend(sent.into_iter().zip(questions));
+            measure_local(s, fx);
+        }
+        Err(e) => s.local_fiches_error = Some((epoch, messages::vectors(&e))),
+    }
+}
+
+pub(super) fn worker_died(s: &mut State, detail: String) {
+    if s.data.lab.vectors_away().is_some() {
+        s.data.lab.forget_vectors_away();
+        s.data.vectors_origin = "Vecteurs perdus : le calcul en arrière-plan qui les gardait s'est arrêté ; sens et hybride reviendront au rechargement de la page.".to_owned();
+    }
+    s.local = LocalModel::Unavailable(format!(
+        "Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables. (Détail du navigateur : {detail})"
+    ));
+    s.local_fiches = None;
+}
+
+/// The local methods measured, when every question has its local vector.
+fn measure_local(s: &mut State, fx: &mut Vec<Effect>) {
+    let all = s
+        .data
+        .questions
+        .iter()
+        .all(|q| s.local_qvectors.contains_key(&q.text));
+    if !all {
+        return;
+    }
+    let vectors = s.local_qvectors.clone();
+    request_measure(
+        s,
+        fx,
+        vec![Method::SensLocal, Method::HybrideLocal],
+        vectors,
+    );
+}
+
+/// What the local encoder should be doing, from the state: the model fetched, the learner's
+/// fiches embedded, the question in the box embedded.
+pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
+    if s.wants_local_fiche_vectors() {
+        match &s.local {
+            LocalModel::Idle => {
+                s.local = LocalModel::Fetching {
+                    done: 0,
+                    total: None,
+                };
+                fx.push(Effect::LoadLocalModel);
+            }
+            LocalModel::Ready if s.local_fiches.is_none_or(|(e, _, _)| e != s.data.epoch) => {
+                let questions: Vec<String> = s
+                    .data
+                    .questions
+                    .iter()
+                    .map(|q| q.text.clone())
+                    .filter(|t| !s.local_qvectors.contains_key(t))
+                    .collect();
+                let texts: Vec<String> = s
+                    .data
+                    .lab
+                    .fiches()
+                    .iter()
+                    .map(|f| f.texte.clone())
+                    .chain(questions.iter().cloned())
+                    .collect();
+                s.local_fiches = Some((s.data.epoch, 0, texts.len()));
+                s.local_sent_questions = questions;
+                fx.push(Effect::Worker(Request::Texts {
+                    epoch: s.data.epoch,
+                    texts,
+                }));
+            }
+            _ => {}
+        }
+    }
+    if s.wants_local_vector() {
+        if matches!(s.local, LocalModel::Idle) {
+            s.local = LocalModel::Fetching {
+                done: 0,
+                total: None,
+            };
+            fx.push(Effect::LoadLocalModel);
+        }
+        // Sent at once, even while the model comes: the worker keeps the latest question and
+        // embeds it as soon as it can, between two fiches if it is computing some.
+        if !matches!(s.local, LocalModel::Unavailable(_))
+            && s.local_asked.as_deref() != Some(s.question.as_str())
+        {
+            s.local_asked = Some(s.question.clone());
+            fx.push(Effect::Worker(Request::Question {
+                text: s.question.clone(),
+            }));
+        }
+    }
+}

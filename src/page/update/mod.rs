@@ -1,0 +1,283 @@
+//! [`update`]: the one place the page's state changes. Each message changes the state and returns
+//! the effects to run, as data; `update` performs none. One room per concern: the key and its
+//! calls ([`key`]), the catalogue ([`catalogue`]), the question and its vectors ([`question`]),
+//! Mistral's fiche vectors ([`vectors`]), measurements and runs ([`measure`]), the answer and its
+//! evaluation ([`answer`]), the journal ([`journal`]), the local encoder ([`local`]).
+//!
+//! After every message, [`wanted`] derives from the state what should be running (the local
+//! model, a question's vectors) and starts what is missing: that decision is made in one place.
+
+mod answer;
+mod catalogue;
+mod journal;
+mod key;
+mod local;
+mod measure;
+mod question;
+mod vectors;
+
+pub use answer::outcome;
+pub use measure::{run_slug, RUN_MAX_BYTES};
+pub use vectors::{embedding_cost, vectors_cache_key};
+
+use crate::mistral::ApiKey;
+
+use super::effect::{CallId, Effect, Job};
+use super::msg::Msg;
+use super::state::State;
+
+/// Applies `msg` to `s` and says what to start. `now` is the clock's reading (ISO 8601), given
+/// by the shell: the journal dates its entries with it.
+pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
+    // What a committed question's dense methods were waiting for may have come with this message.
+    let arrival = matches!(
+        msg,
+        Msg::DenseFound { .. }
+            | Msg::QuestionEmbedded { .. }
+            | Msg::LocalQuestionEmbedded { .. }
+            | Msg::VectorsLoaded { .. }
+            | Msg::LocalVectorsLoaded { .. }
+    );
+    let mut fx = Vec::new();
+    apply(s, msg, now, &mut fx);
+    if arrival && !s.journal_waiting.is_empty() {
+        journal::retry_unanswered(s, now, &mut fx);
+    }
+    wanted(s, &mut fx);
+    fx
+}
+
+fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
+    match msg {
+        Msg::QuestionTyped(text) => question::typed(s, text),
+        Msg::ExamplePicked(i) => question::example(s, i),
+        Msg::QuestionOpened(i) => question::opened(s, i, fx),
+        Msg::QuestionCommitted => journal::note_unanswered(s, now, fx),
+        Msg::QuestionEntered => question::entered(s),
+        Msg::EmbedRequested => s.question_from_link = false,
+        Msg::QuestionEmbedded { question, vector } => question::embedded(s, question, vector, fx),
+        Msg::QuestionFailed { question, message } => question::failed(s, question, message),
+        Msg::MethodToggled(m, on) => question::toggled(s, m, on),
+        Msg::LocalMethodsChosen => question::local_methods(s),
+        Msg::ViewChosen(v) => s.view = v,
+        Msg::TabKey(v) => question::tab_key(s, v, fx),
+        Msg::GuideClosed => {
+            s.guide_hidden = true;
+            fx.push(Effect::HideGuide);
+        }
+        Msg::Settled => s.settled = true,
+        Msg::SettingsRequested => fx.push(Effect::OpenSettings),
+        Msg::FragmentChanged(link) => question::fragment(s, link),
+        Msg::CopyLink(link) => {
+            s.share = Some((link.clone(), None));
+            fx.push(Effect::Clipboard(link));
+        }
+        Msg::LinkCopied(ok) => {
+            if let Some((_, copied)) = &mut s.share {
+                *copied = Some(ok);
+            }
+        }
+        Msg::KeyTyped(raw) => key::typed(s, raw, fx),
+        Msg::RememberToggled(on) => key::remember(s, on, fx),
+        Msg::RememberConfirmed => key::remember_confirmed(s, fx),
+        Msg::KeyForgotten => key::forget(s, fx),
+        Msg::KeyCheckRequested => key::check(s, fx),
+        Msg::KeyChecked(verdict) => {
+            if s.calls.check.take().is_some() {
+                s.key_check = Some(Some(verdict));
+            }
+        }
+        Msg::Waiting(call, wait) => key::waiting(s, call, wait),
+        Msg::RetryNow => {
+            if let Some((_, call)) = &s.waiting {
+                fx.push(Effect::SkipWait(*call));
+            }
+        }
+        Msg::WaitCancelled => key::wait_cancelled(s, fx),
+        Msg::Paid(c) => key::paid(s, c),
+        Msg::ComputeRequested => vectors::compute(s, fx),
+        Msg::ComputeCancelled => {
+            if let Some(c) = s.calls.compute.take() {
+                fx.push(Effect::Cancel(c));
+            }
+        }
+        Msg::ComputeProgress { epoch, done, total } if epoch == s.data.epoch => {
+            s.compute = super::parts::Phase::Running { done, total };
+        }
+        Msg::ComputeEnded { epoch, message } if epoch == s.data.epoch => {
+            s.compute = super::parts::Phase::Idle;
+            s.calls.compute = None;
+            s.vectors_message = Some(message);
+        }
+        Msg::DownloadRequested => {
+            if let Some(bytes) = &s.data.computed {
+                fx.push(Effect::Download(
+                    "vecteurs.safetensors".into(),
+                    bytes.clone(),
+                ));
+            }
+        }
+        Msg::VectorsLoaded {
+            epoch,
+            set,
+            info,
+            questions,
+            origin,
+            bytes,
+        } => vectors::loaded(s, epoch, set, info, questions, origin, bytes, fx),
+        Msg::DenseFound { set, vectors, tops } => vectors::dense_found(s, set, vectors, tops),
+        Msg::VectorsLost { set, reason } => vectors::lost(s, set, reason),
+        Msg::DenseSuperseded { set, vector } => {
+            s.dense_asked
+                .remove(&(set, crate::lab::vector_key(&vector)));
+        }
+        Msg::VectorsRefused { epoch, origin } if epoch == s.data.epoch => {
+            s.data.vectors_origin = origin;
+        }
+        Msg::DenseMeasureRequested => vectors::measure_requested(s, fx),
+        Msg::DenseProgress { epoch, vectors } => vectors::dense_progress(s, epoch, vectors, fx),
+        Msg::DenseEnded { epoch, message } if epoch == s.data.epoch => {
+            vectors::dense_ended(s, message, fx)
+        }
+        Msg::GridSorted(by) => s.grid_sort = by,
+        Msg::GridMore => s.grid_limit += super::state::GRID_PAGE,
+        Msg::PairSide { first, name } => {
+            if let Some((a, b)) = s.compared_pair() {
+                s.compare = Some(if first { (name, b) } else { (a, name) });
+            }
+        }
+        Msg::RunFilesChosen(files) => measure::run_files_chosen(s, files, fx),
+        Msg::RunFileRead { epoch, name, text } if epoch == s.data.epoch => {
+            let said = measure::import_run(s, &name, text);
+            s.run_messages.push(said);
+        }
+        Msg::RunsCleared => {
+            s.data.runs.clear();
+            s.run_messages.clear();
+        }
+        Msg::ExportRequested(what) => {
+            if let Some((name, text)) = measure::export_file(s, &what) {
+                fx.push(Effect::Download(name, text.into_bytes()));
+            }
+        }
+        Msg::MeasureProgress { seq, done } => {
+            if let Some(m) = s.measuring.iter_mut().find(|m| m.seq == seq) {
+                m.done = done;
+            }
+        }
+        Msg::Measured { seq, epoch, result } if epoch == s.data.epoch => {
+            measure::measured(s, seq, result)
+        }
+        Msg::LocalVectorsLoaded { epoch, set } if epoch == s.data.epoch => {
+            local::vectors_loaded(s, *set, fx)
+        }
+        Msg::LocalFichesProgress { epoch, done } if epoch == s.data.epoch => {
+            if let Some((e, d, _)) = s.local_fiches.as_mut() {
+                if *e == epoch {
+                    *d = done;
+                }
+            }
+        }
+        Msg::LocalTextsEmbedded { epoch, vectors }
+            if epoch == s.data.epoch && s.local_fiches.is_some_and(|(e, _, _)| e == epoch) =>
+        {
+            local::texts_embedded(s, epoch, vectors, fx)
+        }
+        Msg::LocalQuestionEmbedded { question, vector } => {
+            s.local_qvectors.insert(question, vector);
+        }
+        Msg::LocalModelProgress { .. } | Msg::LocalModelPreparing(_) | Msg::LocalModelReady
+            if matches!(s.local, super::local::LocalModel::Unavailable(_)) => {}
+        Msg::LocalModelProgress { done, total } => {
+            s.local = super::local::LocalModel::Fetching { done, total }
+        }
+        Msg::LocalModelPreparing(p) => s.local = super::local::LocalModel::Preparing(p),
+        Msg::LocalModelReady => s.local = super::local::LocalModel::Ready,
+        Msg::LocalModelFailed(why) => {
+            s.local = super::local::LocalModel::Unavailable(why);
+            s.local_fiches = None;
+        }
+        Msg::LocalWorkerDied(detail) => local::worker_died(s, detail),
+        Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
+        Msg::JournalExported(what) => journal::export(s, &what, fx),
+        Msg::JournalErased => {
+            s.journal = crate::journal::Journal::default();
+            fx.push(Effect::SaveJournal(String::new()));
+        }
+        Msg::AnswerMethodChosen(m) => s.answering.method = Some(m),
+        Msg::AnswerModelChosen(m) => s.answering.model = Some(m),
+        Msg::AnswerRequested => answer::request(s, fx),
+        Msg::AnswerObtained { key, chat } => {
+            s.answers.insert(key, chat);
+        }
+        Msg::AnswerShown { epoch, result } if epoch == s.data.epoch => {
+            answer::shown(s, result, now, fx)
+        }
+        Msg::EvalMethodChosen(m) => s.evaluation.method = Some(m),
+        Msg::EvalModelChosen(m) => s.evaluation.model = Some(m),
+        Msg::EvalAsked => {
+            if s.key.is_some() && !s.evaluation.phase.is_running() {
+                s.evaluation.confirming = true;
+            }
+        }
+        Msg::EvalConfirmed => {
+            if s.evaluation.confirming {
+                s.evaluation.confirming = false;
+                answer::start_evaluation(s, fx);
+            }
+        }
+        Msg::EvalCancelled => answer::eval_cancelled(s, fx),
+        Msg::EvalProgress { epoch, done, total } if epoch == s.data.epoch => {
+            s.evaluation.phase = super::parts::Phase::Running { done, total };
+        }
+        // A run stopped by « Annuler » or « oublier la clé » already says why: its task's own
+        // report of the cancellation is not shown over it.
+        Msg::EvalEnded {
+            outcome: Err(_), ..
+        } if s.calls.eval.is_none() => {}
+        Msg::EvalEnded { epoch, outcome } if epoch == s.data.epoch => {
+            answer::eval_ended(s, outcome)
+        }
+        Msg::FilesChosen(files) => catalogue::files_chosen(s, files, fx),
+        Msg::FilesRefused { seq, errors } => catalogue::files_refused(s, seq, errors),
+        Msg::DatasetLoaded { seq, data } => catalogue::loaded(s, seq, *data, fx),
+        Msg::BackToExercise => catalogue::back_to_exercise(s, fx),
+        // A result from another catalogue's task: dropped.
+        Msg::ComputeProgress { .. }
+        | Msg::ComputeEnded { .. }
+        | Msg::VectorsRefused { .. }
+        | Msg::DenseEnded { .. }
+        | Msg::RunFileRead { .. }
+        | Msg::Measured { .. }
+        | Msg::LocalVectorsLoaded { .. }
+        | Msg::LocalFichesProgress { .. }
+        | Msg::LocalTextsEmbedded { .. }
+        | Msg::AnswerShown { .. }
+        | Msg::EvalProgress { .. }
+        | Msg::EvalEnded { .. } => {}
+    }
+}
+
+/// What should be running, derived from the state after every message: the local encoder's
+/// model and vectors, the question's mistral-embed vector, and the dense tops the view needs.
+fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
+    local::wanted(s, fx);
+    question::wanted(s, fx);
+    vectors::dense_wanted(s, fx);
+}
+
+/// A new paid task under the current catalogue, with a call id of its own.
+fn job(s: &mut State, key: ApiKey) -> Job {
+    s.next_call += 1;
+    Job {
+        epoch: s.data.epoch,
+        key,
+        call: CallId(s.next_call),
+    }
+}
+
+/// Cancels every call in flight (a new catalogue, a forgotten key).
+fn cancel_all(s: &mut State, fx: &mut Vec<Effect>) {
+    fx.extend(s.calls.take_all().into_iter().map(Effect::Cancel));
+    s.waiting = None;
+}

@@ -1,0 +1,154 @@
+//! The question in the box, the methods shown, the view, the link: and the question's
+//! mistral-embed vector, asked for only when the learner's own gesture may spend the key.
+
+use crate::lab::Method;
+use crate::link::{View, ViewState};
+
+use super::super::effect::{Effect, Focus};
+use super::super::state::State;
+use super::job;
+
+pub(super) fn typed(s: &mut State, text: String) {
+    s.question = text;
+    s.question_from_link = false;
+    s.example = None;
+    s.question_generation += 1;
+}
+
+pub(super) fn example(s: &mut State, i: Option<usize>) {
+    s.example = i.filter(|&i| i < s.data.questions.len());
+    s.question_from_link = false;
+    if let Some(q) = s.example_question() {
+        s.question = q.text.clone();
+    }
+    s.question_generation += 1;
+}
+
+/// A question of the grid opened in « Chercher ».
+pub(super) fn opened(s: &mut State, i: usize, fx: &mut Vec<Effect>) {
+    if let Some(q) = s.data.questions.get(i) {
+        s.question = q.text.clone();
+        s.example = Some(i);
+        s.question_from_link = false;
+        s.view = View::Chercher;
+        s.question_generation += 1;
+        fx.push(Effect::Focus(Focus::Results));
+    }
+}
+
+pub(super) fn entered(s: &mut State) {
+    if !s.question.trim().is_empty() {
+        s.committed = Some(s.question.clone());
+    }
+}
+
+pub(super) fn toggled(s: &mut State, m: Method, on: bool) {
+    s.shown.retain(|x| *x != m);
+    if on {
+        s.shown.push(m);
+        sort_shown(s);
+    }
+}
+
+pub(super) fn local_methods(s: &mut State) {
+    for m in [Method::SensLocal, Method::HybrideLocal] {
+        if !s.shown.contains(&m) {
+            s.shown.push(m);
+        }
+    }
+    sort_shown(s);
+}
+
+fn sort_shown(s: &mut State) {
+    s.shown
+        .sort_by_key(|x| Method::ALL.iter().position(|y| y == x));
+}
+
+pub(super) fn tab_key(s: &mut State, v: View, fx: &mut Vec<Effect>) {
+    s.view = v;
+    fx.push(Effect::Focus(match v {
+        View::Chercher => Focus::TabChercher,
+        View::Mesurer => Focus::TabMesurer,
+    }));
+}
+
+/// The fragment changed (a link opened, the back button): its view, question and methods.
+pub(super) fn fragment(s: &mut State, link: ViewState) {
+    s.view = link.view;
+    if let Some(q) = link.question {
+        if q != s.question {
+            s.example = s.data.questions.iter().position(|x| x.text == q);
+            s.question = q;
+            // A link (or a page that rewrites the fragment) never spends the key by itself.
+            s.question_from_link = true;
+            s.question_generation += 1;
+        }
+    }
+    if !link.methods.is_empty() {
+        s.shown = link.methods;
+    }
+    if let Some((a, b)) = link.compare {
+        s.compare = Some((a.name().to_owned(), b.name().to_owned()));
+    }
+    if link.set == crate::link::QuestionSet::VosDonnees && s.data.label.is_none() {
+        s.data_status = "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
+             Chargez les mêmes fichiers pour retrouver la vue."
+            .into();
+    }
+}
+
+/// A question's mistral-embed vector, from the API or the browser's cache: kept only if it can
+/// be one (see [`usable`]); else that question alone fails, and the cached copy is deleted.
+pub(super) fn embedded(s: &mut State, question: String, vector: Vec<f32>, fx: &mut Vec<Effect>) {
+    if s.calls.search.as_ref().is_some_and(|(q, _)| *q == question) {
+        s.calls.search = None;
+    }
+    match usable(s, &vector) {
+        Ok(()) => {
+            s.qvectors.insert(question, vector);
+        }
+        Err(message) => {
+            fx.push(Effect::ForgetQuestionVector(question.clone()));
+            s.search_error = Some((question, message));
+        }
+    }
+}
+
+/// Whether `vector` can be a mistral-embed question vector for this catalogue: its fiche
+/// vectors' dimension (mistral-embed's when none is loaded), finite values, norm 1.
+pub(super) fn usable(s: &State, vector: &[f32]) -> Result<(), String> {
+    let dim = s
+        .data
+        .lab
+        .vectors_info(crate::lab::Encoder::Mistral)
+        .map_or(crate::mistral::DIM, |i| i.dim);
+    crate::search::dense::check_unit_query(vector, dim).map_err(|e| crate::fr::messages::dense(&e))
+}
+
+pub(super) fn failed(s: &mut State, question: String, message: String) {
+    if s.calls.search.as_ref().is_some_and(|(q, _)| *q == question) {
+        s.calls.search = None;
+    }
+    s.search_error = Some((question, message));
+}
+
+/// The question in the box embedded by Mistral when [`State::wants_question_vector`] says so; the
+/// call for an older question is cancelled, unless that question was committed (Enter).
+pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
+    if !s.wants_question_vector() {
+        return;
+    }
+    let Some(key) = s.key.clone() else { return };
+    if let Some((q, old)) = s.calls.search.take() {
+        if s.committed.as_ref() != Some(&q) {
+            fx.push(Effect::Cancel(old));
+        }
+    }
+    let job = job(s, key);
+    s.calls.search = Some((s.question.clone(), job.call));
+    fx.push(Effect::EmbedQuestion {
+        job,
+        question: s.question.clone(),
+        generation: s.question_generation,
+    });
+}

@@ -1,0 +1,220 @@
+//! Mistral's fiche vectors: computed with the key, loaded into the page's worker, lost with it;
+//! the questions' vectors for « Mesurer », and the dense measurement once they are all known.
+
+use crate::data::vectors::VectorsInfo;
+use crate::encoder::protocol::Request;
+use crate::lab::{Encoder, Keyword, Method, Ranked};
+use crate::mistral;
+
+use super::super::effect::Effect;
+use super::super::parts::{Costs, Phase};
+use super::super::state::State;
+use super::job;
+use super::measure::request_measure;
+
+pub(super) fn compute(s: &mut State, fx: &mut Vec<Effect>) {
+    if let (Some(key), false) = (s.key.clone(), s.compute.is_running()) {
+        let job = job(s, key);
+        s.calls.compute = Some(job.call);
+        s.compute = Phase::Running {
+            done: 0,
+            total: s.data.lab.fiches().len(),
+        };
+        s.vectors_message = None;
+        let fiches = s.data.lab.fiches().to_vec();
+        fx.push(Effect::ComputeVectors { job, fiches });
+    }
+}
+
+/// Fiche vectors kept by the worker as `set` for the catalogue of `epoch` (checked there against
+/// these fiches' ids and fingerprint); a set kept for a catalogue replaced meanwhile is dropped
+/// there too.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn loaded(
+    s: &mut State,
+    epoch: u64,
+    set: u64,
+    info: VectorsInfo,
+    questions: Vec<(String, Vec<f32>)>,
+    origin: String,
+    bytes: Option<Vec<u8>>,
+    fx: &mut Vec<Effect>,
+) {
+    if epoch != s.data.epoch {
+        fx.push(Effect::Worker(Request::Forget { set }));
+        return;
+    }
+    if let Some(old) = s.data.lab.vectors_away() {
+        fx.push(Effect::Worker(Request::Forget { set: old }));
+    }
+    s.data.lab.set_vectors_away(set, info);
+    s.data.vectors_origin = origin;
+    if bytes.is_some() {
+        s.data.computed = bytes;
+    }
+    // Question vectors shipped in the same file: valid for exactly their texts.
+    adopt_question_vectors(s, questions, fx);
+}
+
+/// Dense tops computed by the worker in `set`: kept only if `set` is still the catalogue's.
+pub(super) fn dense_found(
+    s: &mut State,
+    set: u64,
+    vectors: Vec<Vec<f32>>,
+    tops: Vec<Vec<(u32, f64)>>,
+) {
+    if s.data.lab.vectors_away() != Some(set) {
+        return;
+    }
+    for (v, top) in vectors.iter().zip(tops) {
+        let top = top
+            .into_iter()
+            .map(|(doc, score)| Ranked {
+                doc: doc as usize,
+                score,
+            })
+            .collect();
+        s.data.lab.remember_dense(Encoder::Mistral, v, top);
+    }
+}
+
+pub(super) fn lost(s: &mut State, set: u64, reason: String) {
+    if s.data.lab.vectors_away() == Some(set) {
+        s.data.lab.forget_vectors_away();
+        let reason = reason.trim_end_matches('.');
+        s.data.vectors_origin = format!("Vecteurs perdus : {reason}.");
+    }
+}
+
+/// The dense tops to ask of the page's worker, once each: the question in the box's, when the
+/// view needs it and the lab does not know it; and those of committed questions waiting to be
+/// journaled (these neither supersede the box's nor are superseded by it).
+pub(super) fn dense_wanted(s: &mut State, fx: &mut Vec<Effect>) {
+    let mut ask = |s: &mut State, set: u64, vector: Vec<f32>, in_box: bool| {
+        if s.dense_asked.len() > DENSE_ASKED_MAX {
+            s.dense_asked.clear();
+        }
+        if s.dense_asked.insert((set, crate::lab::vector_key(&vector))) {
+            fx.push(Effect::DenseTop {
+                set,
+                vector,
+                in_box,
+            });
+        }
+    };
+    if let Some((set, vector)) = s.dense_wanted() {
+        ask(s, set, vector, true);
+    }
+    for (set, vector) in s.dense_waiting() {
+        ask(s, set, vector, false);
+    }
+}
+
+/// Dense tops remembered as asked, at most: past it the memory starts again (a top asked twice
+/// costs one search; a memory that grows for ever costs the tab).
+const DENSE_ASKED_MAX: usize = 4096;
+
+/// « Mesurer » the dense methods: free when every question's vector is known, else the missing
+/// ones are embedded with the key first.
+pub(super) fn measure_requested(s: &mut State, fx: &mut Vec<Effect>) {
+    let questions: Vec<String> = s
+        .data
+        .questions
+        .iter()
+        .map(|q| q.text.clone())
+        .filter(|q| !s.qvectors.contains_key(q))
+        .collect();
+    if questions.is_empty() && s.data.lab.has_vectors(Encoder::Mistral) {
+        s.dense_message = None;
+        measure_dense(s, fx);
+    } else if let (Some(key), false) = (s.key.clone(), s.dense.is_running()) {
+        let job = job(s, key);
+        s.calls.dense = Some(job.call);
+        s.dense = Phase::Running {
+            done: 0,
+            total: questions.len(),
+        };
+        s.dense_message = None;
+        fx.push(Effect::MeasureDense { job, questions });
+    }
+}
+
+/// Question vectors embedded for « Mesurer »: valid whatever the catalogue (they are the
+/// questions' own), counted as progress only for the catalogue they were asked for.
+pub(super) fn dense_progress(
+    s: &mut State,
+    epoch: u64,
+    vectors: Vec<(String, Vec<f32>)>,
+    fx: &mut Vec<Effect>,
+) {
+    let n = vectors.len();
+    for (question, vector) in vectors {
+        // A damaged one (from the cache) is deleted there; « Mesurer » asks for it again.
+        match super::question::usable(s, &vector) {
+            Ok(()) => {
+                s.qvectors.insert(question, vector);
+            }
+            Err(_) => fx.push(Effect::ForgetQuestionVector(question)),
+        }
+    }
+    if let Phase::Running { done, .. } = &mut s.dense {
+        if epoch == s.data.epoch {
+            *done += n;
+        }
+    }
+}
+
+pub(super) fn dense_ended(s: &mut State, message: Option<String>, fx: &mut Vec<Effect>) {
+    s.dense = Phase::Idle;
+    s.calls.dense = None;
+    s.dense_message = message;
+    if s.dense_message.is_none() {
+        measure_dense(s, fx);
+    }
+}
+
+/// Question vectors that came with fiche vectors (valid for exactly their texts): kept, and when
+/// every question of the catalogue has its vector, measuring is free, so it starts at once (unless
+/// the dense methods are measured already).
+pub(super) fn adopt_question_vectors(
+    s: &mut State,
+    shipped: Vec<(String, Vec<f32>)>,
+    fx: &mut Vec<Effect>,
+) {
+    s.data.questions_shipped = shipped.len();
+    s.qvectors.extend(shipped);
+    if s.data
+        .questions
+        .iter()
+        .all(|q| s.qvectors.contains_key(&q.text))
+        && !s.data.has_dense_measurements()
+    {
+        measure_dense(s, fx);
+    }
+}
+
+/// `sens`, `hybride` and `hybride+` measured once every question has its vector.
+pub(super) fn measure_dense(s: &mut State, fx: &mut Vec<Effect>) {
+    let methods = vec![
+        Method::Sens,
+        Method::Hybride(Keyword::Mots),
+        Method::Hybride(Keyword::MotsPlus),
+    ];
+    let vectors = s.qvectors.clone();
+    request_measure(s, fx, methods, vectors);
+}
+
+/// The costs of one embeddings call.
+pub fn embedding_cost(fiches: u64, questions: u64) -> Costs {
+    Costs {
+        fiches,
+        questions,
+        calls: 1,
+        ..Costs::default()
+    }
+}
+
+/// The cache key of the fiche vectors of the fiches whose fingerprint is `fingerprint`.
+pub fn vectors_cache_key(fingerprint: &str) -> String {
+    mistral::cache::fiche_vectors(mistral::MODEL, fingerprint)
+}

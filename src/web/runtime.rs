@@ -1,0 +1,233 @@
+//! The page's runtime: it holds the one [`State`], feeds it messages through [`update`], renders
+//! the panels after each one, keeps the URL in step, and hands each effect to the runner it was
+//! given ([`super::app::run_effect`]). It owns the handles the model names by id: the calls in
+//! flight and the files chosen.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::api::{self, Call};
+use super::panels::{self, Memo};
+use super::turns::yield_now;
+use crate::link::ViewState;
+use crate::page::{update, CallId, Effect, FileRef, Job, Msg, State};
+
+/// What runs an effect (the page's: [`super::app::run_effect`]).
+pub type Runner = fn(&Shared, Effect);
+
+/// The page: its state, what its panels last rendered, the messages waiting, and the handles.
+pub struct App {
+    state: RefCell<State>,
+    memo: RefCell<Memo>,
+    queue: RefCell<VecDeque<Msg>>,
+    busy: Cell<bool>,
+    /// A write of the URL is scheduled (see [`App::sync_url_soon`]).
+    url_pending: Cell<bool>,
+    runner: Runner,
+    /// The calls in flight, by the id the model gave them; a call leaves when its task ends.
+    calls: RefCell<HashMap<CallId, Call>>,
+    /// Files chosen and not yet handed to the task that reads them (cleared after each dispatch:
+    /// a selection the model refused is never read).
+    files: RefCell<HashMap<u64, web_sys::File>>,
+    next_file: Cell<u64>,
+}
+
+pub type Shared = Rc<App>;
+
+impl App {
+    pub fn new(state: State, runner: Runner) -> Shared {
+        Rc::new(App {
+            state: RefCell::new(state),
+            memo: RefCell::new(Memo::default()),
+            queue: RefCell::new(VecDeque::new()),
+            busy: Cell::new(false),
+            url_pending: Cell::new(false),
+            runner,
+            calls: RefCell::new(HashMap::new()),
+            files: RefCell::new(HashMap::new()),
+            next_file: Cell::new(0),
+        })
+    }
+
+    /// Applies `msg`, renders, runs what it started. A message sent while another is being
+    /// handled (an effect that reports at once) waits its turn: `update` never re-enters.
+    pub fn dispatch(self: &Rc<Self>, msg: Msg) {
+        self.queue.borrow_mut().push_back(msg);
+        if self.busy.replace(true) {
+            return;
+        }
+        loop {
+            let Some(msg) = self.queue.borrow_mut().pop_front() else {
+                break;
+            };
+            let now = String::from(js_sys::Date::new_0().to_iso_string());
+            // `update` never re-enters (messages sent meanwhile wait in the queue), so the state
+            // is free here; a borrow held across a dispatch would be a bug, said loudly.
+            let effects = match self.state.try_borrow_mut() {
+                Ok(mut s) => update(&mut s, msg, &now),
+                Err(_) => {
+                    web_sys::console::error_1(&JsValue::from_str(
+                        "rag-fiches: a message arrived while the state was borrowed",
+                    ));
+                    Vec::new()
+                }
+            };
+            self.render();
+            for effect in effects {
+                (self.runner)(self, effect);
+            }
+        }
+        self.busy.set(false);
+        self.files.borrow_mut().clear();
+    }
+
+    /// Keeps the files of a selection for the task that will read them, and names them for the
+    /// model.
+    pub fn hold_files(&self, list: Option<web_sys::FileList>) -> Vec<FileRef> {
+        let list: Vec<web_sys::File> = list
+            .map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+            .unwrap_or_default();
+        let mut held = self.files.borrow_mut();
+        list.into_iter()
+            .map(|f| {
+                let id = self.next_file.get() + 1;
+                self.next_file.set(id);
+                let named = FileRef {
+                    id,
+                    name: f.name(),
+                    size: f.size() as u64,
+                };
+                held.insert(id, f);
+                named
+            })
+            .collect()
+    }
+
+    pub fn take_files(&self, refs: &[FileRef]) -> Vec<web_sys::File> {
+        let mut held = self.files.borrow_mut();
+        refs.iter().filter_map(|r| held.remove(&r.id)).collect()
+    }
+
+    /// The handle of the model's `job`: a new call, whose waits the page hears of under its id.
+    pub fn start(self: &Rc<Self>, job: Job) -> api::Job {
+        let call = Call::new();
+        let id = job.call;
+        let app = Rc::downgrade(self);
+        call.on_wait(move |_, wait| {
+            if let Some(app) = app.upgrade() {
+                app.dispatch(Msg::Waiting(id, wait));
+            }
+        });
+        self.calls.borrow_mut().insert(id, call.clone());
+        api::Job {
+            epoch: job.epoch,
+            key: job.key,
+            call,
+        }
+    }
+
+    /// Runs a task that holds call `id`, which leaves the table when the task ends.
+    pub fn spawn_call(
+        self: &Rc<Self>,
+        id: CallId,
+        task: impl std::future::Future<Output = ()> + 'static,
+    ) {
+        let app = self.clone();
+        spawn(async move {
+            task.await;
+            app.calls.borrow_mut().remove(&id);
+        });
+    }
+
+    /// Cancels call `id`, if it still runs.
+    pub fn cancel(&self, id: CallId) {
+        if let Some(call) = self.calls.borrow_mut().remove(&id) {
+            call.cancel();
+        }
+    }
+
+    /// Ends call `id`'s wait before its next attempt.
+    pub fn skip_wait(&self, id: CallId) {
+        if let Some(call) = self.calls.borrow().get(&id) {
+            call.skip_wait();
+        }
+    }
+
+    /// Reads the state now (between two awaits of a task, never across one).
+    pub fn peek<R>(&self, f: impl FnOnce(&State) -> R) -> Option<R> {
+        self.state.try_borrow().ok().map(|s| f(&s))
+    }
+
+    /// Whether `epoch` is still the catalogue's: a task checks it after every await.
+    pub fn is_current(&self, epoch: u64) -> bool {
+        self.peek(|s| s.data.epoch == epoch).unwrap_or(false)
+    }
+
+    fn render(self: &Rc<Self>) {
+        let (Ok(s), Ok(mut memo)) = (self.state.try_borrow(), self.memo.try_borrow_mut()) else {
+            return;
+        };
+        panels::render(&s, &mut memo);
+        let deferred = memo.take_deferred();
+        drop((s, memo));
+        if deferred {
+            self.render_soon();
+        }
+        self.sync_url_soon();
+    }
+
+    /// Renders again on the next turn of the event loop: a heavy view builds one part per turn
+    /// ([`panels::Memo::defer`]), and input waiting meanwhile is handled between two parts.
+    fn render_soon(self: &Rc<Self>) {
+        let app = self.clone();
+        spawn(async move {
+            yield_now().await;
+            app.render();
+        });
+    }
+
+    /// Writes the state into the URL on the next turn of the event loop, once for however many
+    /// renders came before. Chromium's `replaceState` recalculates the page's styles at once when
+    /// the DOM has changed (40-60 ms after « Mesurer » is first shown); later, it costs nothing.
+    fn sync_url_soon(self: &Rc<Self>) {
+        if self.url_pending.replace(true) {
+            return;
+        }
+        let app = self.clone();
+        spawn(async move {
+            yield_now().await;
+            app.url_pending.set(false);
+            if let Some(link) = app.peek(State::link_state) {
+                sync_url(&link);
+            }
+        });
+    }
+}
+
+pub fn spawn(task: impl std::future::Future<Output = ()> + 'static) {
+    wasm_bindgen_futures::spawn_local(task);
+}
+
+/// Writes the state into the URL's fragment (replacing the history entry, not adding one).
+fn sync_url(link: &ViewState) {
+    let fragment = format!("#{}", link.to_fragment());
+    let Some(w) = web_sys::window() else { return };
+    if w.location().hash().ok().as_deref() == Some(fragment.as_str()) {
+        return;
+    }
+    if let Ok(h) = w.history() {
+        h.replace_state_with_url(&JsValue::NULL, "", Some(&fragment))
+            .ok();
+    }
+}
+
+/// The state the URL's fragment carries. Unknown keys are ignored (see `link`).
+pub fn fragment_state() -> ViewState {
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    ViewState::from_fragment(&hash)
+}
