@@ -14,136 +14,14 @@ use crate::search::bm25::{Bm25Index, Bm25Params, Explanation};
 use crate::search::dense::{self, DenseError};
 use crate::search::fusion::{self, rrf, RRF_DEPTH, RRF_K};
 
-/// The keyword side of a method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Keyword {
-    /// The seed's BM25 (`bm25.py`), unchanged.
-    Mots,
-    /// BM25 over French-analysed terms (elisions, stop words, Snowball stems, no accents).
-    MotsPlus,
-}
+mod away;
+mod method;
+pub mod rehearsal;
 
-/// A retrieval method, by the name the learner sees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Method {
-    Keyword(Keyword),
-    /// Cosine between the question's vector and each fiche's.
-    Sens,
-    /// RRF of a keyword method's top 50 and `sens`'s top 50.
-    Hybride(Keyword),
-    /// Cosine between vectors of the local encoder (USE multilingual v3, run in the page).
-    SensLocal,
-    /// RRF of `mots+`'s top 50 and `sens local`'s top 50.
-    HybrideLocal,
-}
+pub use away::vector_key;
+use away::DENSE_MEMO_CAP;
 
-/// Which vectors a dense method reads: mistral-embed's, or the local encoder's. Never mixed: each
-/// has its own fiche vectors (model name and fingerprint checked) and its own question vectors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Encoder {
-    Mistral,
-    Local,
-}
-
-impl Method {
-    pub const MOTS: Method = Method::Keyword(Keyword::Mots);
-    pub const MOTS_PLUS: Method = Method::Keyword(Keyword::MotsPlus);
-    pub const KEYWORD: [Method; 2] = [Method::MOTS, Method::MOTS_PLUS];
-    /// Every method, in the order the page shows them.
-    pub const ALL: [Method; 7] = [
-        Method::MOTS,
-        Method::MOTS_PLUS,
-        Method::Sens,
-        Method::Hybride(Keyword::Mots),
-        Method::Hybride(Keyword::MotsPlus),
-        Method::SensLocal,
-        Method::HybrideLocal,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Keyword(Keyword::Mots) => "mots",
-            Method::Keyword(Keyword::MotsPlus) => "mots+",
-            Method::Sens => "sens",
-            Method::Hybride(Keyword::Mots) => "hybride",
-            Method::Hybride(Keyword::MotsPlus) => "hybride+",
-            Method::SensLocal => "sens local",
-            Method::HybrideLocal => "hybride local",
-        }
-    }
-
-    /// A method by its name or its slug (`sens local` or `sens-local`).
-    pub fn parse(name: &str) -> Option<Method> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == name || m.slug() == name)
-    }
-
-    /// The encoder whose vectors a dense method reads (`None` for keyword methods).
-    pub fn encoder(self) -> Option<Encoder> {
-        match self {
-            Method::Keyword(_) => None,
-            Method::Sens | Method::Hybride(_) => Some(Encoder::Mistral),
-            Method::SensLocal | Method::HybrideLocal => Some(Encoder::Local),
-        }
-    }
-
-    /// The keyword side of a fusion.
-    pub fn fused_keyword(self) -> Option<Keyword> {
-        match self {
-            Method::Hybride(k) => Some(k),
-            Method::HybrideLocal => Some(Keyword::MotsPlus),
-            _ => None,
-        }
-    }
-
-    /// Decimals the seed shows this method's scores with: BM25 rounded to 2, cosines to 3, RRF
-    /// points unrounded.
-    pub fn score_decimals(self) -> Option<usize> {
-        match self {
-            Method::Keyword(_) => Some(2),
-            Method::Sens | Method::SensLocal => Some(3),
-            Method::Hybride(_) | Method::HybrideLocal => None,
-        }
-    }
-
-    /// The name as it may appear in an element id or a file name (`mots+` → `mots-plus`).
-    pub fn slug(self) -> &'static str {
-        match self {
-            Method::Keyword(Keyword::Mots) => "mots",
-            Method::Keyword(Keyword::MotsPlus) => "mots-plus",
-            Method::Sens => "sens",
-            Method::Hybride(Keyword::Mots) => "hybride",
-            Method::Hybride(Keyword::MotsPlus) => "hybride-plus",
-            Method::SensLocal => "sens-local",
-            Method::HybrideLocal => "hybride-local",
-        }
-    }
-
-    /// Decimals the page shows this method's scores with: enough to tell neighbours apart
-    /// (BM25 2, cosine 3, RRF points 4: two ranks 1/(60 + r) differ in the 4th decimal).
-    pub fn display_decimals(self) -> usize {
-        match self {
-            Method::Keyword(_) => 2,
-            Method::Sens | Method::SensLocal => 3,
-            Method::Hybride(_) | Method::HybrideLocal => 4,
-        }
-    }
-
-    /// Whether the method needs the question's vector (and the fiches').
-    pub fn is_dense(self) -> bool {
-        !matches!(self, Method::Keyword(_))
-    }
-}
-
-impl Keyword {
-    pub fn analyzer(self) -> Analyzer {
-        match self {
-            Keyword::Mots => Analyzer::Seed,
-            Keyword::MotsPlus => Analyzer::French,
-        }
-    }
-}
+pub use method::{Encoder, Keyword, Method};
 
 /// One result of a search: the fiche's position in the catalogue, and its raw score.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -259,20 +137,6 @@ pub struct Lab {
     by_id: std::cell::OnceCell<HashMap<String, usize>>,
 }
 
-/// Question vectors remembered by [`Lab`]'s dense memo before it is emptied.
-const DENSE_MEMO_CAP: usize = 2048;
-
-/// A question vector's identity for the dense memo: its length and bits.
-pub fn vector_key(v: &[f32]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    v.len().hash(&mut h);
-    for x in v {
-        x.to_bits().hash(&mut h);
-    }
-    h.finish()
-}
-
 impl Lab {
     /// Indexes `fiches` for every keyword method, with the seed's BM25 parameters.
     pub fn new(fiches: Vec<Fiche>) -> Lab {
@@ -357,26 +221,6 @@ impl Lab {
         Ok(())
     }
 
-    /// Says that these fiches' Mistral vectors are held elsewhere as `set` (already checked there
-    /// against [`Lab::fingerprint`]): from now on their dense tops come through
-    /// [`Lab::remember_dense`].
-    pub fn set_vectors_away(&mut self, set: u64, info: VectorsInfo) {
-        self.vectors = None;
-        self.away = Some((set, info));
-        self.dense_memo.borrow_mut().clear();
-    }
-
-    /// Forgets the Mistral vectors held elsewhere (lost there).
-    pub fn forget_vectors_away(&mut self) {
-        self.away = None;
-        self.dense_memo.borrow_mut().clear();
-    }
-
-    /// The id of the Mistral vectors held elsewhere, if they are.
-    pub fn vectors_away(&self) -> Option<u64> {
-        self.away.as_ref().map(|(set, _)| *set)
-    }
-
     /// Whether `encoder`'s fiche vectors are here or held elsewhere.
     pub fn has_vectors(&self, encoder: Encoder) -> bool {
         self.vectors_info(encoder).is_some()
@@ -389,31 +233,6 @@ impl Lab {
             (None, Encoder::Mistral, Some((_, info))) => Some(info.clone()),
             _ => None,
         }
-    }
-
-    /// Whether a dense search of `vector` under `encoder` for `k` results can be answered now.
-    pub fn knows_dense(&self, encoder: Encoder, vector: &[f32], k: usize) -> bool {
-        let count = self.vectors_info(encoder).map_or(0, |i| i.count);
-        self.dense_memo
-            .borrow()
-            .get(&(encoder, vector_key(vector)))
-            .is_some_and(|top| top.len() >= k.min(count))
-    }
-
-    /// How many dense results to ask of the thread holding the vectors, so that every search of
-    /// the lab (columns, fusion, measures, answers) is answered from them.
-    pub fn dense_depth() -> usize {
-        RRF_DEPTH.max(DEPTH + 1)
-    }
-
-    /// Keeps the dense top of `vector` computed elsewhere (best first, as `dense::search` gives
-    /// it), so that searches of that vector are answered without the vectors.
-    pub fn remember_dense(&self, encoder: Encoder, vector: &[f32], top: Vec<Ranked>) {
-        let mut memo = self.dense_memo.borrow_mut();
-        if memo.len() >= DENSE_MEMO_CAP {
-            memo.clear();
-        }
-        memo.insert((encoder, vector_key(vector)), top);
     }
 
     /// The Mistral vectors, when they are here (see [`Lab::vectors_info`] for wherever they are).
@@ -651,88 +470,5 @@ impl Lab {
     }
 }
 
-/// Two fiches, a question file and a question, written as the bundled files are, for code that
-/// should run once before it counts. The first module searches them while its own files are on
-/// their way (`web::first`): in a page just opened, the browser compiles each WebAssembly function
-/// at its first call, and building the keyword indexes of the 200 bundled fiches took 16–27 ms
-/// there, against 4–7 ms for the same build done again at once (eight cold loads, 2026-12-03).
-pub mod rehearsal {
-    /// Two fiches in the JSON Lines of `fiches.jsonl`, accents included (they take the
-    /// normaliser's path).
-    pub const FICHES: &str = concat!(
-        r#"{"id": "R-0001", "famille": "Colles et joints", "nom": "Joint époxy, seau de 5 kg", "#,
-        r#""texte": "Joint époxy bicomposant pour carrelage, seau de 5 kg. Famille : colles et "#,
-        r#"joints. Usage : joints de faïence en cuisine et dans les salles de bains."}"#,
-        "\n",
-        r#"{"id": "R-0002", "famille": "Isolation", "nom": "Laine de verre, rouleau de 100 mm", "#,
-        r#""texte": "Laine de verre en rouleau, épaisseur 100 mm. Famille : isolation. Usage : "#,
-        r#"isoler les combles perdus, à poser entre les solives."}"#,
-        "\n"
-    );
-    /// One question in the seed's CSV (`questions.csv`).
-    pub const QUESTIONS: &str =
-        "type;question;fiche_attendue\r\nexacte;Joint époxy bicomposant;R-0001\r\n";
-    /// A question whose words `mots+` stems, drops and keeps, found in both fiches.
-    pub const QUESTION: &str =
-        "Quels joints époxy pour la faïence des salles de bains, et quel isolant peut-on poser ?";
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The rehearsal goes through what a first search does: both files parse, and both keyword
-    /// methods score the fiches, the first one first, with words `mots+` changes.
-    #[test]
-    fn the_rehearsal_takes_every_step_of_a_first_search() {
-        let fiches = crate::data::parse_fiches(rehearsal::FICHES).unwrap();
-        assert_eq!(fiches.len(), 2);
-        let questions = crate::data::parse_questions(rehearsal::QUESTIONS).unwrap();
-        assert_eq!(questions[0].expected.as_deref(), Some("R-0001"));
-        let lab = Lab::new(fiches);
-        for k in [Keyword::Mots, Keyword::MotsPlus] {
-            let hits = lab.keyword_search(k, rehearsal::QUESTION, DEPTH);
-            assert_eq!(hits.len(), 2, "{k:?}");
-            assert_eq!(hits[0].doc, 0, "{k:?}");
-            assert!(hits[1].score > 0.0, "{k:?}: the second fiche matches too");
-        }
-        let changes = lab.keyword_changes(rehearsal::QUESTION);
-        assert!(changes.iter().any(|c| c.differs()));
-        assert!(changes
-            .iter()
-            .any(|c| c.mots.is_some() && c.mots_plus.is_none()));
-    }
-
-    fn ranked(scores: &[f64]) -> Vec<Ranked> {
-        scores
-            .iter()
-            .enumerate()
-            .map(|(doc, &score)| Ranked { doc, score })
-            .collect()
-    }
-
-    #[test]
-    fn tied_scores_share_a_span_of_ranks() {
-        let hits = ranked(&[5.0, 3.18, 3.18, 3.18, 3.18, 2.0]);
-        assert_eq!(tie_span(&hits, 0), (0, 0));
-        assert_eq!(tie_span(&hits, 2), (1, 4));
-        assert_eq!(tie_span(&hits, 4), (1, 4));
-        assert_eq!(tie_span(&hits, 5), (5, 5));
-        assert_eq!(tie_span(&ranked(&[1.0, 1.0]), 1), (0, 1));
-        assert_eq!(tie_span(&hits, 9), (9, 9));
-    }
-
-    #[test]
-    fn says_which_words_mots_plus_finds_and_drops() {
-        let lab =
-            Lab::new(crate::data::parse_fiches(include_str!("../data/fiches.jsonl")).unwrap());
-        let changes = lab.keyword_changes("Isoler des combles en soufflant, ça peut ?");
-        let of = |w: &str| changes.iter().find(|c| c.word == w).unwrap();
-        let souffl = of("soufflant");
-        assert_eq!(souffl.mots, Some(("soufflant".into(), false)));
-        assert!(souffl.mots_plus.as_ref().is_some_and(|(_, found)| *found));
-        assert!(souffl.differs());
-        assert_eq!(of("peut").mots_plus, None);
-        assert!(!of("combles").differs());
-    }
-}
+mod tests;

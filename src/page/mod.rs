@@ -2,7 +2,8 @@
 //! [`update`] that applies one and returns [`Effect`]s, and the smaller parts the panels draw from.
 //!
 //! Nothing here touches a browser, so it builds natively and `cargo test` checks its decisions
-//! (which reply is stale, which gesture may spend the key, what a new catalogue stops). The shell
+//! (which reply is stale, which gesture may spend the key, what a new catalogue stops:
+//! `tests/page.rs`). The shell
 //! (`web::app`) owns every handle — abort controllers, files, the worker, timers, the clock — names
 //! them to the model by ids ([`CallId`], [`FileRef`]), and runs the effects.
 //!
@@ -28,6 +29,3 @@ pub use parts::{
 };
 pub use state::{Measuring, State, GRID_PAGE};
 pub use update::update;
-
-#[cfg(test)]
-mod tests;

@@ -166,7 +166,7 @@ fn thresholds_and_exports(s: &State, ms: &[Measurement]) -> Vec<Element> {
                  mi-chemin entre deux scores voisins, le plus juste gagne, le plus bas à égalité ; calibré sur les \
                  questions de rang pair, testé sur les autres.",
             ))
-            .children(ms.iter().map(charts::strip_plot))
+            .children(ms.iter().map(super::threshold::strip_plot))
             .build(),
     );
     let export = |what: &str, label: &str| {

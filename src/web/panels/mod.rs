@@ -29,6 +29,8 @@ pub mod measure;
 pub mod own_data;
 /// « Chercher »: the question, the examples, the methods, one column per method.
 pub mod search;
+/// « Mesurer »'s strip plots of best scores and the refusal threshold.
+pub mod threshold;
 /// « Vecteurs des fiches ».
 pub mod vectors;
 

@@ -1,23 +1,30 @@
-//! The page's decisions, checked natively: each test drives [`update`] with the messages a
-//! learner's gestures and the shell's tasks would send, and reads the state and the effects.
+//! The page's model (`rag_fiches::page`), checked natively: each test drives [`update`] with the
+//! messages a learner's gestures and the shell's tasks would send, and reads the state and the
+//! effects.
 //! Scenarios that the end-to-end tests pin in a browser (`controller.test.mjs`,
 //! `hostile.test.mjs`) are named after them; the red team's breaks after their number.
 
-use crate::data::vectors::VectorsInfo;
-use crate::data::{nfc, parse_fiches_with, parse_questions};
-use crate::encoder::protocol::Request;
-use crate::lab::Method;
-use crate::link::{QuestionSet, View, ViewState};
-use crate::mistral::chat::Chat;
+// Helpers stop a test at its first failed expectation, as tests do (see clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use super::*;
+use rag_fiches::data::vectors::VectorsInfo;
+use rag_fiches::data::{nfc, parse_fiches_with, parse_questions};
+use rag_fiches::encoder::protocol::Request;
+use rag_fiches::lab::Method;
+use rag_fiches::link::{QuestionSet, View, ViewState};
+use rag_fiches::mistral::chat::Chat;
+
+use rag_fiches::page::*;
 
 const NOW: &str = "2026-12-04T08:00:00.000Z";
 const KEY: &str = "cle-de-test-0123456789";
 
-fn exercise() -> (Vec<crate::data::Fiche>, Vec<crate::data::Question>) {
-    let fiches = parse_fiches_with(include_str!("../../data/fiches.jsonl"), nfc).unwrap();
-    let questions = parse_questions(include_str!("../../data/questions.csv")).unwrap();
+fn exercise() -> (
+    Vec<rag_fiches::data::Fiche>,
+    Vec<rag_fiches::data::Question>,
+) {
+    let fiches = parse_fiches_with(include_str!("../data/fiches.jsonl"), nfc).unwrap();
+    let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
     (fiches, questions)
 }
 
@@ -42,15 +49,15 @@ fn with_key(s: &mut State) {
 
 /// A unit vector of mistral-embed's dimension.
 fn unit(i: usize) -> Vec<f32> {
-    let mut v = vec![0.0; crate::mistral::DIM];
-    v[i % crate::mistral::DIM] = 1.0;
+    let mut v = vec![0.0; rag_fiches::mistral::DIM];
+    v[i % rag_fiches::mistral::DIM] = 1.0;
     v
 }
 
 fn info() -> VectorsInfo {
     VectorsInfo {
-        model: crate::mistral::MODEL.into(),
-        dim: crate::mistral::DIM,
+        model: rag_fiches::mistral::MODEL.into(),
+        dim: rag_fiches::mistral::DIM,
         count: 200,
         memory_bytes: 0,
         stored_bytes: 0,
@@ -544,7 +551,7 @@ fn a_newer_measurement_of_a_method_wins_over_an_older_one_that_ends_later() {
     .collect();
     assert_eq!(seqs.len(), 2);
     let sens = |label: &str| {
-        crate::measure::Measurement::from_outcomes(
+        rag_fiches::measure::Measurement::from_outcomes(
             Method::Sens.name(),
             Some(label.len()),
             Vec::new(),
@@ -600,9 +607,9 @@ fn news_of_a_vectors_set_that_is_no_longer_the_catalogues_change_nothing() {
         },
     );
     assert!(!s.data.lab.knows_dense(
-        crate::lab::Encoder::Mistral,
+        rag_fiches::lab::Encoder::Mistral,
         &unit(0),
-        crate::lab::Lab::dense_depth()
+        rag_fiches::lab::Lab::dense_depth()
     ));
 }
 
@@ -632,7 +639,7 @@ fn annuler_during_a_wait_stops_that_call_and_settles_the_answer() {
         .unwrap();
     let wait = Wait {
         seconds: 5,
-        reason: crate::mistral::WaitReason::RateLimited,
+        reason: rag_fiches::mistral::WaitReason::RateLimited,
     };
     send(&mut s, Msg::Waiting(call, Some(wait)));
     let fx = send(&mut s, Msg::RetryNow);
@@ -650,7 +657,7 @@ fn the_end_of_another_calls_wait_does_not_hide_the_current_one() {
     let mut s = state();
     let wait = Wait {
         seconds: 5,
-        reason: crate::mistral::WaitReason::RateLimited,
+        reason: rag_fiches::mistral::WaitReason::RateLimited,
     };
     send(&mut s, Msg::Waiting(CallId(7), Some(wait)));
     send(&mut s, Msg::Waiting(CallId(6), None));
@@ -784,8 +791,8 @@ fn b3_a_question_vector_of_the_wrong_size_fails_that_question_alone() {
 #[test]
 fn b3_a_zero_a_huge_or_a_nan_question_vector_is_refused() {
     let mut s = ready_for_sens();
-    let zero = vec![0.0; crate::mistral::DIM];
-    let huge = vec![1e30; crate::mistral::DIM];
+    let zero = vec![0.0; rag_fiches::mistral::DIM];
+    let huge = vec![1e30; rag_fiches::mistral::DIM];
     let mut nan = unit(0);
     nan[5] = f32::NAN;
     for (i, v) in [zero, huge, nan].into_iter().enumerate() {
@@ -889,14 +896,17 @@ fn the_local_model_is_asked_for_once_while_it_comes() {
     let mut s = state();
     let rows = (0..s.data.lab.fiches().len())
         .map(|i| {
-            let mut v = vec![0.0; crate::encoder::DIM];
-            v[i % crate::encoder::DIM] = 1.0;
+            let mut v = vec![0.0; rag_fiches::encoder::DIM];
+            v[i % rag_fiches::encoder::DIM] = 1.0;
             v
         })
         .collect();
-    let set =
-        crate::data::vectors::VectorSet::new(crate::encoder::MODEL, s.data.lab.fiches(), rows)
-            .unwrap();
+    let set = rag_fiches::data::vectors::VectorSet::new(
+        rag_fiches::encoder::MODEL,
+        s.data.lab.fiches(),
+        rows,
+    )
+    .unwrap();
     let epoch = s.data.epoch;
     send(
         &mut s,

@@ -1,0 +1,121 @@
+//! The learner's files: read in slices with turns of the event loop, checked, parsed and
+//! indexed in steps; TREC runs read for « Mesurer ».
+
+use crate::data::intake::{utf8_text, utf8_text_pausing, FileKind, Selection};
+use crate::data::{check_expected, parse_fiches_pausing, parse_questions};
+use crate::fr::messages;
+
+use super::super::runtime::Shared;
+use super::super::turns::Pacer;
+use super::vectors::*;
+use crate::page::{Dataset, Msg};
+
+/// A file's bytes, read 4 MB at a time: each slice of the file is read by the browser, then copied
+/// into the module, with a turn of the event loop whenever the [`Pacer`] says. Reading a 100 MB
+/// file whole made the browser's own task of 50-70 ms on the page's thread when the read ended,
+/// and held a second copy of the file in JavaScript until it was copied.
+pub(super) async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    const STEP: f64 = (4 << 20) as f64;
+    let failed = || format!("{} : lecture impossible.", file.name());
+    let pacer = Pacer::new();
+    let size = file.size();
+    let mut out = Vec::with_capacity(size as usize);
+    let mut at = 0.0;
+    while at < size {
+        let end = size.min(at + STEP);
+        let slice = file.slice_with_f64_and_f64(at, end).map_err(|_| failed())?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(slice.array_buffer())
+            .await
+            .map_err(|_| failed())?;
+        let array = js_sys::Uint8Array::new(&buffer);
+        let start = out.len();
+        out.resize(start + array.length() as usize, 0);
+        array.copy_to(&mut out[start..]);
+        at = end;
+        pacer.pause().await;
+    }
+    Ok(out)
+}
+
+/// Reads and checks the learner's files (fiches, questions, optionally vectors); nothing leaves
+/// the browser. The catalogue in place stays until every check has passed.
+pub async fn read_files(app: Shared, seq: u64, files: Vec<web_sys::File>, selection: Selection) {
+    // A later selection (or « Revenir au catalogue de l'exercice ») makes this one moot: its work
+    // stops at the next step, and what it would report is dropped by `update`.
+    let superseded = || app.peek(|s| s.selection != seq).unwrap_or(true);
+    let parsed = async {
+        let file = |i: usize| files.get(i).ok_or_else(|| "fichier introuvable.".to_owned());
+        let (f_file, q_file) = (file(selection.fiches)?, file(selection.questions)?);
+        // Checked, parsed and indexed in steps (see `Pacer`).
+        let pacer = Pacer::new();
+        let pacer = &pacer;
+        let text = |name: String, bytes| async move {
+            utf8_text_pausing(&name, bytes, |_| pacer.pause())
+                .await
+                .map_err(|e| messages::intake(&e))
+        };
+        let fiches_text = text(f_file.name(), read_file(f_file).await?).await?;
+        let questions_text = text(q_file.name(), read_file(q_file).await?).await?;
+        let (f_name, q_name) = (f_file.name(), q_file.name());
+        let said = |e: crate::data::DataError| messages::data_in(&e, &f_name, &q_name);
+        // Parsed and indexed in steps, with turns of the event loop between them: 50,000 fiches
+        // held the page's thread for 3.7-4.9 s in one task.
+        let fiches = parse_fiches_pausing(&fiches_text, super::super::nfc, |_| pacer.pause())
+            .await
+            .map_err(said)?;
+        // The check builds a set of every id (20 ms at 50,000 fiches in a build without
+        // `wasm-opt`): a step of its own.
+        pacer.turn().await;
+        let questions = parse_questions(&questions_text).map_err(said)?;
+        check_expected(&fiches, &questions).map_err(said)?;
+        pacer.turn().await;
+        let label = format!("vos données ({}, {})", f_file.name(), q_file.name());
+        let mut data =
+            Dataset::new_pausing(0, fiches, questions, Some(label), |_| pacer.pause()).await;
+        if superseded() {
+            return Err(String::new());
+        }
+        if let Some((i, kind)) = selection.vectors {
+            let v = file(i)?;
+            let name = v.name();
+            // Read, checked and kept by the page's worker, from the file itself: the page's
+            // thread never reads it (50,000 vectors, 103 MB).
+            let ids = data.lab.fiches().iter().map(|f| f.id.clone()).collect();
+            let fingerprint = data.lab.fingerprint().to_owned();
+            let a = attach_vectors(&app, v, ids, fingerprint, kind == FileKind::Npy)
+                .await
+                .map_err(|e| format!("{name} : {e}"))?;
+            data.shipped_questions = a.questions;
+            data.lab.set_vectors_away(a.set, a.info);
+            data.vectors_origin = if kind == FileKind::Npy {
+                format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
+            } else {
+                format!("chargés depuis {name}")
+            };
+        }
+        Ok::<_, String>(data)
+    }
+    .await;
+    match parsed {
+        Ok(data) => app.dispatch(Msg::DatasetLoaded {
+            seq,
+            data: Box::new(data),
+        }),
+        Err(e) => app.dispatch(Msg::FilesRefused {
+            seq,
+            errors: vec![e],
+        }),
+    }
+}
+
+/// Reads TREC run files, one message per file (in the order chosen); nothing leaves the browser.
+pub async fn read_runs(app: Shared, epoch: u64, files: Vec<web_sys::File>) {
+    for file in files {
+        let name = file.name();
+        let text = match read_file(&file).await {
+            Ok(bytes) => utf8_text(&name, bytes).map_err(|e| messages::intake(&e)),
+            Err(e) => Err(e),
+        };
+        app.dispatch(Msg::RunFileRead { epoch, name, text });
+    }
+}

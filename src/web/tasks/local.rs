@@ -1,0 +1,110 @@
+//! The local encoder's model: from this browser's cache, else fetched with its progress shown,
+//! then handed to the page's worker.
+
+use super::super::runtime::Shared;
+use super::super::store;
+use crate::page::Msg;
+
+/// Where the local encoder is served, and its key in the browser's cache.
+pub(super) const LOCAL_MODEL: &str = "data/modele-local.safetensors";
+
+/// The local encoder: from this browser's cache, else fetched once with its progress shown (it is
+/// large: its size is said) and kept in the cache; then handed to its Web Worker as a Blob, which
+/// reads and prepares it off the page's thread ([`super::super::worker_client`]).
+pub async fn load_local_model(app: Shared) {
+    match local_model_blob(&app).await {
+        Ok(blob) => {
+            app.dispatch(Msg::LocalModelPreparing(0));
+            super::super::worker_client::send(
+                &app,
+                &crate::encoder::protocol::Request::Prepare,
+                Some(&blob),
+            );
+        }
+        Err(why) => app.dispatch(Msg::LocalModelFailed(why)),
+    }
+}
+
+/// The model file: from the cache (a Blob; a Uint8Array from an earlier version), else fetched
+/// and cached.
+pub(super) async fn local_model_blob(app: &Shared) -> Result<web_sys::Blob, String> {
+    use wasm_bindgen::JsCast;
+    match store::get(store::MODEL, LOCAL_MODEL).await {
+        Some(v) if v.is_instance_of::<web_sys::Blob>() => Ok(v.unchecked_into()),
+        Some(v) if v.is_instance_of::<js_sys::Uint8Array>() => {
+            let parts = js_sys::Array::of1(&v);
+            web_sys::Blob::new_with_u8_array_sequence(&parts)
+                .map_err(|_| "Le modèle local gardé en cache n'a pas pu être relu.".to_owned())
+        }
+        _ => {
+            let blob = fetch_with_progress(app, LOCAL_MODEL).await?;
+            store::put(store::MODEL, LOCAL_MODEL, &blob).await;
+            Ok(blob)
+        }
+    }
+}
+
+/// The file at `path` as a Blob of the chunks received, reporting progress as they arrive. The
+/// chunks stay in JavaScript: nothing grows or copies in the module while downloading.
+pub(super) async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_sys::Blob, String> {
+    use wasm_bindgen::JsCast;
+    let absent = || {
+        "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
+    };
+    let window = web_sys::window().ok_or_else(absent)?;
+    let resp: web_sys::Response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(path))
+        .await
+        .map_err(|_| "Le modèle local n'a pas pu être chargé : le réseau a échoué.".to_owned())?
+        .dyn_into()
+        .map_err(|_| absent())?;
+    if !resp.ok() {
+        return Err(absent());
+    }
+    // A compressed response's Content-Length counts compressed bytes: it is no total then.
+    let encoded = resp
+        .headers()
+        .get("content-encoding")
+        .ok()
+        .flatten()
+        .is_some_and(|e| e != "identity");
+    let total = resp
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|_| !encoded);
+    let body = resp.body().ok_or_else(absent)?;
+    let reader: web_sys::ReadableStreamDefaultReader =
+        body.get_reader().dyn_into().map_err(|_| absent())?;
+    let chunks = js_sys::Array::new();
+    let (mut received, mut reported) = (0u64, 0u64);
+    loop {
+        let chunk = wasm_bindgen_futures::JsFuture::from(reader.read())
+            .await
+            .map_err(|_| {
+                "Le modèle local n'a pas pu être chargé : la connexion a été coupée.".to_owned()
+            })?;
+        let done = js_sys::Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        if let Ok(value) = js_sys::Reflect::get(&chunk, &"value".into()) {
+            received += u64::from(js_sys::Uint8Array::new(&value).length());
+            chunks.push(&value);
+        }
+        // One message per megabyte: the bar moves, the page does not re-render per packet.
+        if received - reported >= 1_000_000 {
+            reported = received;
+            app.dispatch(Msg::LocalModelProgress {
+                done: reported,
+                total,
+            });
+        }
+    }
+    web_sys::Blob::new_with_u8_array_sequence(&chunks)
+        .map_err(|_| "Le modèle local n'a pas pu être assemblé après son chargement.".to_owned())
+}

@@ -1,0 +1,357 @@
+//! The calls to Mistral that spend the learner's key: checking it, embedding the question in
+//! the box, the fiches and the questions for « Mesurer », an answer and the answers' evaluation.
+
+use crate::answer;
+use crate::data::vectors::VectorSet;
+use crate::data::Fiche;
+use crate::fr::messages;
+use crate::lab::Method;
+use crate::mistral::chat::{Chat, Message};
+use crate::mistral::{self, cache, ApiError, ApiKey};
+
+use super::super::api::{self, Call, Job};
+use super::super::runtime::Shared;
+use super::super::store;
+use super::vectors::*;
+use crate::page::update::{embedding_cost, outcome, vectors_cache_key};
+use crate::page::{AnswerResult, Costs, EvalItem, Msg};
+
+/// Typing pauses this long before a question is embedded (each embedding costs).
+pub(super) const DEBOUNCE_MS: u32 = 400;
+/// How often the pause in typing looks whether the question was committed meanwhile.
+pub(super) const COMMIT_POLL_MS: u32 = 50;
+
+/// « Vérifier ma clé »: one embedding of a two-letter text (about 2 tokens, $0.0000002), so
+/// that the answer is the API's verdict on this key, with the precise reason when refused.
+pub async fn check_key(app: Shared, job: Job) {
+    let Job { key, call, .. } = job;
+    let verdict = match api::embed(&call, &key, &["ok"]).await {
+        Ok(e) => {
+            app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+            Ok(format!(
+                "Clé acceptée : {} a répondu ({} token{}).",
+                mistral::MODEL,
+                e.prompt_tokens,
+                if e.prompt_tokens > 1 { "s" } else { "" }
+            ))
+        }
+        Err(ApiError::Cancelled) => return,
+        Err(e @ ApiError::Network { .. }) => Err(format!(
+            "{} Une clé refusée peut aussi se montrer ainsi, si l'API répond sans les en-têtes CORS qui laissent le navigateur lire son refus : « vecteurs --verifier » le dit dans un terminal.",
+            messages::api(&e)
+        )),
+        Err(e) => Err(messages::api(&e)),
+    };
+    app.dispatch(Msg::KeyChecked(verdict));
+}
+
+/// Embeds the question in the box, after a pause in typing or as soon as it is committed (Enter);
+/// the cache first. A question typed over before either is not embedded.
+pub async fn embed_question(app: Shared, job: Job, question: String, generation: u64) {
+    let Job { key, call, .. } = job;
+    let committed = |app: &Shared| {
+        app.peek(|s| s.committed.as_deref() == Some(question.as_str()))
+            .unwrap_or(false)
+    };
+    let mut waited = 0;
+    while waited < DEBOUNCE_MS && !committed(&app) {
+        api::sleep(COMMIT_POLL_MS).await;
+        waited += COMMIT_POLL_MS;
+    }
+    let current = app
+        .peek(|s| s.question_generation == generation)
+        .unwrap_or(false);
+    if call.is_cancelled() || !(current || committed(&app)) {
+        return;
+    }
+    let cache_key = cache::question_vector(mistral::MODEL, &question);
+    if let Some(vector) = store::get_vector(store::QUESTION_VECTORS, &cache_key).await {
+        // A damaged entry (another length, NaN, not of norm 1) is deleted and paid for again.
+        if crate::search::dense::check_unit_query(&vector, mistral::DIM).is_ok() {
+            app.dispatch(Msg::QuestionEmbedded { question, vector });
+            return;
+        }
+        store::delete(store::QUESTION_VECTORS, &cache_key).await;
+    }
+    match api::embed(&call, &key, &[&question]).await {
+        Ok(e) => {
+            app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+            if let Some(vector) = e.vectors.into_iter().next() {
+                store::put_vector(store::QUESTION_VECTORS, &cache_key, &vector).await;
+                app.dispatch(Msg::QuestionEmbedded { question, vector });
+            }
+        }
+        Err(ApiError::Cancelled) => {}
+        Err(e) => {
+            let message = messages::api(&e);
+            app.dispatch(Msg::QuestionFailed { question, message });
+        }
+    }
+}
+
+/// Embeds `fiches` (a snapshot taken when the learner clicked) by batches. The vectors are built,
+/// fingerprinted and cached from that snapshot, so they are exactly those of the texts sent; and
+/// they are stored and attached only if the catalogue is still the same.
+///
+/// Each text's vector is also cached on its own as soon as it is paid for, so that a run stopped
+/// by a failed batch resumes where it stopped without paying twice. A text over the API's
+/// per-input limit is cut to its first [`mistral::MAX_INPUT_BYTES`] bytes (and counted).
+pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
+    let Job { epoch, key, call } = job;
+    let inputs: Vec<(&str, bool)> = fiches
+        .iter()
+        .map(|f| mistral::input_for(&f.texte))
+        .collect();
+    let cut = inputs.iter().filter(|(_, c)| *c).count();
+    let total = inputs.len();
+    let mut rows: Vec<Option<Vec<f32>>> = Vec::with_capacity(total);
+    for (text, _) in &inputs {
+        let k = cache::question_vector(mistral::MODEL, text);
+        rows.push(store::get_vector(store::QUESTION_VECTORS, &k).await);
+    }
+    let known = rows.iter().filter(|r| r.is_some()).count();
+    app.dispatch(Msg::ComputeProgress {
+        epoch,
+        done: known,
+        total,
+    });
+    let missing: Vec<usize> = (0..total).filter(|&i| rows[i].is_none()).collect();
+    let texts: Vec<&str> = missing.iter().map(|&i| inputs[i].0).collect();
+    let mut done = known;
+    for range in mistral::batches(&texts) {
+        let (Some(batch), Some(which)) = (texts.get(range.clone()), missing.get(range)) else {
+            break;
+        };
+        match api::embed(&call, &key, batch).await {
+            Ok(e) => {
+                app.dispatch(Msg::Paid(embedding_cost(e.prompt_tokens, 0)));
+                for ((&i, text), v) in which.iter().zip(batch).zip(e.vectors) {
+                    let k = cache::question_vector(mistral::MODEL, text);
+                    store::put_vector(store::QUESTION_VECTORS, &k, &v).await;
+                    if let Some(slot) = rows.get_mut(i) {
+                        *slot = Some(v);
+                    }
+                }
+                done += which.len();
+                app.dispatch(Msg::ComputeProgress { epoch, done, total });
+            }
+            Err(e) => {
+                let first = which
+                    .first()
+                    .and_then(|&i| fiches.get(i))
+                    .map(|f| f.id.as_str());
+                let last = which
+                    .last()
+                    .and_then(|&i| fiches.get(i))
+                    .map(|f| f.id.as_str());
+                let message = format!(
+                    "Calcul interrompu sur le lot de {} fiches {} à {} : {} Les {} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas.",
+                    which.len(),
+                    first.unwrap_or("?"),
+                    last.unwrap_or("?"),
+                    messages::api(&e),
+                    done
+                );
+                app.dispatch(Msg::ComputeEnded { epoch, message });
+                return;
+            }
+        }
+        if call.is_cancelled() || !app.is_current(epoch) {
+            let message = format!(
+                "Calcul interrompu : Annulé. Les {done} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas."
+            );
+            app.dispatch(Msg::ComputeEnded { epoch, message });
+            return;
+        }
+    }
+    let rows: Vec<Vec<f32>> = rows.into_iter().flatten().collect();
+    // Checked and written here (the file « Télécharger » gives and the cache keeps), then
+    // handed to the worker.
+    let built = VectorSet::new(mistral::MODEL, &fiches, rows).map(|set| set.to_safetensors());
+    let bytes = match built {
+        Ok(b) => b,
+        Err(e) => {
+            let message = format!("Vecteurs refusés : {}", messages::vectors(&e));
+            app.dispatch(Msg::ComputeEnded { epoch, message });
+            return;
+        }
+    };
+    if !app.is_current(epoch) || call.is_cancelled() {
+        return;
+    }
+    let kept = store::put_bytes(
+        store::FICHE_VECTORS,
+        &vectors_cache_key(&crate::data::vectors::fingerprint(&fiches)),
+        &bytes,
+    )
+    .await;
+    let origin = if kept {
+        "calculés dans ce navigateur (gardés en cache)".to_owned()
+    } else {
+        "calculés dans ce navigateur (non gardés : le stockage du navigateur est indisponible ; « Télécharger » les garde)".to_owned()
+    };
+    let ids = fiches.iter().map(|f| f.id.clone()).collect();
+    let fingerprint = crate::data::vectors::fingerprint(&fiches);
+    let attached = match blob_of(&bytes) {
+        Ok(blob) => attach_vectors(&app, &blob, ids, fingerprint, false).await,
+        Err(e) => Err(e),
+    };
+    match attached {
+        Ok(a) => app.dispatch(a.loaded(epoch, origin, Some(bytes))),
+        Err(reason) => {
+            let message = format!("Vecteurs refusés : {reason}");
+            app.dispatch(Msg::ComputeEnded { epoch, message });
+            return;
+        }
+    }
+    let cut_note = match cut {
+        0 => String::new(),
+        n => format!(
+            " {} trop longue{} pour l'API (plus de 8 192 tokens) : seuls {} {} premiers octets ont été plongés.",
+            crate::fr::count(n as u64, "fiche", "fiches"),
+            if n > 1 { "s" } else { "" },
+            if n > 1 { "leurs" } else { "ses" },
+            crate::fr::int(mistral::MAX_INPUT_BYTES as u64)
+        ),
+    };
+    let message = format!(
+        "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page.{cut_note}"
+    );
+    app.dispatch(Msg::ComputeEnded { epoch, message });
+}
+
+/// Embeds the questions not yet known (the cache first), then asks for the dense measurements.
+pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
+    let Job { epoch, key, call } = job;
+    let mut missing: Vec<String> = Vec::new();
+    let mut found = Vec::new();
+    for q in questions {
+        match store::get_vector(
+            store::QUESTION_VECTORS,
+            &cache::question_vector(mistral::MODEL, &q),
+        )
+        .await
+        {
+            Some(v) => found.push((q, v)),
+            None => missing.push(q),
+        }
+    }
+    app.dispatch(Msg::DenseProgress {
+        epoch,
+        vectors: found,
+    });
+    let refs: Vec<&str> = missing.iter().map(String::as_str).collect();
+    for range in mistral::batches(&refs) {
+        let Some(batch) = refs.get(range) else { break };
+        match api::embed(&call, &key, batch).await {
+            Ok(e) => {
+                app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+                let mut vectors = Vec::new();
+                for (text, v) in batch.iter().zip(e.vectors) {
+                    let cache_key = cache::question_vector(mistral::MODEL, text);
+                    store::put_vector(store::QUESTION_VECTORS, &cache_key, &v).await;
+                    vectors.push((text.to_string(), v));
+                }
+                // Question vectors stay valid whatever the catalogue: they are kept.
+                app.dispatch(Msg::DenseProgress { epoch, vectors });
+            }
+            Err(e) => {
+                // What was embedded stays in memory and in the cache: a retry pays only the rest.
+                let message = Some(format!("Mesure interrompue : {}", messages::api(&e)));
+                app.dispatch(Msg::DenseEnded { epoch, message });
+                return;
+            }
+        }
+    }
+    app.dispatch(Msg::DenseEnded {
+        epoch,
+        message: None,
+    });
+}
+
+/// An answer from the cache (memory, then IndexedDB) or from the model; `true` when cached.
+pub(super) async fn obtain(
+    app: &Shared,
+    call: &Call,
+    key: &ApiKey,
+    model: &str,
+    messages: &[Message],
+) -> Result<(Chat, bool), ApiError> {
+    let cache_key = cache::answer(model, messages);
+    if let Some(chat) = app.peek(|s| s.answers.get(&cache_key).cloned()).flatten() {
+        return Ok((chat, true));
+    }
+    let stored = store::get_text(store::ANSWERS, &cache_key).await;
+    if let Some(chat) = stored.and_then(|t| serde_json::from_str::<Chat>(&t).ok()) {
+        app.dispatch(Msg::AnswerObtained {
+            key: cache_key,
+            chat: chat.clone(),
+        });
+        return Ok((chat, true));
+    }
+    let mut chat = api::chat(call, key, model, messages).await?;
+    chat.obtained = js_sys::Date::new_0().to_iso_string().as_string();
+    let cost = Costs::chat(model, chat.prompt_tokens, chat.completion_tokens);
+    app.dispatch(Msg::Paid(cost));
+    if let Ok(text) = serde_json::to_string(&chat) {
+        store::put_text(store::ANSWERS, &cache_key, &text).await;
+    }
+    app.dispatch(Msg::AnswerObtained {
+        key: cache_key,
+        chat: chat.clone(),
+    });
+    Ok((chat, false))
+}
+
+/// « Rédiger la réponse » for `question` from the fiches `sent`.
+pub async fn answer(app: Shared, job: Job, model: String, question: String, sent: Vec<Fiche>) {
+    let Job { epoch, key, call } = job;
+    let refs: Vec<&Fiche> = sent.iter().collect();
+    let messages = answer::prompt(&question, &refs);
+    let outcome = match obtain(&app, &call, &key, &model, &messages).await {
+        Err(ApiError::Cancelled) => return,
+        other => other.map_err(|e| messages::api(&e)),
+    };
+    let result = AnswerResult {
+        question,
+        model,
+        sent,
+        outcome,
+    };
+    app.dispatch(Msg::AnswerShown { epoch, result });
+}
+
+/// « Mesurer les réponses »: each question in turn, prepared when the run started.
+pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, items: Vec<EvalItem>) {
+    let Job { epoch, key, call } = job;
+    let total = items.len();
+    let mut outcomes = Vec::with_capacity(total);
+    for (i, item) in items.iter().enumerate() {
+        match obtain(&app, &call, &key, &model, &item.messages).await {
+            Ok((chat, _)) => outcomes.push(outcome(item, chat)),
+            Err(e) => {
+                let message = match e {
+                    ApiError::Cancelled => "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.".to_owned(),
+                    other => format!(
+                        "Mesure interrompue : {} Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.",
+                        messages::api(&other)
+                    ),
+                };
+                app.dispatch(Msg::EvalEnded {
+                    epoch,
+                    outcome: Err(message),
+                });
+                return;
+            }
+        }
+        app.dispatch(Msg::EvalProgress {
+            epoch,
+            done: i + 1,
+            total,
+        });
+    }
+    app.dispatch(Msg::EvalEnded {
+        epoch,
+        outcome: Ok((method, model, outcomes)),
+    });
+}

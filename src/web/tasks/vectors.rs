@@ -1,0 +1,237 @@
+//! Mistral's fiche vectors: the shipped or cached ones found for a catalogue, handed to the
+//! page's worker, which keeps and searches them; dense tops asked of it.
+
+use crate::data::vectors::VectorSet;
+use crate::data::vectors::VectorsInfo;
+use crate::encoder::protocol::{Reply, Request};
+use crate::fr::messages;
+use crate::lab::Encoder;
+
+use super::super::dom::fetch_text;
+use super::super::frame::Manifest;
+use super::super::runtime::Shared;
+use super::super::store;
+use crate::page::update::vectors_cache_key;
+use crate::page::Msg;
+
+/// `path` as a Blob, not copied into the module.
+pub(super) async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {
+    use wasm_bindgen::JsCast;
+    let resp = gloo_net::http::Request::get(path)
+        .send()
+        .await
+        .map_err(|_| format!("{path} : le réseau a échoué."))?;
+    if !resp.ok() {
+        return Err(format!("{path} : le serveur répond {}", resp.status()));
+    }
+    let read = web_sys::Response::from(resp)
+        .blob()
+        .map_err(|_| format!("{path} : lecture impossible."))?;
+    wasm_bindgen_futures::JsFuture::from(read)
+        .await
+        .ok()
+        .and_then(|b| b.dyn_into::<web_sys::Blob>().ok())
+        .ok_or_else(|| format!("{path} : lecture impossible."))
+}
+
+pub(super) async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let resp = gloo_net::http::Request::get(path)
+        .send()
+        .await
+        .map_err(|_| format!("{path} : le réseau a échoué."))?;
+    if !resp.ok() {
+        return Err(format!("{path} : le serveur répond {}", resp.status()));
+    }
+    resp.binary()
+        .await
+        .map_err(|_| format!("{path} : lecture impossible."))
+}
+
+/// Mistral fiche vectors the page's worker has read, checked and kept as `set`.
+pub struct Attached {
+    pub set: u64,
+    pub info: VectorsInfo,
+    pub questions: Vec<(String, Vec<f32>)>,
+}
+
+impl Attached {
+    /// The message that installs these vectors for catalogue `epoch`.
+    pub(super) fn loaded(self, epoch: u64, origin: String, bytes: Option<Vec<u8>>) -> Msg {
+        Msg::VectorsLoaded {
+            epoch,
+            set: self.set,
+            info: self.info,
+            questions: self.questions,
+            origin,
+            bytes,
+        }
+    }
+}
+
+/// What the page says when its worker is gone.
+pub(super) const WORKER_GONE: &str = "le calcul en arrière-plan s'est arrêté (rechargez la page)";
+
+/// Hands a Mistral fiche vectors file (safetensors, or a bare `.npy` matrix) to the page's worker,
+/// which reads it, checks it against the fiches `ids` and their fingerprint, and keeps it: the
+/// page's thread never holds the vectors (103 MB at 50,000 fiches).
+pub async fn attach_vectors(
+    app: &Shared,
+    blob: &web_sys::Blob,
+    ids: Vec<String>,
+    fingerprint: String,
+    npy: bool,
+) -> Result<Attached, String> {
+    let set = super::super::worker_client::ticket();
+    let request = Request::Vectors {
+        set,
+        ids_json: serde_json::to_string(&ids).unwrap_or_default(),
+        fingerprint,
+        npy,
+    };
+    match super::super::worker_client::ask(app, set, &request, Some(blob)).await {
+        Some(Reply::Vectors {
+            info, questions, ..
+        }) => Ok(Attached {
+            set,
+            info,
+            questions,
+        }),
+        Some(Reply::VectorsRefused { reason, .. }) => Err(reason),
+        _ => Err(WORKER_GONE.to_owned()),
+    }
+}
+
+/// [`attach_vectors`] for the catalogue in place (a safetensors file).
+pub(super) async fn attach_to_catalogue(
+    app: &Shared,
+    blob: &web_sys::Blob,
+) -> Result<Attached, String> {
+    let (ids, fingerprint) = app
+        .peek(|s| {
+            (
+                s.data.lab.fiches().iter().map(|f| f.id.clone()).collect(),
+                s.data.lab.fingerprint().to_owned(),
+            )
+        })
+        .ok_or_else(|| WORKER_GONE.to_owned())?;
+    attach_vectors(app, blob, ids, fingerprint, false).await
+}
+
+/// `bytes` as a Blob, to hand to the worker.
+pub(super) fn blob_of(bytes: &[u8]) -> Result<web_sys::Blob, String> {
+    let array = js_sys::Uint8Array::from(bytes);
+    web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&array))
+        .map_err(|_| "le navigateur refuse de créer le fichier".to_owned())
+}
+
+/// Asks the page's worker for the dense tops of `vectors` in `set`, and hands them to the page.
+/// A `question` (the one in the box) supersedes an older one not yet searched.
+pub async fn dense(
+    app: &Shared,
+    set: u64,
+    vectors: Vec<Vec<f32>>,
+    question: bool,
+) -> Result<bool, String> {
+    let ticket = super::super::worker_client::ticket();
+    let request = Request::Dense {
+        set,
+        ticket,
+        vectors,
+        question,
+    };
+    let reply = super::super::worker_client::ask(app, ticket, &request, None).await;
+    let Request::Dense { vectors, .. } = request else {
+        return Err(WORKER_GONE.to_owned());
+    };
+    match reply {
+        Some(Reply::Dense { tops, .. }) => {
+            app.dispatch(Msg::DenseFound { set, vectors, tops });
+            Ok(true)
+        }
+        Some(Reply::Superseded { .. }) => Ok(false),
+        Some(Reply::DenseFailed { reason, .. }) => {
+            app.dispatch(Msg::VectorsLost {
+                set,
+                reason: reason.clone(),
+            });
+            Err(reason)
+        }
+        _ => Err(WORKER_GONE.to_owned()),
+    }
+}
+
+/// A question's dense top, asked of the page's worker: the question in the box's (`in_box`: a
+/// newer one supersedes it), or a committed question's waiting to be journaled.
+pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>, in_box: bool) {
+    // Its failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
+    // it may be asked again if the learner comes back to that question.
+    if let Ok(false) = dense(&app, set, vec![vector.clone()], in_box).await {
+        app.dispatch(Msg::DenseSuperseded { set, vector });
+    }
+}
+
+/// Shipped vectors (named by `data/manifeste.json`) for the exercise's catalogue, else vectors
+/// this browser computed before for exactly these fiche texts.
+pub async fn load_vectors(app: Shared, epoch: u64) {
+    let Some((bundled, cache_key)) = app.peek(|s| {
+        (
+            s.data.label.is_none(),
+            vectors_cache_key(s.data.lab.fingerprint()),
+        )
+    }) else {
+        return;
+    };
+    if bundled {
+        let manifest: Manifest = match fetch_text("data/manifeste.json").await {
+            Ok(text) => Manifest::parse(&text),
+            Err(_) => Manifest::default(),
+        };
+        if let Some(name) = &manifest.vecteurs_local {
+            let read = fetch_bytes(&format!("data/{name}")).await.and_then(|b| {
+                let set = VectorSet::from_safetensors(&b).map_err(|e| messages::vectors(&e))?;
+                set.check_model(crate::encoder::MODEL, crate::encoder::DIM)
+                    .map_err(|e| messages::vectors(&e))?;
+                Ok(set)
+            });
+            match read {
+                Ok(set) => app.dispatch(Msg::LocalVectorsLoaded {
+                    epoch,
+                    set: Box::new(set),
+                }),
+                Err(e) => web_sys::console::warn_1(&format!("{name} : {e}").into()),
+            }
+        }
+        if let Some(name) = manifest.vecteurs {
+            // Fetched as a Blob and handed on: the page's module never holds it.
+            let read = match fetch_blob(&format!("data/{name}")).await {
+                Ok(blob) => attach_to_catalogue(&app, &blob).await,
+                Err(e) => Err(e),
+            };
+            match read {
+                Ok(a) => {
+                    let origin = format!("livrés avec la page ({name})");
+                    app.dispatch(a.loaded(epoch, origin, None));
+                    if app
+                        .peek(|s| s.data.lab.has_vectors(Encoder::Mistral))
+                        .unwrap_or(false)
+                    {
+                        return;
+                    }
+                }
+                Err(message) => {
+                    let origin = format!("Le fichier livré {name} est refusé : {message}");
+                    app.dispatch(Msg::VectorsRefused { epoch, origin });
+                }
+            }
+        }
+    }
+    if let Some(bytes) = store::get_bytes(store::FICHE_VECTORS, &cache_key).await {
+        // Kept for « Télécharger ».
+        if let Ok(blob) = blob_of(&bytes) {
+            if let Ok(a) = attach_to_catalogue(&app, &blob).await {
+                let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
+                app.dispatch(a.loaded(epoch, origin, Some(bytes)));
+            }
+        }
+    }
+}
