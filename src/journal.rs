@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 /// The journal keeps at most this many entries, the oldest dropped first.
 pub const MAX_ENTRIES: usize = 1_000;
 
+/// A journaled question's length at most, in characters: a link's (see [`crate::link`]).
+pub const MAX_QUESTION_CHARS: usize = crate::link::MAX_QUESTION_CHARS;
+
 /// Why a question was judged unanswered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -65,8 +68,14 @@ pub struct Journal {
 
 impl Journal {
     /// Adds `entry` unless the same is already there; `true` when added. Past [`MAX_ENTRIES`]
-    /// the oldest entry goes.
-    pub fn add(&mut self, entry: Entry) -> bool {
+    /// the oldest entry goes. A question longer than [`MAX_QUESTION_CHARS`] is cut there (and
+    /// marked « … »), as a link cuts it: the journal's size, its writes and its rendering stay
+    /// bounded whatever is pasted (entries read back from storage are cut the same way).
+    pub fn add(&mut self, mut entry: Entry) -> bool {
+        if entry.question.chars().count() > MAX_QUESTION_CHARS {
+            entry.question = entry.question.chars().take(MAX_QUESTION_CHARS).collect();
+            entry.question.push('…');
+        }
         if self.entries.iter().any(|e| e.same(&entry)) {
             return false;
         }
@@ -188,5 +197,29 @@ mod tests {
         page.merge_stored(stored);
         let qs: Vec<&str> = page.entries.iter().map(|e| e.question.as_str()).collect();
         assert_eq!(qs, ["ancienne", "nouvelle"]);
+    }
+
+    #[test]
+    fn b6_a_pasted_100_kb_question_is_journaled_cut_to_a_links_length() {
+        let mut j = Journal::default();
+        let long = "isolant ".repeat(12_500);
+        assert!(j.add(entry(&long, Verdict::UnderThreshold)));
+        let kept = &j.entries[0].question;
+        assert_eq!(kept.chars().count(), MAX_QUESTION_CHARS + 1);
+        assert!(kept.ends_with('…'));
+        // 300 such entries read back from storage stay a few hundred kB, not 30 MB.
+        let mut many = String::new();
+        for i in 0..300 {
+            let e = entry(&format!("{i} {long}"), Verdict::UnderThreshold);
+            many.push_str(&serde_json::to_string(&e).unwrap());
+            many.push('\n');
+        }
+        let back = Journal::from_jsonl(&many);
+        assert_eq!(back.entries.len(), 300);
+        assert!(
+            back.to_jsonl().len() < 300 * 1_000,
+            "{}",
+            back.to_jsonl().len()
+        );
     }
 }

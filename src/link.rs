@@ -105,7 +105,9 @@ impl ViewState {
             parts.push("vue=mesurer".to_owned());
         }
         if let Some(q) = &self.question {
-            parts.push(format!("q={}", encode(q)));
+            // Cut as `from_fragment` reads it: a pasted 100 kB question makes no 100 kB URL.
+            let q: String = q.chars().take(MAX_QUESTION_CHARS).collect();
+            parts.push(format!("q={}", encode(&q)));
         }
         if !self.methods.is_empty() {
             let names: Vec<&str> = self.methods.iter().map(|m| m.name()).collect();
@@ -247,6 +249,22 @@ mod tests {
         assert_eq!(
             ViewState::from_fragment(&long).question.unwrap().len(),
             MAX_QUESTION_CHARS
+        );
+    }
+
+    #[test]
+    fn b14_a_long_question_is_written_into_the_fragment_with_the_cut_it_is_read_with() {
+        let state = ViewState {
+            question: Some("é".repeat(100_000)),
+            ..ViewState::default()
+        };
+        let fragment = state.to_fragment();
+        let back = ViewState::from_fragment(&fragment);
+        assert_eq!(back.question.unwrap().chars().count(), MAX_QUESTION_CHARS);
+        assert!(
+            fragment.len() < 10 * MAX_QUESTION_CHARS,
+            "{}",
+            fragment.len()
         );
     }
 }

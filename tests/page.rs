@@ -891,6 +891,87 @@ fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
         .any(|e| matches!(e, Effect::LoadVectors { epoch } if *epoch == s.data.epoch)));
 }
 
+/// The exercise's local fiche vectors, as the page loads them at start-up.
+fn with_local_vectors(s: &mut State) {
+    let rows = (0..s.data.lab.fiches().len())
+        .map(|i| {
+            let mut v = vec![0.0; rag_fiches::encoder::DIM];
+            v[i % rag_fiches::encoder::DIM] = 1.0;
+            v
+        })
+        .collect();
+    let set = rag_fiches::data::vectors::VectorSet::new(
+        rag_fiches::encoder::MODEL,
+        s.data.lab.fiches(),
+        rows,
+    )
+    .unwrap();
+    let epoch = s.data.epoch;
+    send(
+        s,
+        Msg::LocalVectorsLoaded {
+            epoch,
+            set: Box::new(set),
+        },
+    );
+}
+
+#[test]
+fn b8_a_link_with_a_local_method_downloads_no_model_before_a_gesture() {
+    let mut s = state();
+    with_local_vectors(&mut s);
+    let fx = send(
+        &mut s,
+        Msg::FragmentChanged(link(
+            "Un enduit pour reboucher une fissure",
+            vec![
+                Method::Keyword(rag_fiches::lab::Keyword::Mots),
+                Method::SensLocal,
+            ],
+        )),
+    );
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    assert!(s.local_waits_for_gesture());
+    // Anything else meanwhile downloads nothing either.
+    assert_eq!(
+        count(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |e| {
+            matches!(e, Effect::LoadLocalModel)
+        }),
+        0
+    );
+    let fx = send(&mut s, Msg::LocalModelRequested);
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+}
+
+#[test]
+fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
+    let mut s = state();
+    with_local_vectors(&mut s);
+    show(&mut s, Method::SensLocal);
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    // The cached copy was refused (and deleted by the shell): fetched again.
+    let fx = send(&mut s, Msg::LocalModelEvicted("empreinte".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::Worker(Request::Question { text }) if text == "Un isolant")));
+    // The download refused in turn is final.
+    send(&mut s, Msg::LocalModelFailed("refusé".into()));
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    assert!(matches!(s.local, LocalModel::Unavailable(_)));
+}
+
+#[test]
+fn b9_a_model_not_kept_is_said() {
+    let mut s = state();
+    send(&mut s, Msg::LocalModelReady);
+    assert!(!s.local_not_kept);
+    send(&mut s, Msg::LocalModelNotKept);
+    assert!(s.local_not_kept);
+}
+
 #[test]
 fn the_local_model_is_asked_for_once_while_it_comes() {
     let mut s = state();
@@ -927,4 +1008,38 @@ fn the_local_model_is_asked_for_once_while_it_comes() {
         matches!(e, Effect::Worker(Request::Question { .. }))
     });
     assert_eq!(asked, 2);
+}
+
+#[test]
+fn b14_unticking_the_local_methods_stops_embedding_the_learners_fiches() {
+    let mut s = state();
+    let seq = read_seq(&send(
+        &mut s,
+        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
+    ));
+    send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(learner_dataset("vos données")),
+        },
+    );
+    send(&mut s, Msg::LocalModelReady);
+    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
+    assert_eq!(
+        count(&fx, |e| matches!(e, Effect::Worker(Request::Texts { .. }))),
+        1
+    );
+    let epoch = s.data.epoch;
+    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::Worker(Request::Stop { epoch: e }) if *e == epoch)));
+    assert!(s.local_fiches.is_none());
+    // Ticked again: computed again from the start.
+    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
+    assert_eq!(
+        count(&fx, |e| matches!(e, Effect::Worker(Request::Texts { .. }))),
+        1
+    );
 }

@@ -847,3 +847,28 @@ fn a_store_that_fails_to_read_back_fails_the_search() {
 fn stored_question(bytes: &[u8]) -> Vec<f32> {
     VectorSet::from_safetensors(bytes).unwrap().row(3)
 }
+
+#[test]
+fn the_manifest_names_the_local_model_the_shipped_vectors_were_computed_with() {
+    use rag_fiches::encoder::identity::{content_hash, MODEL_FILE};
+    let text = std::fs::read_to_string("data/manifeste.json").unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let named = manifest["modele_local"]
+        .as_str()
+        .expect("data/manifeste.json names the local model (modele_local)");
+    assert!(
+        named.starts_with("sha256:") && named.len() == 7 + 64,
+        "{named}"
+    );
+    match std::fs::read(MODEL_FILE) {
+        Ok(bytes) => assert_eq!(
+            content_hash(&bytes),
+            named,
+            "{MODEL_FILE} is not the model the manifest names: vecteurs --embedder local writes both"
+        ),
+        Err(_) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("*** SKIPPED: no {MODEL_FILE} (bash scripts/modele.sh) ***")
+        }
+        Err(e) => panic!("{MODEL_FILE}: {e} (CI=true requires it: bash scripts/modele.sh)"),
+    }
+}

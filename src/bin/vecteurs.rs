@@ -148,6 +148,20 @@ fn run() -> Result<ExitCode, Fail> {
             )));
         };
         fields.insert(field.into(), serde_json::Value::String(name.into()));
+        // The local vectors hold for exactly the model file they were computed with: the page
+        // uses and caches only the model whose content hash the manifest names.
+        if field == "vecteurs_local" {
+            let model = std::fs::read(rag_fiches::encoder::identity::MODEL_FILE).map_err(|e| {
+                format!(
+                    "cannot read {}: {e}",
+                    rag_fiches::encoder::identity::MODEL_FILE
+                )
+            })?;
+            fields.insert(
+                "modele_local".into(),
+                serde_json::Value::String(rag_fiches::encoder::identity::content_hash(&model)),
+            );
+        }
         let text = value.to_string() + "\n";
         std::fs::write(&manifest, text)
             .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;

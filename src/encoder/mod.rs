@@ -16,6 +16,7 @@
 //! with it at cosine ≥ 0.9999 (`tests/encoder.rs`). The model is read from one safetensors file
 //! that `modele` makes from the package's files (see [`Model::to_safetensors`]).
 
+pub mod identity;
 pub mod protocol;
 pub mod spm;
 #[cfg(target_arch = "wasm32")]

@@ -22,8 +22,9 @@ use crate::data::vectors::VectorsInfo;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum Request {
-    /// Prepare the model from the file sent beside this message (a `Blob`).
-    Prepare,
+    /// Prepare the model from the file sent beside this message (a `Blob`), if its content hash
+    /// is `sha256` (when the page knows it: see [`super::identity`]).
+    Prepare { sha256: Option<String> },
     /// Embed one question. A newer question supersedes this one if it has not started.
     Question { text: String },
     /// Embed a catalogue's texts (its fiches, then its questions), for the catalogue `epoch`.
@@ -133,7 +134,7 @@ impl Queue {
     /// no texts). `Prepare` is not queued work: the worker handles it itself.
     pub fn push(&mut self, request: Request) -> Option<Reply> {
         match request {
-            Request::Prepare
+            Request::Prepare { .. }
             | Request::Vectors { .. }
             | Request::Dense { .. }
             | Request::Forget { .. } => {}

@@ -104,6 +104,17 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
     }
 }
 
+/// The worker received a model file whose content hash is not the one the page names.
+pub fn model_not_this_page(bytes: usize, found: &str, expected: &str) -> String {
+    let short = |h: &str| h.chars().take(7 + 12).collect::<String>();
+    format!(
+        "le fichier reçu ({} octets, empreinte {}…) n'est pas celui de cette page (empreinte attendue {}…)",
+        crate::fr::int(bytes as u64),
+        short(found),
+        short(expected)
+    )
+}
+
 /// Why the local encoder's model file was refused (the format's own words, when it has some, in
 /// parentheses).
 pub fn model(e: &ModelError) -> String {

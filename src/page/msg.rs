@@ -103,6 +103,14 @@ pub enum Msg {
     LocalModelPreparing(u8),
     LocalModelReady,
     LocalModelFailed(String),
+    /// The worker refused the model read from this browser's cache, which was deleted: it is
+    /// fetched again (why, in the worker's words).
+    LocalModelEvicted(String),
+    /// The model prepared could not be kept in this browser (storage full, a private window).
+    LocalModelNotKept,
+    /// « Charger le modèle local »: the learner agrees to download it for a question that came
+    /// from a link.
+    LocalModelRequested,
     ExportRequested(String),
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),

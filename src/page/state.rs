@@ -92,6 +92,10 @@ pub struct State {
     pub journal_waiting: Vec<(String, Method)>,
     /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
     pub local: LocalModel,
+    /// The model in use could not be kept in this browser: the next visit downloads it again.
+    pub local_not_kept: bool,
+    /// The learner asked for the local model (a gesture): a link's question may then download it.
+    pub local_download_ok: bool,
     pub local_qvectors: QuestionVectors,
     /// The local encoder's vectors being computed for the learner's catalogue: (epoch, texts
     /// done, texts in all). `None` when no computation runs.
@@ -167,6 +171,8 @@ impl State {
             journal: Journal::default(),
             journal_waiting: Vec::new(),
             local: LocalModel::Idle,
+            local_not_kept: false,
+            local_download_ok: false,
             local_qvectors: QuestionVectors::new(),
             local_fiches: None,
             local_fiches_error: None,
@@ -221,17 +227,27 @@ impl State {
 
     /// Whether the local encoder should embed the question in the box: a local method is shown,
     /// the fiches have local vectors (or they are being computed), and the question's is not
-    /// known yet.
+    /// known yet. A question from a link waits for a gesture while the model would have to be
+    /// downloaded for it ([`State::local_waits_for_gesture`]).
     pub fn wants_local_vector(&self) -> bool {
-        self.shown
-            .iter()
-            .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
+        !self.local_waits_for_gesture()
+            && self
+                .shown
+                .iter()
+                .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
             && (self.data.lab.local_vectors().is_some()
                 || self
                     .local_fiches
                     .is_some_and(|(e, _, _)| e == self.data.epoch))
             && !self.question.trim().is_empty()
             && !self.local_qvectors.contains_key(&self.question)
+    }
+
+    /// The question in the box came from a link, and embedding it locally would download the
+    /// model: nothing is downloaded until the learner asks (a link or a reload spends no
+    /// bandwidth by itself).
+    pub fn local_waits_for_gesture(&self) -> bool {
+        self.question_from_link && !self.local_download_ok && matches!(self.local, LocalModel::Idle)
     }
 
     /// The learner's catalogue needs the local encoder's fiche vectors: a local method is shown

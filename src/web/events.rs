@@ -117,6 +117,8 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         _ => {
             if button.has_attribute("data-plonger") {
                 Msg::EmbedRequested
+            } else if button.has_attribute("data-charger-modele") {
+                Msg::LocalModelRequested
             } else if let Some(what) = button.get_attribute("data-journal") {
                 match what.as_str() {
                     "effacer" => Msg::JournalErased,

@@ -33,6 +33,9 @@ pub struct Manifest {
     pub vecteurs: Option<String>,
     /// The local encoder's vectors of the fiches and the questions.
     pub vecteurs_local: Option<String>,
+    /// The content hash of the local model those vectors were computed with
+    /// ([`crate::encoder::identity::content_hash`]): the only model the page uses or caches.
+    pub modele_local: Option<String>,
 }
 
 impl Manifest {
@@ -45,6 +48,7 @@ impl Manifest {
         Manifest {
             vecteurs: name("vecteurs"),
             vecteurs_local: name("vecteurs_local"),
+            modele_local: name("modele_local"),
         }
     }
 }

@@ -91,6 +91,66 @@ fn wake_all() {
     keys.into_iter().for_each(|k| wake(k, None));
 }
 
+/// The model handed to the worker and not yet prepared: its cache key (when the page names its
+/// hash), the file when it was downloaded (to keep once prepared), or `None` when it came from the
+/// cache (to delete if the worker refuses it).
+struct PendingModel {
+    key: Option<String>,
+    downloaded: Option<web_sys::Blob>,
+}
+
+thread_local! {
+    static PENDING_MODEL: RefCell<Option<PendingModel>> = const { RefCell::new(None) };
+}
+
+/// Hands the model file to the worker, which checks its content hash (`expected`) and prepares
+/// it. What happens to the browser's copy is decided by the worker's answer ([`replied`]): a
+/// downloaded file is kept once prepared, a cached one that is refused is deleted.
+pub fn prepare(app: &Shared, blob: web_sys::Blob, expected: Option<String>, cached: bool) {
+    let key = expected.as_deref().map(crate::encoder::identity::cache_key);
+    let downloaded = (!cached).then(|| blob.clone());
+    PENDING_MODEL.with(|p| *p.borrow_mut() = Some(PendingModel { key, downloaded }));
+    send(app, &Request::Prepare { sha256: expected }, Some(&blob));
+}
+
+/// The worker prepared the model: a downloaded one is kept in the cache under its hash, and the
+/// page is told if it could not be (storage full, a private window).
+fn model_ready(app: &Shared) {
+    let Some(pending) = PENDING_MODEL.with(|p| p.borrow_mut().take()) else {
+        return;
+    };
+    let named = pending.key.is_some();
+    let (Some(key), Some(blob)) = (pending.key, pending.downloaded) else {
+        if !named {
+            app.dispatch(Msg::LocalModelNotKept);
+        }
+        return;
+    };
+    let app = app.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        if !super::store::put(super::store::MODEL, &key, &blob).await {
+            app.dispatch(Msg::LocalModelNotKept);
+        }
+    });
+}
+
+/// The worker refused the model: a cached copy is deleted and fetched again (`true`); a
+/// downloaded one was never kept (`false`).
+fn model_refused() -> bool {
+    let Some(pending) = PENDING_MODEL.with(|p| p.borrow_mut().take()) else {
+        return false;
+    };
+    match (pending.key, pending.downloaded) {
+        (Some(key), None) => {
+            wasm_bindgen_futures::spawn_local(async move {
+                super::store::delete(super::store::MODEL, &key).await;
+            });
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Sends `request` (with the model file for [`Request::Prepare`]), starting the worker first if
 /// needed.
 pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
@@ -259,7 +319,11 @@ fn replied(app: &Shared, reply: Reply) {
             return;
         }
         Reply::Preparing { percent } => Msg::LocalModelPreparing(percent),
-        Reply::Ready => Msg::LocalModelReady,
+        Reply::Ready => {
+            model_ready(app);
+            Msg::LocalModelReady
+        }
+        Reply::Refused { reason } if model_refused() => Msg::LocalModelEvicted(reason),
         Reply::Refused { reason } => Msg::LocalModelFailed(format!(
             "Le modèle local est refusé : {reason}. Sens local ne peut pas plonger de nouvelle question."
         )),

@@ -80,13 +80,13 @@ fn received(worker: &Shared, data: JsValue) {
         return;
     };
     match request {
-        Request::Prepare => {
+        Request::Prepare { sha256 } => {
             let blob = js_sys::Reflect::get(&data, &JsValue::from_str("blob"))
                 .ok()
                 .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
             let worker = worker.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                prepare(&worker, blob).await;
+                prepare(&worker, blob, sha256.as_deref()).await;
                 pump(worker).await;
             });
         }
@@ -177,7 +177,7 @@ fn received(worker: &Shared, data: JsValue) {
 
 /// Reads the model file (synchronously: this is a worker) and prepares it in steps, saying the
 /// percentage done.
-async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>) {
+async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>, sha256: Option<&str>) {
     let bytes = match blob.map(|b| read_blob(&b)) {
         Some(Ok(bytes)) => bytes,
         Some(Err(reason)) => {
@@ -191,6 +191,17 @@ async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>) {
             return;
         }
     };
+    // Only the model the page names: a cached copy of another build, a truncated download or a
+    // server's fallback page is refused before anything is read from it.
+    if let Some(expected) = sha256 {
+        let found = crate::encoder::identity::content_hash(&bytes);
+        if found != expected {
+            post(&Reply::Refused {
+                reason: messages::model_not_this_page(bytes.len(), &found, expected),
+            });
+            return;
+        }
+    }
     let shown = std::cell::Cell::new(u8::MAX);
     let prepared = Model::from_safetensors_pausing(&bytes, |percent| {
         if shown.replace(percent) != percent {

@@ -42,6 +42,17 @@ pub(super) fn texts_embedded(
     }
 }
 
+/// The cached model was refused and deleted: it is fetched again, once (a download refused in
+/// turn is [`Msg::LocalModelFailed`](super::super::msg::Msg::LocalModelFailed)).
+pub(super) fn evicted(s: &mut State, why: String) {
+    if matches!(s.local, LocalModel::Unavailable(_)) {
+        return;
+    }
+    s.local = LocalModel::Idle;
+    s.local_asked = None;
+    let _ = why;
+}
+
 pub(super) fn worker_died(s: &mut State, detail: String) {
     if s.data.lab.vectors_away().is_some() {
         s.data.lab.forget_vectors_away();
@@ -75,6 +86,18 @@ fn measure_local(s: &mut State, fx: &mut Vec<Effect>) {
 /// What the local encoder should be doing, from the state: the model fetched, the learner's
 /// fiches embedded, the question in the box embedded.
 pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
+    // No local method shown any more: the learner's fiches are no longer embedded (minutes of a
+    // core at 100,000 fiches); ticking one again starts over.
+    let shown = s
+        .shown
+        .iter()
+        .any(|m| m.encoder() == Some(crate::lab::Encoder::Local));
+    if !shown {
+        if let Some((epoch, _, _)) = s.local_fiches.take() {
+            s.local_sent_questions.clear();
+            fx.push(Effect::Worker(Request::Stop { epoch }));
+        }
+    }
     if s.wants_local_fiche_vectors() {
         match &s.local {
             LocalModel::Idle => {

@@ -198,6 +198,9 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             s.local_fiches = None;
         }
         Msg::LocalWorkerDied(detail) => local::worker_died(s, detail),
+        Msg::LocalModelEvicted(why) => local::evicted(s, why),
+        Msg::LocalModelNotKept => s.local_not_kept = true,
+        Msg::LocalModelRequested => s.local_download_ok = true,
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => journal::export(s, &what, fx),
         Msg::JournalErased => {

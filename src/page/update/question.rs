@@ -43,6 +43,10 @@ pub(super) fn entered(s: &mut State) {
 }
 
 pub(super) fn toggled(s: &mut State, m: Method, on: bool) {
+    // Ticking a local method is asking for it: its model may be downloaded.
+    if on && m.encoder() == Some(crate::lab::Encoder::Local) {
+        s.local_download_ok = true;
+    }
     s.shown.retain(|x| *x != m);
     if on {
         s.shown.push(m);
@@ -51,6 +55,7 @@ pub(super) fn toggled(s: &mut State, m: Method, on: bool) {
 }
 
 pub(super) fn local_methods(s: &mut State) {
+    s.local_download_ok = true;
     for m in [Method::SensLocal, Method::HybrideLocal] {
         if !s.shown.contains(&m) {
             s.shown.push(m);

@@ -270,6 +270,16 @@ fn column(s: &State, method: Method) -> Element {
         return empty(column, "Tapez une question ou choisissez un exemple.");
     }
     let vector = s.vector_for(method, question);
+    if local && vector.is_none() && s.local_waits_for_gesture() {
+        let ask = E::new("p").class("vide").text(
+            "Cette question vient d'un lien : la plonger avec le modèle local demande de le télécharger (une fois, gardé ensuite dans ce navigateur), seulement si vous le demandez.",
+        );
+        let button = E::new("button")
+            .attr("type", "button")
+            .attr("data-charger-modele", "")
+            .text("Charger le modèle local");
+        return column.child(ask).child(button).build();
+    }
     if local && vector.is_none() {
         return local_progress(column, s, "Plongement de la question par le modèle local…");
     }
@@ -307,6 +317,13 @@ fn column(s: &State, method: Method) -> Element {
         }
     }
     let expected = s.example_question().and_then(|q| q.expected.as_deref());
+    let column = if local && s.local_not_kept {
+        column.child(E::new("p").class("note").text(
+            "Modèle local utilisé sans être gardé dans ce navigateur (stockage refusé : fenêtre privée ou espace plein) : il sera chargé à nouveau à la prochaine visite.",
+        ))
+    } else {
+        column
+    };
     results::ranked(column, lab, method, question, vector, expected)
 }
 

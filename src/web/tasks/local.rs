@@ -1,47 +1,50 @@
-//! The local encoder's model: from this browser's cache, else fetched with its progress shown,
-//! then handed to the page's worker.
+//! The local encoder's model: from this browser's cache under its content hash, else fetched with
+//! its progress shown; then handed to the page's worker, which checks the hash before preparing
+//! it. It is kept in the cache only once the worker has prepared it
+//! ([`super::super::worker_client::prepare`]).
 
+use super::super::dom::fetch_text;
+use super::super::frame::Manifest;
 use super::super::runtime::Shared;
 use super::super::store;
+use crate::encoder::identity::{cache_key, MODEL_FILE};
 use crate::page::Msg;
 
-/// Where the local encoder is served, and its key in the browser's cache.
-pub(super) const LOCAL_MODEL: &str = "data/modele-local.safetensors";
-
-/// The local encoder: from this browser's cache, else fetched once with its progress shown (it is
-/// large: its size is said) and kept in the cache; then handed to its Web Worker as a Blob, which
-/// reads and prepares it off the page's thread ([`super::super::worker_client`]).
+/// The local encoder: the model the manifest names, from this browser's cache, else fetched once
+/// with its progress shown; then handed to its Web Worker as a Blob, which checks and prepares it
+/// off the page's thread.
 pub async fn load_local_model(app: Shared) {
-    match local_model_blob(&app).await {
-        Ok(blob) => {
+    let expected = match fetch_text("data/manifeste.json").await {
+        Ok(text) => Manifest::parse(&text).modele_local,
+        Err(_) => None,
+    };
+    match local_model_blob(&app, expected.as_deref()).await {
+        Ok((blob, cached)) => {
             app.dispatch(Msg::LocalModelPreparing(0));
-            super::super::worker_client::send(
-                &app,
-                &crate::encoder::protocol::Request::Prepare,
-                Some(&blob),
-            );
+            super::super::worker_client::prepare(&app, blob, expected, cached);
         }
         Err(why) => app.dispatch(Msg::LocalModelFailed(why)),
     }
 }
 
-/// The model file: from the cache (a Blob; a Uint8Array from an earlier version), else fetched
-/// and cached.
-pub(super) async fn local_model_blob(app: &Shared) -> Result<web_sys::Blob, String> {
+/// The model file and whether it came from the cache: the cache is read only under the content
+/// hash the page names (a build that names none caches nothing); else it is fetched. A copy kept
+/// under the bare path by an earlier version of the page, never checked, is deleted.
+pub(super) async fn local_model_blob(
+    app: &Shared,
+    expected: Option<&str>,
+) -> Result<(web_sys::Blob, bool), String> {
     use wasm_bindgen::JsCast;
-    match store::get(store::MODEL, LOCAL_MODEL).await {
-        Some(v) if v.is_instance_of::<web_sys::Blob>() => Ok(v.unchecked_into()),
-        Some(v) if v.is_instance_of::<js_sys::Uint8Array>() => {
-            let parts = js_sys::Array::of1(&v);
-            web_sys::Blob::new_with_u8_array_sequence(&parts)
-                .map_err(|_| "Le modèle local gardé en cache n'a pas pu être relu.".to_owned())
-        }
-        _ => {
-            let blob = fetch_with_progress(app, LOCAL_MODEL).await?;
-            store::put(store::MODEL, LOCAL_MODEL, &blob).await;
-            Ok(blob)
+    if let Some(hash) = expected {
+        if let Some(v) = store::get(store::MODEL, &cache_key(hash)).await {
+            if let Ok(blob) = v.dyn_into::<web_sys::Blob>() {
+                return Ok((blob, true));
+            }
         }
     }
+    store::delete(store::MODEL, MODEL_FILE).await;
+    let blob = fetch_with_progress(app, MODEL_FILE).await?;
+    Ok((blob, false))
 }
 
 /// The file at `path` as a Blob of the chunks received, reporting progress as they arrive. The

@@ -1,0 +1,128 @@
+// The local model's download and cache, as the second red team broke them (issue 45): a changed
+// model is fetched again (B1), a foreign body is never kept (B4), a link does not download it
+// without a gesture (B8). One server whose files are swapped between loads, so that the browser's
+// storage (one origin) carries over as a returning learner's would.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { launch, serveDist, openPage, LOCAL_MODEL, localModelPresent } from './harness.mjs';
+
+const present = localModelPresent("the model cache's tests");
+const QUESTION = 'Une plaque de plâtre pour une pièce humide';
+let browser;
+let server;
+const overrides = {};
+let model;
+let manifest;
+
+before(async () => {
+  browser = await launch();
+  server = await serveDist({ overrides });
+  if (!present) return;
+  model = await readFile(new URL(`../../dist/${LOCAL_MODEL}`, import.meta.url));
+  manifest = JSON.parse(await readFile(new URL('../../dist/data/manifeste.json', import.meta.url), 'utf8'));
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The model with the last dense layer's weights negated (as the red team simulated a deploy
+ *  that changes the model): a valid file, another content, other vectors. */
+function changedModel() {
+  const bytes = Buffer.from(model);
+  const headerLen = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLen).toString('utf8'));
+  const [start, end] = header.d3.data_offsets;
+  const base = 8 + headerLen;
+  for (let i = base + start + 3; i < base + end; i += 4) bytes[i] ^= 0x80;
+  return bytes;
+}
+
+const sha = (bytes) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+/** Counts the requests for the model made by `page`. */
+function countModel(page) {
+  const seen = [];
+  page.on('request', (r) => { if (r.url().endsWith(LOCAL_MODEL)) seen.push(r.url()); });
+  return seen;
+}
+
+async function firstLocalResult(page) {
+  const first = page.locator('#colonne-sens-local li.resultat').first();
+  await first.waitFor({ timeout: 90000 });
+  return first.getAttribute('data-id');
+}
+
+test('b1: a model changed by a deploy is fetched again, never the cached one used with it', { skip: !present }, async () => {
+  for (const k of Object.keys(overrides)) delete overrides[k];
+  const { page, context, problems } = await openPage(browser, null);
+  const models = countModel(page);
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.check('#voir-sens-local');
+  await page.fill('#question', QUESTION);
+  const before = await firstLocalResult(page);
+  assert.equal(models.length, 1);
+  // A deploy changes the model (same path, same size, same model name) and names its hash.
+  const changed = changedModel();
+  assert.equal(changed.length, model.length);
+  overrides[LOCAL_MODEL] = changed;
+  overrides['data/manifeste.json'] = JSON.stringify({ ...manifest, modele_local: sha(changed) });
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.check('#voir-sens-local');
+  await page.fill('#question', QUESTION);
+  const after = await firstLocalResult(page);
+  assert.equal(models.length, 2, 'the changed model is fetched, not read from the cache');
+  assert.notEqual(after, before, 'the changed model ranks otherwise: it is the one in use');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('b4: a body that is not the model is refused and never kept: the next load fetches it again', { skip: !present }, async () => {
+  for (const k of Object.keys(overrides)) delete overrides[k];
+  // A Git LFS pointer served with status 200 where the model should be.
+  overrides[LOCAL_MODEL] = 'version https://git-lfs.github.com/spec/v1\noid sha256:4b3a3e7c\nsize 81098920\n';
+  const { page, context, problems } = await openPage(browser, null);
+  const models = countModel(page);
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.check('#voir-sens-local');
+  await page.fill('#question', QUESTION);
+  const status = page.locator('[data-methode="sens local"] p[role="status"]', { hasText: /refusé|pas celui/ });
+  await status.waitFor({ timeout: 30000 });
+  assert.match(await status.textContent(), /n'est pas celui de cette page/);
+  delete overrides[LOCAL_MODEL];
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.check('#voir-sens-local');
+  await page.fill('#question', QUESTION);
+  await firstLocalResult(page);
+  assert.equal(models.length, 2, 'the refused body was not kept: the model is fetched again');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('b8: a link with sens local downloads nothing before a click; the click fetches once', { skip: !present }, async () => {
+  for (const k of Object.keys(overrides)) delete overrides[k];
+  const { page, context, problems } = await openPage(browser, null);
+  const models = countModel(page);
+  const link = `${server.url}#q=${encodeURIComponent('Un enduit pour reboucher une fissure')}&m=mots%2Cmots%2B%2Csens%20local`;
+  await page.goto(link);
+  await page.waitForSelector('body[data-ready="true"]');
+  const ask = page.locator('#colonne-sens-local button[data-charger-modele]');
+  await ask.waitFor();
+  assert.equal(models.length, 0, 'a link downloads no model by itself');
+  // A reload of the link does not either.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await ask.waitFor();
+  assert.equal(models.length, 0);
+  await ask.click();
+  await firstLocalResult(page);
+  assert.equal(models.length, 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
