@@ -30,7 +30,7 @@ fn exercise() -> (
 
 fn state() -> State {
     let (f, q) = exercise();
-    State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q))
+    State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q), nfc)
 }
 
 /// A learner's catalogue (the exercise's texts under another label), as a file read yields it.

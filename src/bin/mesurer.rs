@@ -395,8 +395,13 @@ fn run() -> Result<(), Fail> {
         .map_err(|e| e.to_string())?;
     let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
     for path in &args.runs {
-        let mut m = rag_fiches::measure::import::measure(&read(path)?, &questions, &ids)
-            .map_err(|e| format!("{path}: {e}: nothing measured"))?;
+        let mut m = rag_fiches::measure::import::measure(
+            &read(path)?,
+            &questions,
+            &ids,
+            rag_fiches::data::nfc,
+        )
+        .map_err(|e| format!("{path}: {e}: nothing measured"))?;
         // A run re-imported from our own export is named like the method: « mots (run) ».
         if measurements.iter().any(|x| x.method == m.method) {
             m.method += " (run)";

@@ -104,7 +104,8 @@ pub enum DataError {
         line: usize,
         field: &'static str,
     },
-    /// An id with a space, tab or line break: TREC files and citations `[AR-0040]` need it whole.
+    /// An id with a space, tab, line break or invisible character ([`is_invisible`]): TREC files
+    /// and citations `[AR-0040]` need it whole, and it must not look like another id.
     IdWithSpace { line: usize, id: String },
     /// The same fiche id twice (also when equal only after Unicode NFC normalisation): results
     /// could not tell them apart.
@@ -192,7 +193,7 @@ impl fmt::Display for DataError {
             }
             DataError::IdWithSpace { line, id } => write!(
                 f,
-                "fiches.jsonl, line {line}: id {id:?} holds a space or line break; ids must be one word (TREC files and citations need them whole)"
+                "fiches.jsonl, line {line}: id {id:?} holds a space, a line break or an invisible character; ids must be one visible word (TREC files and citations need them whole)"
             ),
             DataError::DuplicateId { id, first_line, line } => write!(
                 f,
@@ -327,9 +328,15 @@ where
             nom: field("nom")?,
             texte: field("texte")?,
         };
-        if fiche.id.chars().any(char::is_whitespace) {
+        if fiche
+            .id
+            .chars()
+            .any(|c| c.is_whitespace() || is_invisible(c))
+        {
             return Err(DataError::IdWithSpace { line, id: fiche.id });
         }
+        // One id equality everywhere: ids are kept in NFC, and expected ids, runs and answers
+        // are compared in NFC too.
         let canonical = normalize(&fiche.id);
         if let Some(&first_line) = seen.get(&canonical) {
             return Err(DataError::DuplicateId {
@@ -338,8 +345,11 @@ where
                 line,
             });
         }
-        seen.insert(canonical, line);
-        fiches.push(fiche);
+        seen.insert(canonical.clone(), line);
+        fiches.push(Fiche {
+            id: canonical,
+            ..fiche
+        });
     }
     if fiches.is_empty() {
         return Err(DataError::Empty { file: FILE });
@@ -356,9 +366,28 @@ pub fn nfc(text: &str) -> String {
     unicode_normalization::UnicodeNormalization::nfc(text).collect()
 }
 
+/// Characters that show nothing (zero-width spaces and joiners, the byte-order mark, the soft
+/// hyphen): an id holding one would look like another and be another.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+    )
+}
+
 /// Parses `questions.csv` as Python's `csv.DictReader(delimiter=";")` reads it: a header
-/// `type;question;fiche_attendue`, quoted fields allowed, CRLF or LF.
+/// `type;question;fiche_attendue`, quoted fields allowed, CRLF or LF. Expected ids are brought to
+/// NFC by [`nfc`], as fiche ids are (the page uses [`parse_questions_with`] and the browser's, so
+/// that its modules carry no normalization tables).
 pub fn parse_questions(text: &str) -> Result<Vec<Question>, DataError> {
+    parse_questions_with(text, nfc)
+}
+
+/// [`parse_questions`] with expected ids brought to NFC through `normalize`.
+pub fn parse_questions_with(
+    text: &str,
+    normalize: IdNormalizer,
+) -> Result<Vec<Question>, DataError> {
     const FILE: &str = "questions.csv";
     let text = strip_bom(text);
     if text.trim().is_empty() {
@@ -414,7 +443,7 @@ pub fn parse_questions(text: &str) -> Result<Vec<Question>, DataError> {
             (QuestionKind::Absente, _) | (_, "") => {
                 return Err(DataError::ExpectedMismatch { line, kind })
             }
-            (_, id) => Some(id.to_owned()),
+            (_, id) => Some(normalize(id)),
         };
         questions.push(Question {
             kind,
@@ -579,5 +608,48 @@ mod tests {
                 id: "B".into()
             }
         );
+    }
+
+    #[test]
+    fn b10_an_expected_id_in_nfd_is_the_fiche_id_in_nfc() {
+        let fiches = parse_fiches(
+            "{\"id\":\"AR-\u{e9}\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"Joint \u{e9}poxy\"}\n",
+        )
+        .unwrap();
+        // Written « AR-e » + combining acute in the questions file.
+        let questions =
+            parse_questions("type;question;fiche_attendue\nexacte;Joint \u{e9}poxy;AR-e\u{301}\n")
+                .unwrap();
+        check_expected(&fiches, &questions).unwrap();
+        assert_eq!(
+            questions[0].expected.as_deref(),
+            Some(fiches[0].id.as_str())
+        );
+        // And fiche ids are kept in NFC whatever form they were written in.
+        let nfd = parse_fiches(
+            "{\"id\":\"AR-e\u{301}\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}\n",
+        )
+        .unwrap();
+        assert_eq!(nfd[0].id, "AR-\u{e9}");
+    }
+
+    #[test]
+    fn b10_an_id_with_an_invisible_character_is_refused() {
+        for id in [
+            "AR-0001\u{200B}",
+            "\u{FEFF}AR-0001",
+            "AR-\u{00AD}0001",
+            "AR\u{2060}-0001",
+        ] {
+            let line =
+                format!("{{\"id\":\"{id}\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}}\n");
+            assert!(
+                matches!(
+                    parse_fiches(&line).unwrap_err(),
+                    DataError::IdWithSpace { line: 1, .. }
+                ),
+                "{id:?} accepted"
+            );
+        }
     }
 }

@@ -69,7 +69,7 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
             format!("{}, ligne {line} : le champ « {field} » est vide.", name(file))
         }
         DataError::IdWithSpace { line, id } => format!(
-            "fiches.jsonl, ligne {line} : l'identifiant « {} » contient une espace ou un saut de ligne ; un identifiant est un seul mot (les citations [AR-0040] et les fichiers TREC en ont besoin).",
+            "fiches.jsonl, ligne {line} : l'identifiant « {} » contient une espace, un saut de ligne ou un caractère invisible ; un identifiant est un seul mot visible (les citations [AR-0040] et les fichiers TREC en ont besoin, et deux identifiants ne doivent pas se ressembler sans être égaux).",
             id.escape_debug()
         ),
         DataError::DuplicateId { id, first_line, line } => format!(

@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use crate::data::Question;
+use crate::data::{IdNormalizer, Question};
 use crate::measure::{export, Measurement, DEPTH};
 
 /// At most this many lines per question (trec_eval's usual depth is 1,000).
@@ -90,10 +90,14 @@ pub type Results = Vec<(String, f64)>;
 
 /// Reads a run over `questions` and the fiche ids `fiche_ids`: its name (the tag) and, for each
 /// question in order, its results best first (score, then the run's rank).
+///
+/// Fiche ids are compared in Unicode NFC through `normalize` (as the fiches' own ids are): an id
+/// written in another normal form is the same id.
 pub fn read(
     text: &str,
     questions: &[Question],
     fiche_ids: &HashSet<&str>,
+    normalize: IdNormalizer,
 ) -> Result<(String, Vec<Results>), RunError> {
     let qids: HashMap<String, usize> = (0..questions.len()).map(|i| (export::qid(i), i)).collect();
     let mut lines: Vec<Vec<Line>> = (0..questions.len()).map(|_| Vec::new()).collect();
@@ -113,6 +117,8 @@ pub fn read(
         let &i = qids
             .get(qid)
             .ok_or_else(|| fail(RunProblem::UnknownQuestion(qid.to_owned())))?;
+        let fiche = normalize(fiche);
+        let fiche = fiche.as_str();
         if !fiche_ids.contains(fiche) {
             return Err(fail(RunProblem::UnknownFiche(fiche.to_owned())));
         }
@@ -177,8 +183,9 @@ pub fn measure(
     text: &str,
     questions: &[Question],
     fiche_ids: &HashSet<&str>,
+    normalize: IdNormalizer,
 ) -> Result<Measurement, RunError> {
-    let (tag, ranked) = read(text, questions, fiche_ids)?;
+    let (tag, ranked) = read(text, questions, fiche_ids, normalize)?;
     let outcomes = questions
         .iter()
         .zip(ranked)
@@ -210,7 +217,7 @@ mod tests {
             let m = lab
                 .measure(method, &questions, &QuestionVectors::new())
                 .unwrap();
-            let back = measure(&export::trec_run(&m), &questions, &ids).unwrap();
+            let back = measure(&export::trec_run(&m), &questions, &ids, crate::data::nfc).unwrap();
             assert_eq!(back.method, m.method.replace('+', "-plus"));
             assert_eq!(back.kinds, m.kinds, "{}", m.method);
             for (a, b) in back.questions.iter().zip(&m.questions) {
@@ -228,7 +235,7 @@ mod tests {
         let ids: HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
         // Written worst first, with a tie: read best first, the tie in rank order.
         let run = "q01 Q0 AR-0003 3 1.5 x\nq01 Q0 AR-0002 2 2.0 x\nq01 Q0 AR-0001 1 2.0 x\n";
-        let (tag, ranked) = read(run, &questions, &ids).unwrap();
+        let (tag, ranked) = read(run, &questions, &ids, crate::data::nfc).unwrap();
         assert_eq!(tag, "x");
         let first: Vec<&str> = ranked[0].iter().map(|r| r.0.as_str()).collect();
         assert_eq!(first, ["AR-0001", "AR-0002", "AR-0003"]);
@@ -300,14 +307,16 @@ mod tests {
             ),
         ];
         for (text, line, problem) in cases {
-            let e = read(&text, &questions, &ids)
+            let e = read(&text, &questions, &ids, crate::data::nfc)
                 .err()
                 .unwrap_or_else(|| panic!("accepted: {text:.80}"));
             assert_eq!(e, RunError { line, problem }, "{text:.80}");
             assert!(!e.to_string().is_empty());
         }
         assert_eq!(
-            read(" \n\n", &questions, &ids).unwrap_err().problem,
+            read(" \n\n", &questions, &ids, crate::data::nfc)
+                .unwrap_err()
+                .problem,
             RunProblem::Empty
         );
         // The tenth: more lines for one question than any engine's usual depth (a catalogue big
@@ -319,7 +328,7 @@ mod tests {
             .enumerate()
             .map(|(r, d)| format!("q02 Q0 {d} {r} 1 x\n"))
             .collect();
-        let e = read(&many, &questions, &big).unwrap_err();
+        let e = read(&many, &questions, &big, crate::data::nfc).unwrap_err();
         assert_eq!(
             e,
             RunError {
@@ -327,5 +336,15 @@ mod tests {
                 problem: RunProblem::TooMany { qid: "q02".into() }
             }
         );
+    }
+
+    #[test]
+    fn b10_a_runs_fiche_id_in_another_normal_form_is_the_same_id() {
+        let questions =
+            parse_questions("type;question;fiche_attendue\nexacte;q;AR-\u{e9}\n").unwrap();
+        let ids: HashSet<&str> = ["AR-\u{e9}"].into_iter().collect();
+        let run = "q01 Q0 AR-e\u{301} 1 2.5 autre\n";
+        let m = measure(run, &questions, &ids, crate::data::nfc).unwrap();
+        assert_eq!(m.questions[0].rank, Some(1));
     }
 }

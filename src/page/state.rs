@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::answer::FICHES_SENT;
-use crate::data::{Fiche, Question, QuestionKind};
+use crate::data::{Fiche, IdNormalizer, Question, QuestionKind};
 use crate::journal::Journal;
 use crate::lab::{Lab, Method, QuestionVectors};
 use crate::link::{QuestionSet, View, ViewState};
@@ -28,6 +28,9 @@ pub struct State {
     pub selection: u64,
     /// The next [`CallId`].
     pub next_call: u64,
+    /// How ids are brought to NFC (the browser's `normalize` in the page, [`crate::data::nfc`]
+    /// natively): a run's fiche ids are compared with it.
+    pub normalize_id: IdNormalizer,
     pub view: View,
     pub question: String,
     /// The exercise question picked, by index in `data.questions`.
@@ -128,12 +131,17 @@ pub struct Measuring {
 }
 
 impl State {
-    pub fn new(data: Dataset, bundled: (Vec<Fiche>, Vec<Question>)) -> State {
+    pub fn new(
+        data: Dataset,
+        bundled: (Vec<Fiche>, Vec<Question>),
+        normalize_id: IdNormalizer,
+    ) -> State {
         State {
             data,
             bundled,
             selection: 0,
             next_call: 0,
+            normalize_id,
             view: View::Chercher,
             question: String::new(),
             example: None,

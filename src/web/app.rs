@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::dom::{by_id, document, set_hidden, set_text};
 use super::runtime::{fragment_state, spawn, App, Shared};
 use super::{events, ids, store, tasks};
-use crate::data::{check_expected, parse_fiches_with, parse_questions};
+use crate::data::{check_expected, parse_fiches_with, parse_questions_with};
 use crate::fr::messages;
 use crate::page::{Dataset, Effect, Focus, Msg, State};
 
@@ -198,10 +198,11 @@ async fn load() -> Result<State, String> {
     let fiches_text = fiches.await?;
     let questions_text = questions.await?;
     let fiches = parse_fiches_with(&fiches_text, super::nfc).map_err(|e| messages::data(&e))?;
-    let questions = parse_questions(&questions_text).map_err(|e| messages::data(&e))?;
+    let questions =
+        parse_questions_with(&questions_text, super::nfc).map_err(|e| messages::data(&e))?;
     check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
     let data = Dataset::new(0, fiches.clone(), questions.clone(), None);
-    let mut state = State::new(data, (fiches, questions));
+    let mut state = State::new(data, (fiches, questions), super::nfc);
     state.shared_origin = web_sys::window()
         .and_then(|w| w.location().hostname().ok())
         .is_some_and(|h| crate::link::shared_origin(&h));

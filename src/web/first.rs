@@ -19,7 +19,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::dom::{by_id, document, fetch_text, input, replace_children, set_hidden, set_text};
 use super::frame::{self, stored, CostLine, Manifest, GUIDE_ENTRY, KEY_ENTRY};
 use super::{ids, results};
-use crate::data::{parse_fiches_with, parse_questions};
+use crate::data::{parse_fiches_with, parse_questions_with};
 use crate::lab::{rehearsal, Encoder, Keyword, Lab, Method};
 use crate::link::{View, ViewState, DEFAULT_METHODS};
 use crate::mistral::ApiKey;
@@ -132,7 +132,7 @@ fn rehearse() {
     let Ok(fiches) = parse_fiches_with(rehearsal::FICHES, super::nfc) else {
         return;
     };
-    black_box(parse_questions(rehearsal::QUESTIONS).ok());
+    black_box(parse_questions_with(rehearsal::QUESTIONS, super::nfc).ok());
     let lab = Lab::new(fiches);
     let question = rehearsal::QUESTION;
     black_box(lab.keyword_changes(question));
@@ -185,7 +185,7 @@ async fn draw(
     edited.forget();
     let (fiches, questions) = (fiches.await.ok()?, questions.await.ok()?);
     let fiches = parse_fiches_with(&fiches, super::nfc).ok()?;
-    let questions = parse_questions(&questions).ok()?;
+    let questions = parse_questions_with(&questions, super::nfc).ok()?;
     timing_mark("first:read");
     let example = questions.iter().find(|q| q.text == question);
 

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::nfc;
 use crate::data::vectors::VectorSet;
-use crate::data::{check_expected, parse_fiches_with, parse_questions, Question};
+use crate::data::{check_expected, parse_fiches_with, parse_questions_with, Question};
 use crate::lab::{Lab, Method, QuestionVectors};
 
 fn method(name: &str) -> Result<Method, JsError> {
@@ -50,7 +50,8 @@ impl LabHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(fiches: &str, questions: &str) -> Result<LabHandle, JsError> {
         let fiches = parse_fiches_with(fiches, nfc).map_err(|e| JsError::new(&e.to_string()))?;
-        let questions = parse_questions(questions).map_err(|e| JsError::new(&e.to_string()))?;
+        let questions = parse_questions_with(questions, super::nfc)
+            .map_err(|e| JsError::new(&e.to_string()))?;
         check_expected(&fiches, &questions).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(LabHandle {
             lab: Lab::new(fiches),

@@ -126,7 +126,7 @@ pub(super) fn import_run(
     let text = text?;
     let ids: std::collections::HashSet<&str> =
         s.data.lab.fiches().iter().map(|f| f.id.as_str()).collect();
-    let mut m = crate::measure::import::measure(&text, &s.data.questions, &ids)
+    let mut m = crate::measure::import::measure(&text, &s.data.questions, &ids, s.normalize_id)
         .map_err(|e| messages::run(&e, file))?;
     let taken = |name: &str, data: &Dataset| data.measured().iter().any(|x| x.method == name);
     // A run exported by this page and imported back is named like its method: « mots (run) ».

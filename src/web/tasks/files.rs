@@ -2,7 +2,7 @@
 //! indexed in steps; TREC runs read for « Mesurer ».
 
 use crate::data::intake::{utf8_text, utf8_text_pausing, FileKind, Selection};
-use crate::data::{check_expected, parse_fiches_pausing, parse_questions};
+use crate::data::{check_expected, parse_fiches_pausing, parse_questions_with};
 use crate::fr::messages;
 
 use super::super::runtime::Shared;
@@ -66,7 +66,7 @@ pub async fn read_files(app: Shared, seq: u64, files: Vec<web_sys::File>, select
         // The check builds a set of every id (20 ms at 50,000 fiches in a build without
         // `wasm-opt`): a step of its own.
         pacer.turn().await;
-        let questions = parse_questions(&questions_text).map_err(said)?;
+        let questions = parse_questions_with(&questions_text, super::super::nfc).map_err(said)?;
         check_expected(&fiches, &questions).map_err(said)?;
         pacer.turn().await;
         let label = format!("vos données ({}, {})", f_file.name(), q_file.name());
