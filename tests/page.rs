@@ -1043,3 +1043,26 @@ fn b14_unticking_the_local_methods_stops_embedding_the_learners_fiches() {
         1
     );
 }
+
+#[test]
+fn b11_a_vos_donnees_link_opened_without_those_files_says_so_where_the_learner_looks() {
+    let mut s = state();
+    let mut opened = link("Un isolant", vec![]);
+    opened.set = QuestionSet::VosDonnees;
+    send(&mut s, Msg::FragmentChanged(opened));
+    let note = s.link_note.clone().expect("the note is shown");
+    assert!(note.contains("catalogue de l'exercice"), "{note}");
+    // The learner's files loaded: the note has nothing left to say.
+    let seq = read_seq(&send(
+        &mut s,
+        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
+    ));
+    send(
+        &mut s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(learner_dataset("vos données")),
+        },
+    );
+    assert_eq!(s.link_note, None);
+}

@@ -56,6 +56,11 @@ pub enum Request {
     Forget { set: u64 },
 }
 
+/// The directory of the origin-private file system where workers keep a vectors set's exact
+/// values; a file no live worker holds (its tab was closed or reloaded) is removed by the next
+/// page or worker that starts.
+pub const ROWS_DIRECTORY: &str = "rag-fiches-vecteurs";
+
 /// What the worker answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind")]

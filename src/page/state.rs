@@ -28,6 +28,8 @@ pub struct State {
     pub selection: u64,
     /// The next [`CallId`].
     pub next_call: u64,
+    /// What the link asked for that this browser cannot show, said under the header.
+    pub link_note: Option<String>,
     /// How ids are brought to NFC (the browser's `normalize` in the page, [`crate::data::nfc`]
     /// natively): a run's fiche ids are compared with it.
     pub normalize_id: IdNormalizer,
@@ -141,6 +143,7 @@ impl State {
             bundled,
             selection: 0,
             next_call: 0,
+            link_note: None,
             normalize_id,
             view: View::Chercher,
             question: String::new(),

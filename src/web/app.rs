@@ -168,6 +168,8 @@ pub async fn run() {
         app.dispatch(Msg::KeyTyped(saved));
         app.dispatch(Msg::RememberConfirmed);
     }
+    // What a closed or reloaded tab's worker left behind, removed before anything else is stored.
+    spawn(store::remove_orphan_rows());
     tasks::load_vectors(app.clone(), 0).await;
     if let Some(text) = store::get_text(store::JOURNAL, store::JOURNAL_KEY).await {
         app.dispatch(Msg::JournalLoaded(crate::journal::Journal::from_jsonl(

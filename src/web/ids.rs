@@ -5,6 +5,8 @@
 
 // The header and the guide.
 pub const RESUME: &str = "resume";
+/// What a link asked for that this browser cannot show (its data are elsewhere).
+pub const NOTE_LIEN: &str = "note-lien";
 pub const COMMENCER: &str = "commencer";
 pub const COMMENCER_FERMER: &str = "commencer-fermer";
 pub const TEST_BUILD: &str = "test-build";
@@ -81,7 +83,7 @@ pub const JOURNAL: &str = "journal";
 pub const JOURNAL_LISTE: &str = "journal-liste";
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 60] = [
+pub const IN_PAGE: [&str; 61] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -92,6 +94,7 @@ pub const IN_PAGE: [&str; 60] = [
     VERIFIER_CLE,
     VERIFICATION,
     RESUME,
+    NOTE_LIEN,
     TEST_BUILD,
     COUTS,
     ERREUR,

@@ -233,3 +233,50 @@ pub fn hide_guide() {
         s.set_item(GUIDE_ENTRY, "1").ok();
     }
 }
+
+/// Removes the files a closed or reloaded tab's worker left in the origin-private file system
+/// (100 MB for 50,000 vectors): a file a live worker holds is locked, its removal fails, and it
+/// stays. Where the browser has no such file system (or no `navigator.storage`), nothing to do.
+pub async fn remove_orphan_rows() {
+    use wasm_bindgen_futures::JsFuture;
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let storage = js_sys::Reflect::get(&window.navigator(), &"storage".into()).ok();
+    let Some(storage) = storage.filter(JsValue::is_object) else {
+        return;
+    };
+    let has = js_sys::Reflect::get(&storage, &"getDirectory".into()).is_ok_and(|f| f.is_function());
+    if !has {
+        return;
+    }
+    let storage: web_sys::StorageManager = storage.unchecked_into();
+    let Ok(root) = JsFuture::from(storage.get_directory()).await else {
+        return;
+    };
+    let root: web_sys::FileSystemDirectoryHandle = root.unchecked_into();
+    let name = crate::encoder::protocol::ROWS_DIRECTORY;
+    let Ok(directory) = JsFuture::from(root.get_directory_handle(name)).await else {
+        return;
+    };
+    let directory: web_sys::FileSystemDirectoryHandle = directory.unchecked_into();
+    let keys = directory.keys();
+    let mut names = Vec::new();
+    while let Ok(next) = keys.next() {
+        let Ok(step) = JsFuture::from(next).await else {
+            break;
+        };
+        if js_sys::Reflect::get(&step, &"done".into()).map_or(true, |d| d.is_truthy()) {
+            break;
+        }
+        if let Some(name) = js_sys::Reflect::get(&step, &"value".into())
+            .ok()
+            .and_then(|v| v.as_string())
+        {
+            names.push(name);
+        }
+    }
+    for name in names {
+        JsFuture::from(directory.remove_entry(&name)).await.ok();
+    }
+}

@@ -151,8 +151,7 @@ impl RowStore for Store {
     }
 }
 
-/// The directory of the origin-private file system where workers keep exact values.
-pub(super) const STORE_DIRECTORY: &str = "rag-fiches-vecteurs";
+pub(super) use crate::encoder::protocol::ROWS_DIRECTORY as STORE_DIRECTORY;
 
 /// A set's exact values in a file of the origin's private file system, through a synchronous
 /// access handle (only a worker has one): reading the 200 candidates of a search back took about

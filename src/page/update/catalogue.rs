@@ -73,6 +73,7 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
         }
     }
     s.data = data;
+    s.link_note = None;
     s.journal_waiting.clear();
     s.example = None;
     s.question.clear();

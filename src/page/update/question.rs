@@ -96,9 +96,13 @@ pub(super) fn fragment(s: &mut State, link: ViewState) {
         s.compare = Some((a.name().to_owned(), b.name().to_owned()));
     }
     if link.set == crate::link::QuestionSet::VosDonnees && s.data.label.is_none() {
-        s.data_status = "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
-             Chargez les mêmes fichiers pour retrouver la vue."
-            .into();
+        // Said under the header, where the learner looks, not in the collapsed « Réglages »:
+        // the figures shown are the exercise's.
+        s.link_note = Some(
+            "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
+             Les chiffres montrés ici sont ceux du catalogue de l'exercice ; chargez les mêmes fichiers (« Vos données », dans « Réglages ») pour retrouver la vue."
+                .into(),
+        );
     }
 }
 

@@ -26,6 +26,9 @@ pub fn render(s: &State) {
         s.data.label.as_deref(),
         (s.key.is_some() || c.calls > 0).then_some(&costs),
     );
+    let note = by_id(ids::NOTE_LIEN);
+    set_text(&note, s.link_note.as_deref().unwrap_or_default());
+    set_hidden(&note, s.link_note.is_none());
     set_hidden(&by_id(ids::COMMENCER), s.guide_hidden);
     let waiting = by_id(ids::ATTENTE);
     match &s.waiting {
