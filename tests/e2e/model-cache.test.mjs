@@ -91,9 +91,10 @@ test('b4: a body that is not the model is refused and never kept: the next load 
   await page.waitForSelector('body[data-ready="true"]');
   await page.check('#voir-sens-local');
   await page.fill('#question', QUESTION);
-  const status = page.locator('[data-methode="sens local"] p[role="status"]', { hasText: /refusé|pas celui/ });
-  await status.waitFor({ timeout: 30000 });
-  assert.match(await status.textContent(), /n'est pas celui de cette page/);
+  // Said on the line of the methods that cannot run, with the bytes received.
+  const said = page.locator('.local-indisponible', { hasText: /n'est pas celui de cette page/ });
+  await said.waitFor({ timeout: 30000 });
+  assert.match(await said.textContent(), /le fichier reçu \(77 octets/);
   delete overrides[LOCAL_MODEL];
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
