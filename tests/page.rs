@@ -47,6 +47,18 @@ fn with_key(s: &mut State) {
     send(s, Msg::KeyTyped(KEY.into()));
 }
 
+/// The learner's files chosen and read: their catalogue installed; the effects of its arrival.
+fn load_learner(s: &mut State) -> Vec<Effect> {
+    let seq = read_seq(&send(s, Msg::FilesChosen(files(&["f.jsonl", "q.csv"]))));
+    send(
+        s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(learner_dataset("vos données")),
+        },
+    )
+}
+
 /// A unit vector of mistral-embed's dimension.
 fn unit(i: usize) -> Vec<f32> {
     let mut v = vec![0.0; rag_fiches::mistral::DIM];
@@ -125,6 +137,21 @@ fn files(names: &[&str]) -> Vec<FileRef> {
             size: 1000,
         })
         .collect()
+}
+
+/// The call id of the first paid task among `fx`.
+fn job_call(fx: &[Effect]) -> CallId {
+    fx.iter()
+        .find_map(|e| match e {
+            Effect::CheckKey { job }
+            | Effect::EmbedQuestion { job, .. }
+            | Effect::ComputeVectors { job, .. }
+            | Effect::MeasureDense { job, .. }
+            | Effect::Answer { job, .. }
+            | Effect::Evaluate { job, .. } => Some(job.call),
+            _ => None,
+        })
+        .expect("a paid task starts")
 }
 
 /// The selection number a `FilesChosen` effect carries.
@@ -248,25 +275,9 @@ fn switching_catalogue_during_calculer_les_vecteurs_accepts_nothing_of_the_old_o
     let mut s = state();
     with_key(&mut s);
     let fx = send(&mut s, Msg::ComputeRequested);
-    let call = fx
-        .iter()
-        .find_map(|e| match e {
-            Effect::ComputeVectors { job, .. } => Some(job.call),
-            _ => None,
-        })
-        .unwrap();
+    let call = job_call(&fx);
     let old = s.data.epoch;
-    let seq = read_seq(&send(
-        &mut s,
-        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
-    ));
-    let fx = send(
-        &mut s,
-        Msg::DatasetLoaded {
-            seq,
-            data: Box::new(learner_dataset("vos données")),
-        },
-    );
+    let fx = load_learner(&mut s);
     assert!(cancels(&fx).contains(&call));
     // The old catalogue's vectors, kept by the worker meanwhile, are dropped there too.
     let fx = send(
@@ -630,13 +641,7 @@ fn annuler_during_a_wait_stops_that_call_and_settles_the_answer() {
     with_key(&mut s);
     send(&mut s, Msg::QuestionTyped("Un isolant".into()));
     let fx = send(&mut s, Msg::AnswerRequested);
-    let call = fx
-        .iter()
-        .find_map(|e| match e {
-            Effect::Answer { job, .. } => Some(job.call),
-            _ => None,
-        })
-        .unwrap();
+    let call = job_call(&fx);
     let wait = Wait {
         seconds: 5,
         reason: rag_fiches::mistral::WaitReason::RateLimited,
@@ -869,17 +874,7 @@ fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
     send(&mut s, Msg::ExamplePicked(Some(3)));
     send(&mut s, Msg::GridMore);
     send(&mut s, Msg::GridSorted(Some("mots".into())));
-    let seq = read_seq(&send(
-        &mut s,
-        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
-    ));
-    let fx = send(
-        &mut s,
-        Msg::DatasetLoaded {
-            seq,
-            data: Box::new(learner_dataset("vos données")),
-        },
-    );
+    let fx = load_learner(&mut s);
     assert_eq!(s.example, None);
     assert!(s.question.is_empty());
     assert_eq!(s.grid_limit, GRID_PAGE);
@@ -975,27 +970,7 @@ fn b9_a_model_not_kept_is_said() {
 #[test]
 fn the_local_model_is_asked_for_once_while_it_comes() {
     let mut s = state();
-    let rows = (0..s.data.lab.fiches().len())
-        .map(|i| {
-            let mut v = vec![0.0; rag_fiches::encoder::DIM];
-            v[i % rag_fiches::encoder::DIM] = 1.0;
-            v
-        })
-        .collect();
-    let set = rag_fiches::data::vectors::VectorSet::new(
-        rag_fiches::encoder::MODEL,
-        s.data.lab.fiches(),
-        rows,
-    )
-    .unwrap();
-    let epoch = s.data.epoch;
-    send(
-        &mut s,
-        Msg::LocalVectorsLoaded {
-            epoch,
-            set: Box::new(set),
-        },
-    );
+    with_local_vectors(&mut s);
     let mut fx = send(&mut s, Msg::LocalMethodsChosen);
     fx.extend(send(&mut s, Msg::QuestionTyped("Un isolant".into())));
     fx.extend(send(
@@ -1013,17 +988,7 @@ fn the_local_model_is_asked_for_once_while_it_comes() {
 #[test]
 fn b14_unticking_the_local_methods_stops_embedding_the_learners_fiches() {
     let mut s = state();
-    let seq = read_seq(&send(
-        &mut s,
-        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
-    ));
-    send(
-        &mut s,
-        Msg::DatasetLoaded {
-            seq,
-            data: Box::new(learner_dataset("vos données")),
-        },
-    );
+    load_learner(&mut s);
     send(&mut s, Msg::LocalModelReady);
     let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
     assert_eq!(
@@ -1053,16 +1018,6 @@ fn b11_a_vos_donnees_link_opened_without_those_files_says_so_where_the_learner_l
     let note = s.link_note.clone().expect("the note is shown");
     assert!(note.contains("catalogue de l'exercice"), "{note}");
     // The learner's files loaded: the note has nothing left to say.
-    let seq = read_seq(&send(
-        &mut s,
-        Msg::FilesChosen(files(&["f.jsonl", "q.csv"])),
-    ));
-    send(
-        &mut s,
-        Msg::DatasetLoaded {
-            seq,
-            data: Box::new(learner_dataset("vos données")),
-        },
-    );
+    load_learner(&mut s);
     assert_eq!(s.link_note, None);
 }

@@ -132,10 +132,9 @@ pub fn search_exact<R: DenseRows + ?Sized>(
 /// round trip moves their norm by far less than this.
 pub const UNIT_TOLERANCE: f64 = 1e-3;
 
-/// Whether `query` can be a question vector of a set of `dim` dimensions whose vectors are of
-/// norm 1 (mistral-embed's): the right length, finite values, norm 1 within [`UNIT_TOLERANCE`].
-/// A vector read back from a cache is checked with it before use.
-pub fn check_unit_query(query: &[f32], dim: usize) -> Result<(), DenseError> {
+/// Whether `query` can be compared with vectors of `dim` dimensions: the right length, finite
+/// values.
+fn check_query(query: &[f32], dim: usize) -> Result<(), DenseError> {
     if query.len() != dim {
         return Err(DenseError::Dim {
             expected: dim,
@@ -145,6 +144,14 @@ pub fn check_unit_query(query: &[f32], dim: usize) -> Result<(), DenseError> {
     if query.iter().any(|x| !x.is_finite()) {
         return Err(DenseError::NotFinite);
     }
+    Ok(())
+}
+
+/// Whether `query` can be a question vector of a set of `dim` dimensions whose vectors are of
+/// norm 1 (mistral-embed's): the right length, finite values, norm 1 within [`UNIT_TOLERANCE`].
+/// A vector read back from a cache is checked with it before use.
+pub fn check_unit_query(query: &[f32], dim: usize) -> Result<(), DenseError> {
+    check_query(query, dim)?;
     let norm = query
         .iter()
         .map(|&x| f64::from(x) * f64::from(x))
@@ -165,15 +172,7 @@ pub fn search_with<R: DenseRows + ?Sized>(
     candidates: usize,
 ) -> Result<Vec<(usize, f64)>, DenseError> {
     let dim = set.dim();
-    if query.len() != dim {
-        return Err(DenseError::Dim {
-            expected: dim,
-            found: query.len(),
-        });
-    }
-    if query.iter().any(|x| !x.is_finite()) {
-        return Err(DenseError::NotFinite);
-    }
+    check_query(query, dim)?;
     let n = set.len();
     let k = k.min(n);
     if k == 0 {

@@ -15,50 +15,36 @@ use crate::page::{Dataset, Effect, Focus, Msg, State};
 pub fn run_effect(shell: &Shared, effect: Effect) {
     let app = shell.clone();
     match effect {
-        Effect::CheckKey { job } => {
-            let id = job.call;
-            let job = shell.start(job);
-            shell.spawn_call(id, tasks::check_key(app, job));
-        }
+        Effect::CheckKey { job } => call(shell, job, tasks::check_key),
         Effect::EmbedQuestion {
             job,
             question,
             generation,
-        } => {
-            let id = job.call;
-            let job = shell.start(job);
-            shell.spawn_call(id, tasks::embed_question(app, job, question, generation));
-        }
-        Effect::ComputeVectors { job, fiches } => {
-            let id = job.call;
-            let job = shell.start(job);
-            shell.spawn_call(id, tasks::compute_vectors(app, job, fiches));
-        }
-        Effect::MeasureDense { job, questions } => {
-            let id = job.call;
-            let job = shell.start(job);
-            shell.spawn_call(id, tasks::measure_dense(app, job, questions));
-        }
+        } => call(shell, job, |app, job| {
+            tasks::embed_question(app, job, question, generation)
+        }),
+        Effect::ComputeVectors { job, fiches } => call(shell, job, |app, job| {
+            tasks::compute_vectors(app, job, fiches)
+        }),
+        Effect::MeasureDense { job, questions } => call(shell, job, |app, job| {
+            tasks::measure_dense(app, job, questions)
+        }),
         Effect::Answer {
             job,
             model,
             question,
             sent,
-        } => {
-            let id = job.call;
-            let job = shell.start(job);
-            shell.spawn_call(id, tasks::answer(app, job, model, question, sent));
-        }
+        } => call(shell, job, |app, job| {
+            tasks::answer(app, job, model, question, sent)
+        }),
         Effect::Evaluate {
             job,
             model,
             method,
             items,
-        } => {
-            let id = job.call;
-            let job = shell.start(job);
-            shell.spawn_call(id, tasks::evaluate(app, job, model, method, items));
-        }
+        } => call(shell, job, |app, job| {
+            tasks::evaluate(app, job, model, method, items)
+        }),
         Effect::Cancel(id) => app.cancel(id),
         Effect::SkipWait(id) => app.skip_wait(id),
         Effect::DenseTop {
@@ -109,6 +95,18 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
         }
         Effect::HideGuide => store::hide_guide(),
     }
+}
+
+/// Starts the paid task of the model's `job`: its call gets a handle under the job's id, which
+/// leaves the runtime's table when the task ends.
+fn call<F, Fut>(shell: &Shared, job: crate::page::Job, task: F)
+where
+    F: FnOnce(Shared, super::api::Job) -> Fut,
+    Fut: std::future::Future<Output = ()> + 'static,
+{
+    let id = job.call;
+    let job = shell.start(job);
+    shell.spawn_call(id, task(shell.clone(), job));
 }
 
 /// Scrolls to the element with id `id` and focuses it (focusable for the occasion if it is not).

@@ -260,23 +260,5 @@ pub async fn remove_orphan_rows() {
         return;
     };
     let directory: web_sys::FileSystemDirectoryHandle = directory.unchecked_into();
-    let keys = directory.keys();
-    let mut names = Vec::new();
-    while let Ok(next) = keys.next() {
-        let Ok(step) = JsFuture::from(next).await else {
-            break;
-        };
-        if js_sys::Reflect::get(&step, &"done".into()).map_or(true, |d| d.is_truthy()) {
-            break;
-        }
-        if let Some(name) = js_sys::Reflect::get(&step, &"value".into())
-            .ok()
-            .and_then(|v| v.as_string())
-        {
-            names.push(name);
-        }
-    }
-    for name in names {
-        JsFuture::from(directory.remove_entry(&name)).await.ok();
-    }
+    crate::worker::remove_unlocked(&directory).await;
 }

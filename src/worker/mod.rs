@@ -26,6 +26,8 @@ use crate::mistral;
 mod rows;
 mod sets;
 
+pub use rows::remove_unlocked;
+
 use self::rows::*;
 use self::sets::*;
 

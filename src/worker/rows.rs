@@ -207,7 +207,7 @@ impl OpfsStore {
 
 /// Removes the files of `directory` no live worker holds (a handle's lock makes removing its file
 /// fail, and that failure is the answer).
-pub(super) async fn remove_unlocked(directory: &web_sys::FileSystemDirectoryHandle) {
+pub async fn remove_unlocked(directory: &web_sys::FileSystemDirectoryHandle) {
     use wasm_bindgen_futures::JsFuture;
     let keys = directory.keys();
     let mut names = Vec::new();

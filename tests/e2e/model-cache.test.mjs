@@ -49,6 +49,15 @@ function countModel(page) {
   return seen;
 }
 
+/** Loads (or reloads) the page, shows sens local and types the question. */
+async function askLocally(page, reload = false) {
+  if (reload) await page.reload();
+  else await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.check('#voir-sens-local');
+  await page.fill('#question', QUESTION);
+}
+
 async function firstLocalResult(page) {
   const first = page.locator('#colonne-sens-local li.resultat').first();
   await first.waitFor({ timeout: 90000 });
@@ -59,10 +68,7 @@ test('b1: a model changed by a deploy is fetched again, never the cached one use
   for (const k of Object.keys(overrides)) delete overrides[k];
   const { page, context, problems } = await openPage(browser, null);
   const models = countModel(page);
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready="true"]');
-  await page.check('#voir-sens-local');
-  await page.fill('#question', QUESTION);
+  await askLocally(page);
   const before = await firstLocalResult(page);
   assert.equal(models.length, 1);
   // A deploy changes the model (same path, same size, same model name) and names its hash.
@@ -70,10 +76,7 @@ test('b1: a model changed by a deploy is fetched again, never the cached one use
   assert.equal(changed.length, model.length);
   overrides[LOCAL_MODEL] = changed;
   overrides['data/manifeste.json'] = JSON.stringify({ ...manifest, modele_local: sha(changed) });
-  await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
-  await page.check('#voir-sens-local');
-  await page.fill('#question', QUESTION);
+  await askLocally(page, true);
   const after = await firstLocalResult(page);
   assert.equal(models.length, 2, 'the changed model is fetched, not read from the cache');
   assert.notEqual(after, before, 'the changed model ranks otherwise: it is the one in use');
@@ -87,19 +90,13 @@ test('b4: a body that is not the model is refused and never kept: the next load 
   overrides[LOCAL_MODEL] = 'version https://git-lfs.github.com/spec/v1\noid sha256:4b3a3e7c\nsize 81098920\n';
   const { page, context, problems } = await openPage(browser, null);
   const models = countModel(page);
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready="true"]');
-  await page.check('#voir-sens-local');
-  await page.fill('#question', QUESTION);
+  await askLocally(page);
   // Said on the line of the methods that cannot run, with the bytes received.
   const said = page.locator('.local-indisponible', { hasText: /n'est pas celui de cette page/ });
   await said.waitFor({ timeout: 30000 });
   assert.match(await said.textContent(), /le fichier reçu \(77 octets/);
   delete overrides[LOCAL_MODEL];
-  await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
-  await page.check('#voir-sens-local');
-  await page.fill('#question', QUESTION);
+  await askLocally(page, true);
   await firstLocalResult(page);
   assert.equal(models.length, 2, 'the refused body was not kept: the model is fetched again');
   assert.deepEqual(problems, []);

@@ -126,6 +126,13 @@ test('a model file the worker refuses comes back as a French message, not a dead
   const { page, context, problems } = await openPage(browser, null);
   await recordReplies(page);
   await page.route(`**/${MODEL}`, (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.alloc(4096, 7) }));
+  // A build whose manifest names no model hash: the worker reads the file and refuses its format
+  // (with the hash named, the hash check refuses it first: model-cache.test.mjs).
+  await page.route('**/data/manifeste.json', async (route) => {
+    const manifest = await (await route.fetch()).json();
+    delete manifest.modele_local;
+    await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(manifest) });
+  });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
   await page.check('#voir-sens-local');

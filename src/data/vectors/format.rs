@@ -90,24 +90,8 @@ impl Layout {
         ids: &[String],
         fingerprint: &str,
     ) -> Result<(), VectorsError> {
-        if self.model != model {
-            return Err(VectorsError::Model {
-                expected: model.to_owned(),
-                found: self.model.clone(),
-            });
-        }
-        if self.dim != dim {
-            return Err(VectorsError::Dim {
-                expected: dim,
-                found: self.dim,
-            });
-        }
-        if self.count != ids.len() {
-            return Err(VectorsError::Count {
-                expected: ids.len(),
-                found: self.count,
-            });
-        }
+        check_model_dim(&self.model, self.dim, model, dim)?;
+        same_count(ids.len(), self.count)?;
         if let Some(own) = &self.ids {
             for (row, (id, f)) in own.iter().zip(ids).enumerate() {
                 if id != f {
@@ -212,11 +196,12 @@ pub fn layout(head: &[u8], file_len: usize) -> Result<Layout, VectorsError> {
             found: format!("{} ids for count {count}", ids.len()),
         });
     }
-    let view = header
-        .info(TENSOR)
-        .ok_or_else(|| VectorsError::WrongTensor {
-            reason: format!("no tensor named \"{TENSOR}\""),
-        })?;
+    let tensor = |name: &str| {
+        header.info(name).ok_or_else(|| VectorsError::WrongTensor {
+            reason: format!("no tensor named \"{name}\""),
+        })
+    };
+    let view = tensor(TENSOR)?;
     let encoding = match view.dtype {
         Dtype::F16 => Encoding::F16,
         Dtype::F32 => Encoding::F32,
@@ -249,11 +234,7 @@ pub fn layout(head: &[u8], file_len: usize) -> Result<Layout, VectorsError> {
                     format!("{count} for {} questions", texts.len()),
                 ));
             }
-            let view = header
-                .info(QUESTIONS_TENSOR)
-                .ok_or_else(|| VectorsError::WrongTensor {
-                    reason: format!("no tensor named \"{QUESTIONS_TENSOR}\""),
-                })?;
+            let view = tensor(QUESTIONS_TENSOR)?;
             let encoding = match view.dtype {
                 Dtype::F16 if view.shape == [texts.len(), dim] => Encoding::F16,
                 Dtype::F32 if view.shape == [texts.len(), dim] => Encoding::F32,

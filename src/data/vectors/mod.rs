@@ -51,6 +51,36 @@ pub fn fingerprint(fiches: &[Fiche]) -> String {
     crate::steps::run_ready(fingerprint_pausing(fiches, |_| std::future::ready(())))
 }
 
+/// Refuses `found` vectors where `expected` are needed (one per fiche, or per question).
+pub(crate) fn same_count(expected: usize, found: usize) -> Result<(), VectorsError> {
+    if expected != found {
+        return Err(VectorsError::Count { expected, found });
+    }
+    Ok(())
+}
+
+/// Refuses vectors of `found_model` and `found_dim` where `model`'s of `dim` are needed.
+pub(crate) fn check_model_dim(
+    found_model: &str,
+    found_dim: usize,
+    model: &str,
+    dim: usize,
+) -> Result<(), VectorsError> {
+    if found_model != model {
+        return Err(VectorsError::Model {
+            expected: model.to_owned(),
+            found: found_model.to_owned(),
+        });
+    }
+    if found_dim != dim {
+        return Err(VectorsError::Dim {
+            expected: dim,
+            found: found_dim,
+        });
+    }
+    Ok(())
+}
+
 /// Bytes of fiche text hashed between two pauses of [`fingerprint_pausing`].
 pub const FINGERPRINT_STEP_BYTES: usize = 1 << 20;
 

@@ -91,12 +91,7 @@ impl VectorSet {
         fingerprint: String,
         rows: Vec<Vec<f32>>,
     ) -> Result<VectorSet, VectorsError> {
-        if rows.len() != ids.len() {
-            return Err(VectorsError::Count {
-                expected: ids.len(),
-                found: rows.len(),
-            });
-        }
+        same_count(ids.len(), rows.len())?;
         let dim = rows.first().map_or(0, Vec::len);
         let mut data = Vec::with_capacity(rows.len() * dim);
         for (row, mut v) in rows.into_iter().enumerate() {
@@ -132,12 +127,7 @@ impl VectorSet {
         questions: &[&str],
         rows: Vec<Vec<f32>>,
     ) -> Result<VectorSet, VectorsError> {
-        if rows.len() != questions.len() {
-            return Err(VectorsError::Count {
-                expected: questions.len(),
-                found: rows.len(),
-            });
-        }
+        same_count(questions.len(), rows.len())?;
         for (row, (q, mut v)) in questions.iter().zip(rows).enumerate() {
             if v.len() != self.dim {
                 return Err(VectorsError::Dim {
@@ -395,18 +385,7 @@ impl VectorSet {
 
     /// Refuses a set made with another model than the one that will embed the questions.
     pub fn check_model(&self, model: &str, dim: usize) -> Result<(), VectorsError> {
-        if self.model != model {
-            return Err(VectorsError::Model {
-                expected: model.to_owned(),
-                found: self.model.clone(),
-            });
-        }
-        if self.dim != dim {
-            return Err(VectorsError::Dim {
-                expected: dim,
-                found: self.dim,
-            });
-        }
+        check_model_dim(&self.model, self.dim, model, dim)?;
         Ok(())
     }
 }

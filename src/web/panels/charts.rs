@@ -168,24 +168,8 @@ pub fn bars(ms: &[Measurement]) -> Element {
                     .text(&m.method)
                     .build(),
             );
-            nodes.push(
-                E::svg("rect")
-                    .attr("x", &format!("{label_w}"))
-                    .attr("y", &format!("{y}"))
-                    .attr("width", &format!("{w5:.1}"))
-                    .attr("height", &format!("{bar_h}"))
-                    .class("top5")
-                    .build(),
-            );
-            nodes.push(
-                E::svg("rect")
-                    .attr("x", &format!("{label_w}"))
-                    .attr("y", &format!("{y}"))
-                    .attr("width", &format!("{w1:.1}"))
-                    .attr("height", &format!("{bar_h}"))
-                    .class("top1")
-                    .build(),
-            );
+            nodes.push(bar(label_w, y, w5, bar_h, "top5"));
+            nodes.push(bar(label_w, y, w1, bar_h, "top1"));
             nodes.push(
                 E::svg("text")
                     .attr("x", &format!("{:.1}", label_w + w5.max(w1) + 6.0))
@@ -215,6 +199,27 @@ pub fn bars(ms: &[Measurement]) -> Element {
 }
 
 /// The rank cell's class: colour and a letter for readers without colour.
+/// One bar of the chart: a rectangle at (`x`, `y`), `width` × `height`.
+fn bar(x: f64, y: f64, width: f64, height: f64, class: &str) -> Element {
+    E::svg("rect")
+        .attr("x", &format!("{x}"))
+        .attr("y", &format!("{y}"))
+        .attr("width", &format!("{width:.1}"))
+        .attr("height", &format!("{height}"))
+        .class(class)
+        .build()
+}
+
+/// An SVG line from (`x1`, `y1`) to (`x2`, `y2`), coordinates as they are to be written.
+pub(super) fn line(x1: &str, y1: &str, x2: &str, y2: &str, class: &str) -> E {
+    E::svg("line")
+        .attr("x1", x1)
+        .attr("y1", y1)
+        .attr("x2", x2)
+        .attr("y2", y2)
+        .class(class)
+}
+
 fn rank_class(rank: Option<usize>) -> (&'static str, String) {
     match rank {
         Some(1) => ("r1", "1".into()),

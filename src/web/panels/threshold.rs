@@ -32,13 +32,7 @@ pub fn strip_plot(m: &Measurement) -> Element {
                 m.method
             ))
             .build(),
-        E::svg("line")
-            .attr("x1", &format!("{left}"))
-            .attr("x2", &format!("{right}"))
-            .attr("y1", "40")
-            .attr("y2", "40")
-            .class("axe")
-            .build(),
+        line(&format!("{left}"), "40", &format!("{right}"), "40", "axe").build(),
         E::svg("text")
             .attr("x", &format!("{left}"))
             .attr("y", "58")
@@ -88,13 +82,10 @@ pub fn strip_plot(m: &Measurement) -> Element {
                 (cx - d, cy - d, cx + d, cy + d),
                 (cx - d, cy + d, cx + d, cy - d),
             ] {
+                let (x1, y1) = (format!("{x1:.1}"), format!("{y1:.1}"));
+                let (x2, y2) = (format!("{x2:.1}"), format!("{y2:.1}"));
                 nodes.push(
-                    E::svg("line")
-                        .attr("x1", &format!("{x1:.1}"))
-                        .attr("y1", &format!("{y1:.1}"))
-                        .attr("x2", &format!("{x2:.1}"))
-                        .attr("y2", &format!("{y2:.1}"))
-                        .class("sans")
+                    line(&x1, &y1, &x2, &y2, "sans")
                         .child(E::svg("title").text(&label))
                         .build(),
                 );
@@ -103,15 +94,8 @@ pub fn strip_plot(m: &Measurement) -> Element {
     }
     if let Some(c) = &split {
         let tx = x(c.calibration.threshold).clamp(left, right);
-        nodes.push(
-            E::svg("line")
-                .attr("x1", &format!("{tx:.1}"))
-                .attr("x2", &format!("{tx:.1}"))
-                .attr("y1", "4")
-                .attr("y2", "80")
-                .class("seuil")
-                .build(),
-        );
+        let at = format!("{tx:.1}");
+        nodes.push(line(&at, "4", &at, "80", "seuil").build());
         let anchor = if tx > (left + right) / 2.0 {
             "end"
         } else {

@@ -17,13 +17,7 @@ use crate::page::Msg;
 /// `path` as a Blob, not copied into the module.
 pub(super) async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {
     use wasm_bindgen::JsCast;
-    let resp = gloo_net::http::Request::get(path)
-        .send()
-        .await
-        .map_err(|_| format!("{path} : le réseau a échoué."))?;
-    if !resp.ok() {
-        return Err(format!("{path} : le serveur répond {}", resp.status()));
-    }
+    let resp = fetch_ok(path).await?;
     let read = web_sys::Response::from(resp)
         .blob()
         .map_err(|_| format!("{path} : lecture impossible."))?;
@@ -34,7 +28,8 @@ pub(super) async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {
         .ok_or_else(|| format!("{path} : lecture impossible."))
 }
 
-pub(super) async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+/// The response for `path`, if the server answered it with a success.
+async fn fetch_ok(path: &str) -> Result<gloo_net::http::Response, String> {
     let resp = gloo_net::http::Request::get(path)
         .send()
         .await
@@ -42,6 +37,11 @@ pub(super) async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
     if !resp.ok() {
         return Err(format!("{path} : le serveur répond {}", resp.status()));
     }
+    Ok(resp)
+}
+
+pub(super) async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let resp = fetch_ok(path).await?;
     resp.binary()
         .await
         .map_err(|_| format!("{path} : lecture impossible."))
