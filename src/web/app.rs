@@ -127,7 +127,7 @@ fn focus(id: &str) {
 pub async fn run() {
     // Read before anything renders: every render writes the state's own fragment into the URL.
     let link = fragment_state();
-    let missing = ids::missing(&document());
+    let missing = super::panels::missing_ids(&document());
     if !missing.is_empty() {
         fail(&format!(
             "la page n'a pas les éléments {}.",

@@ -75,7 +75,12 @@ fn why_details(e: &Event) -> Option<Element> {
 /// The message an event means, if any.
 fn message(app: &App, e: &Event) -> Option<Msg> {
     let target: Element = e.target()?.dyn_into().ok()?;
-    match e.type_().as_str() {
+    let kind = e.type_();
+    // A panel that maps its own controls goes first (see `panels::Panel`).
+    if let Some(msg) = super::panels::event(&kind, &target) {
+        return Some(msg);
+    }
+    match kind.as_str() {
         "click" => {
             let clicks = e
                 .dyn_ref::<web_sys::UiEvent>()
@@ -119,11 +124,6 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
                 Msg::EmbedRequested
             } else if button.has_attribute("data-charger-modele") {
                 Msg::LocalModelRequested
-            } else if let Some(what) = button.get_attribute("data-journal") {
-                match what.as_str() {
-                    "effacer" => Msg::JournalErased,
-                    _ => Msg::JournalExported(what),
-                }
             } else if button.has_attribute("data-retirer-runs") {
                 Msg::RunsCleared
             } else if button.has_attribute("data-grille-plus") {

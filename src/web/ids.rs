@@ -79,11 +79,9 @@ pub const EVAL_ACTIONS: &str = "eval-actions";
 pub const EVAL_ETAT: &str = "eval-etat";
 pub const EVAL_RESULTAT: &str = "eval-resultat";
 // « Questions sans réponse ».
-pub const JOURNAL: &str = "journal";
-pub const JOURNAL_LISTE: &str = "journal-liste";
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 61] = [
+pub const IN_PAGE: [&str; 59] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -142,8 +140,6 @@ pub const IN_PAGE: [&str; 61] = [
     EVAL_ACTIONS,
     EVAL_ETAT,
     EVAL_RESULTAT,
-    JOURNAL,
-    JOURNAL_LISTE,
     "app",
 ];
 

@@ -5,9 +5,29 @@ use crate::fr::decimal;
 use crate::journal::Entry;
 
 use super::super::dom::{by_id, replace_children, E};
-use super::super::ids;
 use super::Memo;
-use crate::page::State;
+use crate::page::{Msg, State};
+use web_sys::Element;
+
+/// The journal's section and its list, which `www/index.html` provides.
+pub const JOURNAL: &str = "journal";
+pub const JOURNAL_LISTE: &str = "journal-liste";
+pub const IDS: &[&str] = &[JOURNAL, JOURNAL_LISTE];
+
+/// « Exporter » (`data-journal` = `jsonl` or `csv`) and « Effacer le journal » (`effacer`).
+pub fn event(kind: &str, target: &Element) -> Option<Msg> {
+    if kind != "click" {
+        return None;
+    }
+    let what = target
+        .closest("button")
+        .ok()??
+        .get_attribute("data-journal")?;
+    Some(match what.as_str() {
+        "effacer" => Msg::JournalErased,
+        _ => Msg::JournalExported(what),
+    })
+}
 
 pub fn render(s: &State, memo: &mut Memo) {
     // The journal only grows at its end, loses its oldest, merges stored entries before, or is
@@ -19,7 +39,7 @@ pub fn render(s: &State, memo: &mut Memo) {
     if !memo.changed("journal", inputs) {
         return;
     }
-    let list = by_id(ids::JOURNAL_LISTE);
+    let list = by_id(JOURNAL_LISTE);
     if s.journal.entries.is_empty() {
         replace_children(
             &list,

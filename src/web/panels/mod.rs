@@ -6,8 +6,10 @@
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use web_sys::Element;
+
 use crate::link::View;
-use crate::page::State;
+use crate::page::{Msg, State};
 
 /// The answer panel: the method and model, what will be sent, the answer.
 pub mod answer;
@@ -74,23 +76,119 @@ impl Memo {
     }
 }
 
-/// Renders every panel from `s`.
-pub fn render(s: &State, memo: &mut Memo) {
+/// A panel: the view it shows in, how it renders from the state, the events it turns into
+/// messages, and the ids the document must provide for it (checked at start-up with the rest).
+/// A new panel is one module with these and one row of [`PANELS`].
+pub struct Panel {
+    /// `None`: in every view. A hidden view is not rendered: its memo keeps what it last showed,
+    /// so it is brought up to date when it is shown.
+    pub view: Option<View>,
+    pub render: fn(&State, &mut Memo),
+    /// The message an event of type `kind` on `target` means to this panel, if any.
+    pub event: fn(kind: &str, target: &Element) -> Option<Msg>,
+    pub ids: &'static [&'static str],
+}
+
+/// For a panel whose controls are still mapped in `events` (or that has none).
+fn no_event(_: &str, _: &Element) -> Option<Msg> {
+    None
+}
+
+fn header_render(s: &State, _: &mut Memo) {
     header::render(s);
+}
+
+fn key_render(s: &State, _: &mut Memo) {
     key::render(s);
+}
+
+fn vectors_render(s: &State, _: &mut Memo) {
     vectors::render(s);
-    own_data::render(s, memo);
-    // A hidden view is not rendered: its memo keeps what it last showed, so it is brought up to
-    // date when it is shown (at 50,000 fiches « Mesurer » took 40-60 ms per change, unseen).
-    match s.view {
-        View::Chercher => {
-            search::render(s, memo);
-            answer::render(s, memo);
-        }
-        View::Mesurer => {
-            measure::render(s, memo);
-            evaluation::render(s, memo);
-            journal::render(s, memo);
+}
+
+/// Every panel, in the order they render.
+pub const PANELS: &[Panel] = &[
+    Panel {
+        view: None,
+        render: header_render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: None,
+        render: key_render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: None,
+        render: vectors_render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: None,
+        render: own_data::render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: Some(View::Chercher),
+        render: search::render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: Some(View::Chercher),
+        render: answer::render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: Some(View::Mesurer),
+        render: measure::render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: Some(View::Mesurer),
+        render: evaluation::render,
+        event: no_event,
+        ids: &[],
+    },
+    Panel {
+        view: Some(View::Mesurer),
+        render: journal::render,
+        event: journal::event,
+        ids: journal::IDS,
+    },
+];
+
+/// Renders every panel of the view shown from `s`.
+pub fn render(s: &State, memo: &mut Memo) {
+    for panel in PANELS {
+        if panel.view.is_none_or(|v| v == s.view) {
+            (panel.render)(s, memo);
         }
     }
+}
+
+/// The message a panel makes of an event, if one does.
+pub fn event(kind: &str, target: &Element) -> Option<Msg> {
+    PANELS.iter().find_map(|p| (p.event)(kind, target))
+}
+
+/// The ids the document lacks, of the page's and of every panel's.
+pub fn missing_ids(doc: &web_sys::Document) -> Vec<&'static str> {
+    let mut missing = super::ids::missing(doc);
+    for panel in PANELS {
+        missing.extend(
+            panel
+                .ids
+                .iter()
+                .copied()
+                .filter(|id| doc.get_element_by_id(id).is_none()),
+        );
+    }
+    missing
 }
