@@ -700,7 +700,7 @@ fn a_run_file_over_the_limit_is_refused_unread() {
     let fx = send(&mut s, Msg::RunFilesChosen(big));
     assert_eq!(count(&fx, |e| matches!(e, Effect::ReadRuns { .. })), 0);
     assert!(
-        matches!(s.run_messages.as_slice(), [Err(m)] if m.starts_with("run.txt : plus de 50 Mo"))
+        matches!(s.data.ui.run_messages.as_slice(), [Err(m)] if m.starts_with("run.txt : plus de 50 Mo"))
     );
 }
 
@@ -875,10 +875,10 @@ fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
     send(&mut s, Msg::GridMore);
     send(&mut s, Msg::GridSorted(Some("mots".into())));
     let fx = load_learner(&mut s);
-    assert_eq!(s.example, None);
+    assert_eq!(s.data.ui.example, None);
     assert!(s.question.is_empty());
-    assert_eq!(s.grid_limit, GRID_PAGE);
-    assert_eq!(s.grid_sort, None);
+    assert_eq!(s.data.ui.grid_limit, GRID_PAGE);
+    assert_eq!(s.data.ui.grid_sort, None);
     assert_eq!(s.data.label.as_deref(), Some("vos données"));
     // Its Mistral vectors are looked for at once.
     assert!(fx

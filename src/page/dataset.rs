@@ -1,9 +1,27 @@
 //! One catalogue and everything computed from it, replaced whole when the learner loads files or
 //! comes back to the exercise's.
 
+use std::collections::HashMap;
+
 use crate::data::{Fiche, Question};
 use crate::lab::{Keyword, Lab, Method};
 use crate::measure::Measurement;
+
+use super::parts::Phase;
+
+/// Rows of the question grid shown at first, and added by « Afficher … questions de plus ».
+pub const GRID_PAGE: usize = 200;
+
+/// A measurement of some methods on the catalogue's questions, run in steps of a few questions
+/// with turns of the event loop between them (at 50,000 fiches, each question's dense scan takes
+/// about 10 ms: 40 of them in one go held the page for 400 ms).
+pub struct Measuring {
+    pub seq: u64,
+    pub epoch: u64,
+    pub methods: Vec<Method>,
+    pub done: usize,
+    pub total: usize,
+}
 
 /// A catalogue and everything computed from it. Replaced whole when the learner loads files.
 pub struct Dataset {
@@ -28,6 +46,51 @@ pub struct Dataset {
     pub shipped_questions: Vec<(String, Vec<f32>)>,
     /// Counts every change of `measurements`: a method measured again keeps its name.
     pub measure_version: u64,
+    /// What the learner did with this catalogue and what runs over it: gone with it.
+    pub ui: CatalogueUi,
+}
+
+/// The part of the page's state that belongs to one catalogue — the question picked, the grid's
+/// order, the pair compared, the runs imported, the long tasks over it — so that loading another
+/// catalogue replaces it whole with the [`Dataset`] instead of resetting it field by field.
+pub struct CatalogueUi {
+    /// The exercise question picked, by index in `data.questions`.
+    pub example: Option<usize>,
+    pub grid_sort: Option<String>,
+    /// Rows of the question grid shown (see `charts::GRID_PAGE`).
+    pub grid_limit: usize,
+    /// The pair compared, by name: a method or an imported run.
+    pub compare: Option<(String, String)>,
+    /// What the last « Importer un run » did, file by file: the run measured, or why it was
+    /// refused.
+    pub run_messages: Vec<Result<String, String>>,
+    pub compute: Phase,
+    pub dense: Phase,
+    pub dense_message: Option<String>,
+    /// Committed questions and the dense methods that could not rank them yet (see
+    /// `update::note_unanswered`), oldest first.
+    pub journal_waiting: Vec<(String, Method)>,
+    /// Measurements under way, in steps (see [`Measuring`]).
+    pub measuring: Vec<Measuring>,
+    pub measure_latest: HashMap<&'static str, u64>,
+}
+
+impl Default for CatalogueUi {
+    fn default() -> CatalogueUi {
+        CatalogueUi {
+            example: None,
+            grid_sort: None,
+            grid_limit: GRID_PAGE,
+            compare: None,
+            run_messages: Vec::new(),
+            compute: Phase::Idle,
+            dense: Phase::Idle,
+            dense_message: None,
+            journal_waiting: Vec::new(),
+            measuring: Vec::new(),
+            measure_latest: HashMap::new(),
+        }
+    }
 }
 
 impl Dataset {
@@ -84,6 +147,7 @@ impl Dataset {
             runs: Vec::new(),
             shipped_questions: Vec::new(),
             measure_version: 0,
+            ui: CatalogueUi::default(),
         }
     }
 

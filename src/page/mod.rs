@@ -20,12 +20,12 @@ pub mod parts;
 pub mod state;
 pub mod update;
 
-pub use dataset::Dataset;
+pub use dataset::{CatalogueUi, Dataset, Measuring, GRID_PAGE};
 pub use effect::{CallId, Effect, EvalItem, FileRef, Focus, Job, Wait};
 pub use local::LocalModel;
 pub use msg::Msg;
 pub use parts::{
     embed_estimate, model_or_default, AnswerResult, Answering, Calls, Costs, Evaluation, Phase,
 };
-pub use state::{Measuring, State, GRID_PAGE};
+pub use state::State;
 pub use update::update;

@@ -11,13 +11,10 @@ use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
 use crate::mistral::ApiKey;
 
-use super::dataset::Dataset;
+use super::dataset::{Dataset, Measuring};
 use super::effect::{CallId, Wait};
 use super::local::LocalModel;
-use super::parts::{Answering, Calls, Costs, Evaluation, Phase};
-
-/// Rows of the question grid shown at first, and added by « Afficher … questions de plus ».
-pub const GRID_PAGE: usize = 200;
+use super::parts::{Answering, Calls, Costs, Evaluation};
 
 pub struct State {
     pub data: Dataset,
@@ -35,8 +32,6 @@ pub struct State {
     pub normalize_id: IdNormalizer,
     pub view: View,
     pub question: String,
-    /// The exercise question picked, by index in `data.questions`.
-    pub example: Option<usize>,
     pub shown: Vec<Method>,
     pub key: Option<ApiKey>,
     /// Why the text in the key field is not a usable key (it is then not used at all).
@@ -60,18 +55,7 @@ pub struct State {
     /// The last failure to embed a question: the question, and the message.
     pub search_error: Option<(String, String)>,
     pub costs: Costs,
-    pub grid_sort: Option<String>,
-    /// Rows of the question grid shown (see `charts::GRID_PAGE`).
-    pub grid_limit: usize,
-    /// The pair compared, by name: a method or an imported run.
-    pub compare: Option<(String, String)>,
-    /// What the last « Importer un run » did, file by file: the run measured, or why it was
-    /// refused.
-    pub run_messages: Vec<Result<String, String>>,
-    pub compute: Phase,
     pub vectors_message: Option<String>,
-    pub dense: Phase,
-    pub dense_message: Option<String>,
     pub answering: Answering,
     pub evaluation: Evaluation,
     /// Answers obtained, by [`mistral::cache::answer`] (also in IndexedDB).
@@ -92,9 +76,6 @@ pub struct State {
     pub waiting: Option<(Wait, CallId)>,
     /// « Questions sans réponse », kept in IndexedDB.
     pub journal: Journal,
-    /// Committed questions and the dense methods that could not rank them yet (see
-    /// `update::note_unanswered`), oldest first.
-    pub journal_waiting: Vec<(String, Method)>,
     /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
     pub local: LocalModel,
     /// The model in use could not be kept in this browser: the next visit downloads it again.
@@ -111,25 +92,11 @@ pub struct State {
     pub local_sent_questions: Vec<String>,
     /// The question last sent to the worker alone: not sent again while it is in the box.
     pub local_asked: Option<String>,
-    /// Measurements under way, in steps (see [`Measuring`]).
-    pub measuring: Vec<Measuring>,
     /// Numbers the measurement requests; by method, the last one asked: an older result that
     /// arrives later is dropped.
     pub measure_seq: u64,
-    pub measure_latest: HashMap<&'static str, u64>,
     /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
     pub dense_asked: std::collections::HashSet<(u64, u64)>,
-}
-
-/// A measurement of some methods on the catalogue's questions, run in steps of a few questions
-/// with turns of the event loop between them (at 50,000 fiches, each question's dense scan takes
-/// about 10 ms: 40 of them in one go held the page for 400 ms).
-pub struct Measuring {
-    pub seq: u64,
-    pub epoch: u64,
-    pub methods: Vec<Method>,
-    pub done: usize,
-    pub total: usize,
 }
 
 impl State {
@@ -147,7 +114,6 @@ impl State {
             normalize_id,
             view: View::Chercher,
             question: String::new(),
-            example: None,
             shown: crate::link::DEFAULT_METHODS.to_vec(),
             key: None,
             key_problem: None,
@@ -160,14 +126,7 @@ impl State {
             committed: None,
             search_error: None,
             costs: Costs::default(),
-            grid_sort: None,
-            grid_limit: GRID_PAGE,
-            compare: None,
-            run_messages: Vec::new(),
-            compute: Phase::Idle,
             vectors_message: None,
-            dense: Phase::Idle,
-            dense_message: None,
             answering: Answering::default(),
             evaluation: Evaluation::default(),
             answers: HashMap::new(),
@@ -180,7 +139,6 @@ impl State {
             waiting: None,
             key_check: None,
             journal: Journal::default(),
-            journal_waiting: Vec::new(),
             local: LocalModel::Idle,
             local_not_kept: false,
             local_download_ok: false,
@@ -189,21 +147,26 @@ impl State {
             local_fiches_error: None,
             local_sent_questions: Vec::new(),
             local_asked: None,
-            measuring: Vec::new(),
             measure_seq: 0,
-            measure_latest: HashMap::new(),
             dense_asked: std::collections::HashSet::new(),
         }
     }
 
     /// The measurement under way of `method`, if any.
     pub fn measuring_of(&self, method: Method) -> Option<&Measuring> {
-        self.measuring.iter().find(|m| m.methods.contains(&method))
+        self.data
+            .ui
+            .measuring
+            .iter()
+            .find(|m| m.methods.contains(&method))
     }
 
     /// The expected question of the exercise picked, if any.
     pub fn example_question(&self) -> Option<&Question> {
-        self.example.and_then(|i| self.data.questions.get(i))
+        self.data
+            .ui
+            .example
+            .and_then(|i| self.data.questions.get(i))
     }
 
     /// The question's vector, when known.
@@ -289,6 +252,8 @@ impl State {
             },
             // A run does not travel with a link: only a pair of methods does.
             compare: self
+                .data
+                .ui
                 .compare
                 .as_ref()
                 .and_then(|(a, b)| Some((Method::parse(a)?, Method::parse(b)?))),
@@ -338,7 +303,7 @@ impl State {
     pub fn compared_pair(&self) -> Option<(String, String)> {
         let ms = self.data.measured();
         let has = |name: &str| ms.iter().any(|m| m.method == name);
-        if let Some((a, b)) = &self.compare {
+        if let Some((a, b)) = &self.data.ui.compare {
             if has(a) && has(b) {
                 return Some((a.clone(), b.clone()));
             }
@@ -386,7 +351,7 @@ impl State {
             return Vec::new();
         };
         let mut out: Vec<(u64, Vec<f32>)> = Vec::new();
-        for (q, m) in &self.journal_waiting {
+        for (q, m) in &self.data.ui.journal_waiting {
             if m.encoder() != Some(crate::lab::Encoder::Mistral) {
                 continue;
             }

@@ -10,7 +10,7 @@ use crate::fr::messages;
 use super::super::dataset::Dataset;
 use super::super::effect::{Effect, FileRef};
 use super::super::parts::Phase;
-use super::super::state::{State, GRID_PAGE};
+use super::super::state::State;
 use super::cancel_all;
 use super::vectors::adopt_question_vectors;
 
@@ -61,12 +61,16 @@ pub(super) fn back_to_exercise(s: &mut State, fx: &mut Vec<Effect>) {
     install(s, data, fx);
 }
 
-/// Replaces the catalogue: a new epoch, every call cancelled, every result of the old one gone.
+/// Replaces the catalogue: a new epoch, every call cancelled. Everything that belonged to the old
+/// catalogue goes with its [`Dataset`] (its [`CatalogueUi`](super::super::dataset::CatalogueUi)
+/// included); what ran over it is stopped, and said where a learner waited for it.
 fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     cancel_all(s, fx);
     s.key_check = None;
     data.epoch = s.data.epoch.max(data.epoch) + 1;
-    let stopped = s.evaluation.phase.is_running() || s.compute.is_running() || s.dense.is_running();
+    let stopped = s.evaluation.phase.is_running()
+        || s.data.ui.compute.is_running()
+        || s.data.ui.dense.is_running();
     if let Some(old) = s.data.lab.vectors_away() {
         if data.lab.vectors_away() != Some(old) {
             fx.push(Effect::Worker(Request::Forget { set: old }));
@@ -74,17 +78,9 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     }
     s.data = data;
     s.link_note = None;
-    s.journal_waiting.clear();
-    s.example = None;
+    // The question belonged to the old catalogue's view: a new one starts empty.
     s.question.clear();
     s.question_generation += 1;
-    s.grid_sort = None;
-    s.grid_limit = GRID_PAGE;
-    s.compare = None;
-    s.run_messages.clear();
-    s.compute = Phase::Idle;
-    s.dense = Phase::Idle;
-    s.dense_message = None;
     s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
     s.answering.pending = false;
     s.answering.result = None;
@@ -99,8 +95,6 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
         Some(_) => "Vos données sont chargées, dans ce navigateur seulement.".into(),
         None => "Catalogue de l'exercice.".into(),
     };
-    s.measuring.clear();
-    s.measure_latest.clear();
     // The local encoder's worker drops the texts of the catalogue before.
     if s.local_fiches.take().is_some() {
         fx.push(Effect::Worker(Request::Stop {

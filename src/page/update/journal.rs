@@ -83,11 +83,11 @@ fn journal_one(s: &mut State, question: &str, method: Method, now: &str) -> bool
             SearchError::Pending | SearchError::NoQuestionVector { .. } | SearchError::NoVectors,
         ) => {
             let item = (question.to_owned(), method);
-            if !s.journal_waiting.contains(&item) {
-                if s.journal_waiting.len() >= JOURNAL_WAITING_MAX {
-                    s.journal_waiting.remove(0);
+            if !s.data.ui.journal_waiting.contains(&item) {
+                if s.data.ui.journal_waiting.len() >= JOURNAL_WAITING_MAX {
+                    s.data.ui.journal_waiting.remove(0);
                 }
-                s.journal_waiting.push(item);
+                s.data.ui.journal_waiting.push(item);
             }
             false
         }
@@ -101,7 +101,7 @@ const JOURNAL_WAITING_MAX: usize = 16;
 
 /// The waiting committed questions tried again, after something they may wait for arrived.
 pub(super) fn retry_unanswered(s: &mut State, now: &str, fx: &mut Vec<Effect>) {
-    let waiting = std::mem::take(&mut s.journal_waiting);
+    let waiting = std::mem::take(&mut s.data.ui.journal_waiting);
     let mut added = false;
     for (question, method) in waiting {
         added |= journal_one(s, &question, method, now);

@@ -68,8 +68,8 @@ pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     s.remember_warning = false;
     cancel_all(s, fx);
     s.key_check = None;
-    s.compute = Phase::Idle;
-    s.dense = Phase::Idle;
+    s.data.ui.compute = Phase::Idle;
+    s.data.ui.dense = Phase::Idle;
     s.answering.pending = false;
     s.evaluation.confirming = false;
     if s.evaluation.phase.is_running() {

@@ -6,14 +6,15 @@ use crate::lab::{Encoder, Method, QuestionVectors};
 use crate::measure::{export, Measurement};
 
 use super::super::dataset::Dataset;
+use super::super::dataset::Measuring;
 use super::super::effect::{Effect, FileRef};
-use super::super::state::{Measuring, State};
+use super::super::state::State;
 
 /// « Importer un run »: files over [`RUN_MAX_BYTES`] are refused before they are read.
 pub(super) fn run_files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<Effect>) {
-    s.run_messages.clear();
+    s.data.ui.run_messages.clear();
     if let Some(f) = files.iter().find(|f| f.size > RUN_MAX_BYTES) {
-        s.run_messages.push(Err(format!(
+        s.data.ui.run_messages.push(Err(format!(
             "{} : plus de {} Mo, au-delà de ce qu'un run de {} résultats par question peut peser : il n'a pas été lu.",
             f.name,
             RUN_MAX_BYTES / 1_000_000,
@@ -37,12 +38,14 @@ pub(super) fn request_measure(
 ) {
     s.measure_seq += 1;
     let seq = s.measure_seq;
-    s.measuring
+    s.data
+        .ui
+        .measuring
         .retain(|m| !m.methods.iter().any(|x| methods.contains(x)));
     for m in &methods {
-        s.measure_latest.insert(m.name(), seq);
+        s.data.ui.measure_latest.insert(m.name(), seq);
     }
-    s.measuring.push(Measuring {
+    s.data.ui.measuring.push(Measuring {
         seq,
         epoch: s.data.epoch,
         methods: methods.clone(),
@@ -60,16 +63,22 @@ pub(super) fn request_measure(
 /// A stepped measurement ended: each method's measurement replaces the one before, unless a
 /// newer measurement of that method was asked for meanwhile.
 pub(super) fn measured(s: &mut State, seq: u64, result: Result<Vec<Measurement>, String>) {
-    let dense = s.measuring.iter().find(|m| m.seq == seq).is_some_and(|m| {
-        m.methods
-            .iter()
-            .any(|x| x.encoder() == Some(Encoder::Mistral))
-    });
-    s.measuring.retain(|m| m.seq != seq);
+    let dense = s
+        .data
+        .ui
+        .measuring
+        .iter()
+        .find(|m| m.seq == seq)
+        .is_some_and(|m| {
+            m.methods
+                .iter()
+                .any(|x| x.encoder() == Some(Encoder::Mistral))
+        });
+    s.data.ui.measuring.retain(|m| m.seq != seq);
     match result {
         Ok(ms) => {
             for m in ms {
-                if s.measure_latest.get(m.method.as_str()) != Some(&seq) {
+                if s.data.ui.measure_latest.get(m.method.as_str()) != Some(&seq) {
                     continue;
                 }
                 s.data.measurements.retain(|x| x.method != m.method);
@@ -77,7 +86,9 @@ pub(super) fn measured(s: &mut State, seq: u64, result: Result<Vec<Measurement>,
                 s.data.measure_version += 1;
             }
         }
-        Err(message) if dense => s.dense_message = Some(format!("Mesure impossible : {message}")),
+        Err(message) if dense => {
+            s.data.ui.dense_message = Some(format!("Mesure impossible : {message}"))
+        }
         Err(_) => {}
     }
 }

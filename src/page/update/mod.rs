@@ -40,7 +40,7 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
     );
     let mut fx = Vec::new();
     apply(s, msg, now, &mut fx);
-    if arrival && !s.journal_waiting.is_empty() {
+    if arrival && !s.data.ui.journal_waiting.is_empty() {
         journal::retry_unanswered(s, now, &mut fx);
     }
     wanted(s, &mut fx);
@@ -102,10 +102,10 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             }
         }
         Msg::ComputeProgress { epoch, done, total } if epoch == s.data.epoch => {
-            s.compute = super::parts::Phase::Running { done, total };
+            s.data.ui.compute = super::parts::Phase::Running { done, total };
         }
         Msg::ComputeEnded { epoch, message } if epoch == s.data.epoch => {
-            s.compute = super::parts::Phase::Idle;
+            s.data.ui.compute = super::parts::Phase::Idle;
             s.calls.compute = None;
             s.vectors_message = Some(message);
         }
@@ -139,21 +139,21 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::DenseEnded { epoch, message } if epoch == s.data.epoch => {
             vectors::dense_ended(s, message, fx)
         }
-        Msg::GridSorted(by) => s.grid_sort = by,
-        Msg::GridMore => s.grid_limit += super::state::GRID_PAGE,
+        Msg::GridSorted(by) => s.data.ui.grid_sort = by,
+        Msg::GridMore => s.data.ui.grid_limit += super::dataset::GRID_PAGE,
         Msg::PairSide { first, name } => {
             if let Some((a, b)) = s.compared_pair() {
-                s.compare = Some(if first { (name, b) } else { (a, name) });
+                s.data.ui.compare = Some(if first { (name, b) } else { (a, name) });
             }
         }
         Msg::RunFilesChosen(files) => measure::run_files_chosen(s, files, fx),
         Msg::RunFileRead { epoch, name, text } if epoch == s.data.epoch => {
             let said = measure::import_run(s, &name, text);
-            s.run_messages.push(said);
+            s.data.ui.run_messages.push(said);
         }
         Msg::RunsCleared => {
             s.data.runs.clear();
-            s.run_messages.clear();
+            s.data.ui.run_messages.clear();
         }
         Msg::ExportRequested(what) => {
             if let Some((name, text)) = measure::export_file(s, &what) {
@@ -161,7 +161,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             }
         }
         Msg::MeasureProgress { seq, done } => {
-            if let Some(m) = s.measuring.iter_mut().find(|m| m.seq == seq) {
+            if let Some(m) = s.data.ui.measuring.iter_mut().find(|m| m.seq == seq) {
                 m.done = done;
             }
         }

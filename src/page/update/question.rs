@@ -11,12 +11,12 @@ use super::job;
 pub(super) fn typed(s: &mut State, text: String) {
     s.question = text;
     s.question_from_link = false;
-    s.example = None;
+    s.data.ui.example = None;
     s.question_generation += 1;
 }
 
 pub(super) fn example(s: &mut State, i: Option<usize>) {
-    s.example = i.filter(|&i| i < s.data.questions.len());
+    s.data.ui.example = i.filter(|&i| i < s.data.questions.len());
     s.question_from_link = false;
     if let Some(q) = s.example_question() {
         s.question = q.text.clone();
@@ -28,7 +28,7 @@ pub(super) fn example(s: &mut State, i: Option<usize>) {
 pub(super) fn opened(s: &mut State, i: usize, fx: &mut Vec<Effect>) {
     if let Some(q) = s.data.questions.get(i) {
         s.question = q.text.clone();
-        s.example = Some(i);
+        s.data.ui.example = Some(i);
         s.question_from_link = false;
         s.view = View::Chercher;
         s.question_generation += 1;
@@ -82,7 +82,7 @@ pub(super) fn fragment(s: &mut State, link: ViewState) {
     s.view = link.view;
     if let Some(q) = link.question {
         if q != s.question {
-            s.example = s.data.questions.iter().position(|x| x.text == q);
+            s.data.ui.example = s.data.questions.iter().position(|x| x.text == q);
             s.question = q;
             // A link (or a page that rewrites the fragment) never spends the key by itself.
             s.question_from_link = true;
@@ -93,7 +93,7 @@ pub(super) fn fragment(s: &mut State, link: ViewState) {
         s.shown = link.methods;
     }
     if let Some((a, b)) = link.compare {
-        s.compare = Some((a.name().to_owned(), b.name().to_owned()));
+        s.data.ui.compare = Some((a.name().to_owned(), b.name().to_owned()));
     }
     if link.set == crate::link::QuestionSet::VosDonnees && s.data.label.is_none() {
         // Said under the header, where the learner looks, not in the collapsed « Réglages »:

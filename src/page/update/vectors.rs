@@ -13,10 +13,10 @@ use super::job;
 use super::measure::request_measure;
 
 pub(super) fn compute(s: &mut State, fx: &mut Vec<Effect>) {
-    if let (Some(key), false) = (s.key.clone(), s.compute.is_running()) {
+    if let (Some(key), false) = (s.key.clone(), s.data.ui.compute.is_running()) {
         let job = job(s, key);
         s.calls.compute = Some(job.call);
-        s.compute = Phase::Running {
+        s.data.ui.compute = Phase::Running {
             done: 0,
             total: s.data.lab.fiches().len(),
         };
@@ -125,16 +125,16 @@ pub(super) fn measure_requested(s: &mut State, fx: &mut Vec<Effect>) {
         .filter(|q| !s.qvectors.contains_key(q))
         .collect();
     if questions.is_empty() && s.data.lab.has_vectors(Encoder::Mistral) {
-        s.dense_message = None;
+        s.data.ui.dense_message = None;
         measure_dense(s, fx);
-    } else if let (Some(key), false) = (s.key.clone(), s.dense.is_running()) {
+    } else if let (Some(key), false) = (s.key.clone(), s.data.ui.dense.is_running()) {
         let job = job(s, key);
         s.calls.dense = Some(job.call);
-        s.dense = Phase::Running {
+        s.data.ui.dense = Phase::Running {
             done: 0,
             total: questions.len(),
         };
-        s.dense_message = None;
+        s.data.ui.dense_message = None;
         fx.push(Effect::MeasureDense { job, questions });
     }
 }
@@ -157,7 +157,7 @@ pub(super) fn dense_progress(
             Err(_) => fx.push(Effect::ForgetQuestionVector(question)),
         }
     }
-    if let Phase::Running { done, .. } = &mut s.dense {
+    if let Phase::Running { done, .. } = &mut s.data.ui.dense {
         if epoch == s.data.epoch {
             *done += n;
         }
@@ -165,10 +165,10 @@ pub(super) fn dense_progress(
 }
 
 pub(super) fn dense_ended(s: &mut State, message: Option<String>, fx: &mut Vec<Effect>) {
-    s.dense = Phase::Idle;
+    s.data.ui.dense = Phase::Idle;
     s.calls.dense = None;
-    s.dense_message = message;
-    if s.dense_message.is_none() {
+    s.data.ui.dense_message = message;
+    if s.data.ui.dense_message.is_none() {
         measure_dense(s, fx);
     }
 }

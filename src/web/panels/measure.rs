@@ -29,10 +29,10 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.data.epoch,
         s.data.measure_version,
         &methods,
-        &s.grid_sort,
-        s.grid_limit,
+        &s.data.ui.grid_sort,
+        s.data.ui.grid_limit,
         s.compared_pair(),
-        &s.run_messages,
+        &s.data.ui.run_messages,
     );
     // Built over several turns of the event loop, the first part at once: at 50,000 fiches the
     // whole view in one task took 105-160 ms (half of it the browser's layout).
@@ -67,8 +67,8 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.data.lab.has_vectors(crate::lab::Encoder::Mistral),
         s.key.is_some(),
         missing,
-        &s.dense,
-        &s.dense_message,
+        &s.data.ui.dense,
+        &s.data.ui.dense_message,
         s.measuring_of(Method::Sens).map(|m| (m.done, m.total)),
     );
     if memo.changed("mesures-sens", dense_inputs) {
@@ -109,10 +109,10 @@ fn part(s: &State, ms: &[Measurement], i: usize) -> Vec<Element> {
 fn grid_and_pair(s: &State, ms: &[Measurement]) -> Vec<Element> {
     let names: Vec<&str> = ms.iter().map(|m| m.method.as_str()).collect();
     let mut out = Vec::new();
-    let order = charts::grid_order(ms, s.grid_sort.as_deref());
+    let order = charts::grid_order(ms, s.data.ui.grid_sort.as_deref());
     out.push(
         section("Question par question", "partie-grille")
-            .child(charts::question_grid(ms, &order, s.grid_limit))
+            .child(charts::question_grid(ms, &order, s.data.ui.grid_limit))
             .build(),
     );
     if let Some((a, b)) = s.compared_pair() {
@@ -237,6 +237,8 @@ fn import_section(s: &State) -> Element {
                 ),
         );
     let said: Vec<Element> = s
+        .data
+        .ui
         .run_messages
         .iter()
         .map(|r| match r {
@@ -388,9 +390,9 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
             dollars(mistral::cost_usd(t))
         )
     };
-    let text = if let Some(message) = &s.dense_message {
+    let text = if let Some(message) = &s.data.ui.dense_message {
         message.clone()
-    } else if let Phase::Running { done, total } = s.dense {
+    } else if let Phase::Running { done, total } = s.data.ui.dense {
         format!("Plongement des questions… {done} sur {total}")
     } else if !s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
         "sens et hybride : il faut d'abord les vecteurs des fiches (panneau « Vecteurs des fiches »).".to_owned()
@@ -417,7 +419,7 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
             E::new("button")
                 .attr("id", ids::MESURER_SENS)
                 .attr("type", "button")
-                .flag("disabled", s.dense.is_running())
+                .flag("disabled", s.data.ui.dense.is_running())
                 .text("Mesurer sens et hybride")
                 .build(),
         );

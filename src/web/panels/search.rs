@@ -23,7 +23,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         fill_examples(&s.data.questions);
     }
     let select: HtmlSelectElement = by_id(ids::EXEMPLES).unchecked_into();
-    let value = s.example.map(|i| i.to_string()).unwrap_or_default();
+    let value = s.data.ui.example.map(|i| i.to_string()).unwrap_or_default();
     if select.value() != value {
         select.set_value(&value);
     }
@@ -33,7 +33,7 @@ pub fn render(s: &State, memo: &mut Memo) {
     let inputs = (
         s.data.epoch,
         q,
-        s.example,
+        s.data.ui.example,
         &s.shown,
         s.data
             .lab
@@ -95,7 +95,7 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
             let inputs = (
                 s.data.epoch,
                 q,
-                s.example,
+                s.data.ui.example,
                 mistral.then(|| {
                     (
                         s.data

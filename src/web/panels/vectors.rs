@@ -25,7 +25,7 @@ pub fn render(s: &State) {
         }
         None => {
             set_hidden(&calculer, false);
-            set_disabled(&calculer, s.key.is_none() || s.compute.is_running());
+            set_disabled(&calculer, s.key.is_none() || s.data.ui.compute.is_running());
             let tokens = embed_estimate(lab.fiches().iter().map(|f| f.texte.as_str()));
             let prefix = if origin.is_empty() {
                 String::new()
@@ -42,7 +42,7 @@ pub fn render(s: &State) {
     set_text(&by_id(ids::VECTEURS_ETAT), &text);
     set_hidden(&by_id(ids::TELECHARGER), s.data.computed.is_none());
     let progress_box = by_id(ids::CALCUL);
-    match s.compute {
+    match s.data.ui.compute {
         Phase::Idle => set_hidden(&progress_box, true),
         Phase::Running { done, total } => {
             set_hidden(&progress_box, false);
