@@ -143,6 +143,7 @@ pub async fn run() {
         }
     };
     events::listen(&app);
+    app.mark_paid_tasks();
     // What the learner typed while this module loaded (the first module only ever writes the
     // link's question there): kept, not overwritten by the link's.
     // The box marked as edited by the first module counts even emptied.

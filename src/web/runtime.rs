@@ -33,6 +33,8 @@ pub struct App {
     /// a selection the model refused is never read).
     files: RefCell<HashMap<u64, web_sys::File>>,
     next_file: Cell<u64>,
+    /// Tasks holding a call that are still running, cancelled or not ([`App::spawn_call`]).
+    paid_tasks: Cell<usize>,
 }
 
 pub type Shared = Rc<App>;
@@ -49,6 +51,7 @@ impl App {
             calls: RefCell::new(HashMap::new()),
             files: RefCell::new(HashMap::new()),
             next_file: Cell::new(0),
+            paid_tasks: Cell::new(0),
         })
     }
 
@@ -136,10 +139,27 @@ impl App {
         task: impl std::future::Future<Output = ()> + 'static,
     ) {
         let app = self.clone();
+        self.paid_tasks.set(self.paid_tasks.get() + 1);
+        self.mark_paid_tasks();
         spawn(async move {
             task.await;
             app.calls.borrow_mut().remove(&id);
+            app.paid_tasks.set(app.paid_tasks.get().saturating_sub(1));
+            app.mark_paid_tasks();
         });
+    }
+
+    /// Says on the page's `<body>` how many tasks that may spend the key are still running
+    /// (`data-appels`): « 0 » means no request to Mistral can be sent until the next gesture, a
+    /// fact the end-to-end tests wait for instead of a fixed sleep.
+    pub fn mark_paid_tasks(&self) {
+        if let Some(body) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.body())
+        {
+            body.set_attribute("data-appels", &self.paid_tasks.get().to_string())
+                .ok();
+        }
     }
 
     /// Cancels call `id`, if it still runs.

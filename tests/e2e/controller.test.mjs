@@ -74,7 +74,8 @@ test('a smaller catalogue loaded during « Mesurer les réponses » stops the ru
   await page.waitForFunction(() => /^2 réponses sur 40/.test(document.querySelector('#eval-etat').textContent));
   await page.setInputFiles('#fichiers', small());
   await page.waitForFunction(() => /^3 fiches, 2 questions/.test(document.querySelector('#resume').textContent));
-  await page.waitForTimeout(1500);
+  // The run's task has ended: what it says and what it sent are final.
+  await page.waitForSelector('body[data-appels="0"]');
   assert.deepEqual(problems, [], 'no panic, no error');
   assert.match(await page.textContent('#eval-etat'), /Mesure arrêtée : un autre catalogue a été chargé/);
   const calls = (await mock.log()).filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
@@ -96,7 +97,8 @@ test('switching catalogue during « Calculer les vecteurs » accepts and caches 
   await page.waitForSelector('#calcul:not([hidden])');
   await page.setInputFiles('#fichiers', await sameIdsOtherTexts());
   await page.waitForFunction(() => /vos données \(revues\.jsonl/.test(document.querySelector('#resume').textContent));
-  await page.waitForTimeout(2500);
+  // The computation's task has ended (cancelled by the switch): nothing more can be cached.
+  await page.waitForSelector('body[data-appels="0"]');
   assert.match(await page.textContent('#vecteurs-etat'), /Aucun vecteur pour ces fiches/);
   const stored = await page.evaluate(() => new Promise((ok, ko) => {
     const open = indexedDB.open('rag-fiches');
@@ -162,7 +164,9 @@ test('a link never spends the key: its question is embedded only on a click', as
     await other.evaluate((x) => { location.hash = `#q=${x}&m=sens`; }, q);
     await other.waitForFunction((x) => document.querySelector('#question').value === x, q);
   }
-  await other.waitForTimeout(800);
+  // A paid call would have started with the message that changed the question (its request
+  // follows a pause in typing): none is running.
+  assert.equal(await other.getAttribute('body', 'data-appels'), '0', 'no paid task without a click');
   assert.equal(await posts('/v1/embeddings'), 0, 'no paid request without a click');
   await other.click('#colonne-sens button[data-plonger]');
   await other.waitForSelector('#colonne-sens li.resultat');
@@ -177,7 +181,8 @@ test('a double click on « Mesurer les réponses » does not confirm the run', a
   await enterKey(page, KEY);
   await page.click('#onglet-mesurer');
   await page.dblclick('#eval-lancer');
-  await page.waitForTimeout(800);
+  // The run would have started with the second click's message: no paid task is running.
+  assert.equal(await page.getAttribute('body', 'data-appels'), '0');
   assert.equal(await posts('/v1/chat/completions'), 0, 'nothing paid');
   assert.equal(await page.isVisible('#eval-confirmer'), true, 'the confirmation still waits');
   assert.deepEqual(problems, []);

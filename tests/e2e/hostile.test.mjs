@@ -62,7 +62,9 @@ test('« oublier la clé » during « Mesurer les réponses » stops every call:
   await settings(page);
   await page.click('#oublier');
   const atForget = (await posts('/v1/chat/completions')).length;
-  await page.waitForTimeout(2000);
+  // Every task that could spend the key has ended (the page says so on <body>): nothing can be
+  // sent after this without a new gesture.
+  await page.waitForSelector('body[data-appels="0"]');
   assert.equal((await posts('/v1/chat/completions')).length, atForget, 'no request after « oublier »');
   assert.match(await page.textContent('#eval-etat'), /la clé a été oubliée/);
   assert.ok(atForget < 40);

@@ -247,7 +247,9 @@ test('a newer question cancels the older request; a stale answer never shows', a
   await page.fill('#question', 'joint époxy');
   await page.waitForSelector('#colonne-sens li.resultat');
   assert.equal(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), 'AR-0032');
-  await page.waitForTimeout(300);
+  // The older question's call (hanging at the mock) was cancelled and its task has ended: its
+  // answer can no longer arrive.
+  await page.waitForSelector('body[data-appels="0"]');
   assert.equal(await page.inputValue('#question'), 'joint époxy');
   assert.equal(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), 'AR-0032');
   assert.deepEqual(problems, []);
