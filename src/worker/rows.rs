@@ -125,11 +125,24 @@ impl Store {
 }
 
 impl RowStore for Store {
+    /// Storage is an optimisation: when the file cannot take more (the origin's quota is full, or
+    /// the file system fails), what it holds moves to memory and the rest follows it there.
     fn append(&mut self, bytes: &[u8]) -> Result<(), String> {
-        match self {
-            Store::Opfs(s) => s.append(bytes),
-            Store::Memory(s) => s.append(bytes),
+        let opfs = match self {
+            Store::Memory(memory) => return memory.append(bytes),
+            Store::Opfs(opfs) => opfs,
+        };
+        if opfs.append(bytes).is_ok() {
+            return Ok(());
         }
+        let mut written = vec![0u8; opfs.len];
+        opfs.read(0, &mut written)?;
+        let mut memory = MemoryStore::with_capacity(written.len() + bytes.len());
+        memory.append(&written)?;
+        memory.append(bytes)?;
+        // The file is closed and removed as the store is dropped.
+        *self = Store::Memory(memory);
+        Ok(())
     }
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), String> {
         match self {

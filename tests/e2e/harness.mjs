@@ -238,3 +238,16 @@ export function localModelPresent(what) {
   }
   return present;
 }
+
+/** np.save of a float64 matrix. */
+export function npy(rows) {
+  let header = `{'descr': '<f8', 'fortran_order': False, 'shape': (${rows.length}, ${rows[0].length}), }`;
+  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
+  header += '\n';
+  const head = Buffer.alloc(10);
+  Buffer.from('\x93NUMPY', 'latin1').copy(head, 0);
+  head[6] = 1; head[7] = 0; head.writeUInt16LE(header.length, 8);
+  const data = Buffer.alloc(rows.length * rows[0].length * 8);
+  rows.flat().forEach((x, i) => data.writeDoubleLE(x, i * 8));
+  return Buffer.concat([head, Buffer.from(header, 'latin1'), data]);
+}

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, suite, settings, enterKey, pickExample, ranked } from './harness.mjs';
+import { openPage, suite, settings, enterKey, pickExample, ranked, npy } from './harness.mjs';
 import { fakeEmbed } from './mock-mistral.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -37,19 +37,6 @@ function catalogue() {
   const jsonl = fiches.map((f) => JSON.stringify(f)).join('\n') + '\n';
   const csv = '\ufefftype;question;fiche_attendue\n' + questions.map((q) => q.join(';')).join('\n') + '\n';
   return { fiches, jsonl, csv };
-}
-
-/** np.save of a float64 matrix. */
-function npy(rows) {
-  let header = `{'descr': '<f8', 'fortran_order': False, 'shape': (${rows.length}, ${rows[0].length}), }`;
-  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
-  header += '\n';
-  const head = Buffer.alloc(10);
-  Buffer.from('\x93NUMPY', 'latin1').copy(head, 0);
-  head[6] = 1; head[7] = 0; head.writeUInt16LE(header.length, 8);
-  const data = Buffer.alloc(rows.length * rows[0].length * 8);
-  rows.flat().forEach((x, i) => data.writeDoubleLE(x, i * 8));
-  return Buffer.concat([head, Buffer.from(header, 'latin1'), data]);
 }
 
 const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });

@@ -2,7 +2,8 @@
 // the others are decided by the page's model and tested natively (tests/page.rs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, suite } from './harness.mjs';
+import { openPage, suite, npy } from './harness.mjs';
+import { fakeEmbed } from './mock-mistral.mjs';
 
 let browser;
 let server;
@@ -47,6 +48,32 @@ test('b13: a vectors file a closed tab left in the origin-private file system is
     return true;
   }, null, { timeout: 10000, polling: 100 });
   assert.deepEqual(await left(), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('b5: under storage pressure the learner\'s fiches, questions and vectors load, kept in memory', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  // An origin allowed 60 kB: the 300 fiches' exact values (600 kB) do not fit in its file system.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 60000 });
+  const fiches = Array.from({ length: 300 }, (_, i) => ({
+    id: `Q-${String(i).padStart(3, '0')}`,
+    famille: 'Quincaillerie',
+    nom: `Vis ${i}`,
+    texte: `Vis à bois numéro ${i}, boîte de ${i + 10}.`,
+  }));
+  const jsonl = fiches.map((f) => JSON.stringify(f)).join('\n') + '\n';
+  const csv = 'type;question;fiche_attendue\nexacte;Vis 7;Q-007\n';
+  const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
+  await page.setInputFiles('#fichiers', [
+    file('f.jsonl', jsonl),
+    file('q.csv', csv),
+    file('v.npy', npy(fiches.map((f) => fakeEmbed(f.texte)))),
+  ]);
+  await page.waitForFunction(() => /^300 fiches, 1 question/.test(document.querySelector('#resume').textContent));
+  assert.match(await page.textContent('#vecteurs-etat'), /300 × 1024 \(mistral-embed\), chargés depuis v\.npy/);
+  assert.equal(await page.textContent('#donnees-erreurs'), '');
   assert.deepEqual(problems, []);
   await context.close();
 });
