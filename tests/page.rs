@@ -1021,3 +1021,54 @@ fn b11_a_vos_donnees_link_opened_without_those_files_says_so_where_the_learner_l
     load_learner(&mut s);
     assert_eq!(s.link_note, None);
 }
+
+#[test]
+fn b7_a_failed_download_is_tried_again_by_the_next_gesture_not_before() {
+    let mut s = state();
+    with_local_vectors(&mut s);
+    show(&mut s, Method::SensLocal);
+    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    send(&mut s, Msg::LocalModelDownloadFailed("503".into()));
+    assert!(matches!(s.local, LocalModel::Unavailable(_)));
+    // Nothing else retries by itself.
+    let fx = send(&mut s, Msg::ViewChosen(View::Mesurer));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    // The learner's next question does.
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    // A refusal of the model itself stays final.
+    send(&mut s, Msg::LocalModelFailed("refusé".into()));
+    let fx = send(&mut s, Msg::QuestionTyped("Une colle".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+}
+
+#[test]
+fn b7_unticking_the_local_methods_stops_the_download() {
+    let mut s = state();
+    with_local_vectors(&mut s);
+    show(&mut s, Method::SensLocal);
+    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    send(
+        &mut s,
+        Msg::LocalModelProgress {
+            done: 4_500_000,
+            total: Some(81_098_920),
+        },
+    );
+    assert!(matches!(s.local, LocalModel::Fetching { .. }));
+    send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
+    // The shell gives the download up at its next chunk, seeing this.
+    assert!(matches!(s.local, LocalModel::Idle));
+    // A chunk's news arriving meanwhile does not bring it back.
+    send(
+        &mut s,
+        Msg::LocalModelProgress {
+            done: 5_500_000,
+            total: Some(81_098_920),
+        },
+    );
+    assert!(matches!(s.local, LocalModel::Idle));
+    // Ticked again: fetched again.
+    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+}

@@ -82,6 +82,8 @@ pub struct State {
     pub local_not_kept: bool,
     /// The learner asked for the local model (a gesture): a link's question may then download it.
     pub local_download_ok: bool,
+    /// The model's download failed: a gesture that needs the model tries it again.
+    pub local_retry: bool,
     pub local_qvectors: QuestionVectors,
     /// The local encoder's vectors being computed for the learner's catalogue: (epoch, texts
     /// done, texts in all). `None` when no computation runs.
@@ -142,6 +144,7 @@ impl State {
             local: LocalModel::Idle,
             local_not_kept: false,
             local_download_ok: false,
+            local_retry: false,
             local_qvectors: QuestionVectors::new(),
             local_fiches: None,
             local_fiches_error: None,

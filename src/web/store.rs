@@ -99,7 +99,7 @@ async fn open() -> Result<Conn, JsValue> {
 const OPEN_TIMEOUT_MS: i32 = 3000;
 
 /// `future`'s output, or `None` after `ms` milliseconds.
-async fn with_timeout<T>(future: impl std::future::Future<Output = T>, ms: i32) -> Option<T> {
+pub async fn with_timeout<T>(future: impl std::future::Future<Output = T>, ms: i32) -> Option<T> {
     use std::future::Future;
     use std::task::Poll;
     let timer = Promise::new(&mut |resolve, _| {

@@ -124,3 +124,21 @@ test('b8: a link with sens local downloads nothing before a click; the click fet
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('b7: a server error is said as such, and the next question fetches the model again', { skip: !present }, async () => {
+  for (const k of Object.keys(overrides)) delete overrides[k];
+  const { page, context, problems } = await openPage(browser, null, { expectHttpErrors: true });
+  const models = countModel(page);
+  const busy = (route) => route.fulfill({ status: 503, contentType: 'text/plain', body: 'busy' });
+  await page.route(`**/${LOCAL_MODEL}`, busy);
+  await askLocally(page);
+  const said = page.locator('.local-indisponible', { hasText: /le serveur a répondu 503/ });
+  await said.waitFor({ timeout: 30000 });
+  assert.match(await said.textContent(), /Tapez une autre question pour réessayer/);
+  await page.unroute(`**/${LOCAL_MODEL}`, busy);
+  await page.fill('#question', 'Un isolant qui ne brûle pas');
+  await firstLocalResult(page);
+  assert.equal(models.length, 2, 'fetched again after the failure, once');
+  assert.deepEqual(problems.filter((p) => !/503/.test(p)), []);
+  await context.close();
+});

@@ -42,6 +42,15 @@ pub(super) fn texts_embedded(
     }
 }
 
+/// A gesture that needs the model after its download failed: it is fetched again.
+pub(super) fn retry(s: &mut State) {
+    if s.local_retry && matches!(s.local, LocalModel::Unavailable(_)) {
+        s.local = LocalModel::Idle;
+        s.local_retry = false;
+        s.local_asked = None;
+    }
+}
+
 /// The cached model was refused and deleted: it is fetched again, once (a download refused in
 /// turn is [`Msg::LocalModelFailed`](super::super::msg::Msg::LocalModelFailed)).
 pub(super) fn evicted(s: &mut State, why: String) {
@@ -96,6 +105,11 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
         if let Some((epoch, _, _)) = s.local_fiches.take() {
             s.local_sent_questions.clear();
             fx.push(Effect::Worker(Request::Stop { epoch }));
+        }
+        // The download stops at its next chunk (the shell reads this state between chunks).
+        if matches!(s.local, LocalModel::Fetching { .. }) {
+            s.local = LocalModel::Idle;
+            s.local_asked = None;
         }
     }
     if s.wants_local_fiche_vectors() {

@@ -188,8 +188,11 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         }
         Msg::LocalModelProgress { .. } | Msg::LocalModelPreparing(_) | Msg::LocalModelReady
             if matches!(s.local, super::local::LocalModel::Unavailable(_)) => {}
+        // A download stopped meanwhile (no local method shown any more) stays stopped.
         Msg::LocalModelProgress { done, total } => {
-            s.local = super::local::LocalModel::Fetching { done, total }
+            if matches!(s.local, super::local::LocalModel::Fetching { .. }) {
+                s.local = super::local::LocalModel::Fetching { done, total }
+            }
         }
         Msg::LocalModelPreparing(p) => s.local = super::local::LocalModel::Preparing(p),
         Msg::LocalModelReady => s.local = super::local::LocalModel::Ready,
@@ -199,8 +202,15 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         }
         Msg::LocalWorkerDied(detail) => local::worker_died(s, detail),
         Msg::LocalModelEvicted(why) => local::evicted(s, why),
+        Msg::LocalModelDownloadFailed(why) => {
+            s.local = super::local::LocalModel::Unavailable(why);
+            s.local_retry = true;
+        }
         Msg::LocalModelNotKept => s.local_not_kept = true,
-        Msg::LocalModelRequested => s.local_download_ok = true,
+        Msg::LocalModelRequested => {
+            s.local_download_ok = true;
+            local::retry(s);
+        }
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => journal::export(s, &what, fx),
         Msg::JournalErased => {

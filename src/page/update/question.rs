@@ -9,6 +9,7 @@ use super::super::state::State;
 use super::job;
 
 pub(super) fn typed(s: &mut State, text: String) {
+    super::local::retry(s);
     s.question = text;
     s.question_from_link = false;
     s.data.ui.example = None;
@@ -46,6 +47,7 @@ pub(super) fn toggled(s: &mut State, m: Method, on: bool) {
     // Ticking a local method is asking for it: its model may be downloaded.
     if on && m.encoder() == Some(crate::lab::Encoder::Local) {
         s.local_download_ok = true;
+        super::local::retry(s);
     }
     s.shown.retain(|x| *x != m);
     if on {
@@ -56,6 +58,7 @@ pub(super) fn toggled(s: &mut State, m: Method, on: bool) {
 
 pub(super) fn local_methods(s: &mut State) {
     s.local_download_ok = true;
+    super::local::retry(s);
     for m in [Method::SensLocal, Method::HybrideLocal] {
         if !s.shown.contains(&m) {
             s.shown.push(m);

@@ -23,9 +23,28 @@ pub async fn load_local_model(app: Shared) {
             app.dispatch(Msg::LocalModelPreparing(0));
             super::super::worker_client::prepare(&app, blob, expected, cached);
         }
-        Err(why) => app.dispatch(Msg::LocalModelFailed(why)),
+        Err(Download::Failed(why)) => app.dispatch(Msg::LocalModelDownloadFailed(why)),
+        // The learner stopped wanting it: the model already knows.
+        Err(Download::Stopped) => {}
     }
 }
+
+/// Why the model did not arrive.
+pub(super) enum Download {
+    /// Said to the learner; the next gesture that needs the model tries again.
+    Failed(String),
+    /// No local method is shown any more: the download was given up at its next chunk.
+    Stopped,
+}
+
+impl From<String> for Download {
+    fn from(why: String) -> Download {
+        Download::Failed(why)
+    }
+}
+
+/// A download that receives nothing for this long is given up (and said).
+const STALL_MS: i32 = 30_000;
 
 /// The model file and whether it came from the cache: the cache is read only under the content
 /// hash the page names (a build that names none caches nothing); else it is fetched. A copy kept
@@ -33,7 +52,7 @@ pub async fn load_local_model(app: Shared) {
 pub(super) async fn local_model_blob(
     app: &Shared,
     expected: Option<&str>,
-) -> Result<(web_sys::Blob, bool), String> {
+) -> Result<(web_sys::Blob, bool), Download> {
     use wasm_bindgen::JsCast;
     if let Some(hash) = expected {
         if let Some(v) = store::get(store::MODEL, &cache_key(hash)).await {
@@ -49,7 +68,10 @@ pub(super) async fn local_model_blob(
 
 /// The file at `path` as a Blob of the chunks received, reporting progress as they arrive. The
 /// chunks stay in JavaScript: nothing grows or copies in the module while downloading.
-pub(super) async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_sys::Blob, String> {
+pub(super) async fn fetch_with_progress(
+    app: &Shared,
+    path: &str,
+) -> Result<web_sys::Blob, Download> {
     use wasm_bindgen::JsCast;
     let absent = || {
         "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
@@ -57,11 +79,19 @@ pub(super) async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_
     let window = web_sys::window().ok_or_else(absent)?;
     let resp: web_sys::Response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(path))
         .await
-        .map_err(|_| "Le modèle local n'a pas pu être chargé : le réseau a échoué.".to_owned())?
+        .map_err(|_| "Le modèle local n'a pas pu être chargé : le réseau a échoué. Tapez une autre question pour réessayer.".to_owned())?
         .dyn_into()
         .map_err(|_| absent())?;
-    if !resp.ok() {
-        return Err(absent());
+    // A file the site does not have is not built with it; any other answer may pass.
+    match resp.status() {
+        200..=299 => {}
+        404 | 410 => return Err(absent().into()),
+        status => {
+            return Err(format!(
+                "Le modèle local n'a pas pu être chargé : le serveur a répondu {status}. Tapez une autre question pour réessayer."
+            )
+            .into())
+        }
     }
     // A compressed response's Content-Length counts compressed bytes: it is no total then.
     let encoded = resp
@@ -83,11 +113,26 @@ pub(super) async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_
     let chunks = js_sys::Array::new();
     let (mut received, mut reported) = (0u64, 0u64);
     loop {
-        let chunk = wasm_bindgen_futures::JsFuture::from(reader.read())
-            .await
-            .map_err(|_| {
-                "Le modèle local n'a pas pu être chargé : la connexion a été coupée.".to_owned()
-            })?;
+        let wanted = app.peek(|s| matches!(s.local, crate::page::LocalModel::Fetching { .. }));
+        if wanted == Some(false) {
+            let _ = reader.cancel();
+            return Err(Download::Stopped);
+        }
+        let read = super::super::store::with_timeout(
+            wasm_bindgen_futures::JsFuture::from(reader.read()),
+            STALL_MS,
+        );
+        let Some(chunk) = read.await else {
+            let _ = reader.cancel();
+            return Err(format!(
+                "Le modèle local n'arrive plus (rien reçu depuis {} s) : téléchargement abandonné. Tapez une autre question pour réessayer.",
+                STALL_MS / 1000
+            )
+            .into());
+        };
+        let chunk = chunk.map_err(|_| {
+            "Le modèle local n'a pas pu être chargé : la connexion a été coupée. Tapez une autre question pour réessayer.".to_owned()
+        })?;
         let done = js_sys::Reflect::get(&chunk, &"done".into())
             .ok()
             .and_then(|v| v.as_bool())
@@ -108,6 +153,9 @@ pub(super) async fn fetch_with_progress(app: &Shared, path: &str) -> Result<web_
             });
         }
     }
-    web_sys::Blob::new_with_u8_array_sequence(&chunks)
-        .map_err(|_| "Le modèle local n'a pas pu être assemblé après son chargement.".to_owned())
+    web_sys::Blob::new_with_u8_array_sequence(&chunks).map_err(|_| {
+        "Le modèle local n'a pas pu être assemblé après son chargement."
+            .to_owned()
+            .into()
+    })
 }
