@@ -144,6 +144,14 @@ pub async fn run() {
     };
     events::listen(&app);
     app.mark_paid_tasks();
+    // The controls the first module could not serve come alive with the listeners that serve
+    // them (`data-attend-module` in www/index.html).
+    while let Ok(Some(el)) = document().query_selector("[data-attend-module][inert]") {
+        if el.remove_attribute("inert").is_err() {
+            break;
+        }
+    }
+    by_id(ids::RESULTATS).remove_attribute("aria-busy").ok();
     // What the learner typed while this module loaded (the first module only ever writes the
     // link's question there): kept, not overwritten by the link's.
     // The box marked as edited by the first module counts even emptied.

@@ -178,6 +178,11 @@ async fn draw(
     let mark = field.clone();
     let edited = Closure::<dyn Fn()>::new(move || {
         mark.set_attribute(frame::EDITED, "").ok();
+        // The columns drawn are the link's question's: they are not this one's until the
+        // page's module takes over (`app::run` clears the mark).
+        by_id(ids::RESULTATS)
+            .set_attribute("aria-busy", "true")
+            .ok();
     });
     field
         .add_event_listener_with_callback("input", edited.as_ref().unchecked_ref())

@@ -77,3 +77,28 @@ test('b5: under storage pressure the learner\'s fiches, questions and vectors lo
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('b12: before the page\'s module arrives, the controls it serves are marked inactive; then they work', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  let release;
+  const gate = new Promise((ok) => { release = ok; });
+  await page.route('**/rag-fiches_bg.wasm', async (route) => { await gate; await route.continue(); });
+  await page.goto(`${server.url}#q=${encodeURIComponent('joint époxy')}`);
+  // The first module drew the link's keyword columns; the page's module is held back.
+  await page.waitForSelector('#colonne-mots li.resultat');
+  const inert = (selector) => page.evaluate((s) => document.querySelector(s).closest('[inert]') !== null, selector);
+  for (const control of ['#exemples', '#onglet-mesurer', '#methodes', '#reglages', '#copier-lien']) {
+    assert.equal(await inert(control), true, `${control} is not marked inactive`);
+  }
+  // What the learner types is kept, and the columns say they are not this question's yet.
+  await page.fill('#question', 'truelle');
+  assert.equal(await page.getAttribute('#resultats', 'aria-busy'), 'true');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.evaluate(() => document.querySelector('[inert]')), null);
+  assert.equal(await page.getAttribute('#resultats', 'aria-busy'), null);
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('#vue-mesurer:not([hidden])');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
