@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { launch, serveDist, openPage, LOCAL_MODEL, localModelPresent } from './harness.mjs';
+import { launch, serveDist, openPage, openPageIn, launchWithProfile, LOCAL_MODEL, localModelPresent } from './harness.mjs';
 
 const present = localModelPresent("the model cache's tests");
 const QUESTION = 'Une plaque de plâtre pour une pièce humide';
@@ -140,5 +140,20 @@ test('b7: a server error is said as such, and the next question fetches the mode
   await firstLocalResult(page);
   assert.equal(models.length, 2, 'fetched again after the failure, once');
   assert.deepEqual(problems.filter((p) => !/503/.test(p)), []);
+  await context.close();
+});
+
+test('b9: a model the browser would not keep is used and said not kept', { skip: !present }, async () => {
+  for (const k of Object.keys(overrides)) delete overrides[k];
+  // A profile on disk whose origin is allowed 20 MB, set before the page opens: the 81 MB model
+  // cannot be stored.
+  const { page, context, problems } = await openPageIn(await launchWithProfile(), null);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 20e6 });
+  await askLocally(page);
+  await firstLocalResult(page);
+  const note = page.locator('#colonne-sens-local p.note', { hasText: /sans être gardé dans ce navigateur/ });
+  await note.waitFor({ timeout: 30000 });
+  assert.deepEqual(problems, []);
   await context.close();
 });

@@ -2,7 +2,7 @@
 // the others are decided by the page's model and tested natively (tests/page.rs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, suite, npy } from './harness.mjs';
+import { openPage, openPageIn, launchWithProfile, suite, npy } from './harness.mjs';
 import { fakeEmbed } from './mock-mistral.mjs';
 
 let browser;
@@ -53,10 +53,13 @@ test('b13: a vectors file a closed tab left in the origin-private file system is
 });
 
 test('b5: under storage pressure the learner\'s fiches, questions and vectors load, kept in memory', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
-  // An origin allowed 60 kB: the 300 fiches' exact values (600 kB) do not fit in its file system.
+  // A profile on disk (an incognito context keeps its files in memory), its origin allowed 100 kB
+  // before the page opens: the 300 fiches' exact values (600 kB) do not fit in its file system.
+  const { page, context, problems } = await openPageIn(await launchWithProfile(), null);
   const cdp = await context.newCDPSession(page);
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 60000 });
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 100000 });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
   const fiches = Array.from({ length: 300 }, (_, i) => ({
     id: `Q-${String(i).padStart(3, '0')}`,
     famille: 'Quincaillerie',

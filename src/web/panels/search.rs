@@ -50,6 +50,7 @@ pub fn render(s: &State, memo: &mut Memo) {
             s.local.key(),
             s.local_fiches,
             &s.local_fiches_error,
+            (s.local_not_kept, s.local_download_ok),
         ),
         s.settled,
     );
@@ -115,6 +116,7 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
                         s.local_qvectors.contains_key(q),
                         s.local.key(),
                         s.local_fiches,
+                        (s.local_not_kept, s.local_download_ok),
                     )
                 }),
             );
