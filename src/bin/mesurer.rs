@@ -18,7 +18,7 @@ use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche, QuestionKind};
 use rag_fiches::lab::{Encoder, Lab, Method, QuestionVectors};
 use rag_fiches::measure::compare;
-use rag_fiches::measure::export;
+use rag_fiches::measure::{export, import};
 use rag_fiches::measure::{show_score, Measurement};
 use rag_fiches::mistral;
 use rag_fiches::search::bm25::{Explanation, FORMULA};
@@ -394,14 +394,9 @@ fn run() -> Result<(), Fail> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
+    let run = |text: &str| import::measure(text, &questions, &ids, rag_fiches::data::nfc);
     for path in &args.runs {
-        let mut m = rag_fiches::measure::import::measure(
-            &read(path)?,
-            &questions,
-            &ids,
-            rag_fiches::data::nfc,
-        )
-        .map_err(|e| format!("{path}: {e}: nothing measured"))?;
+        let mut m = run(&read(path)?).map_err(|e| format!("{path}: {e}: nothing measured"))?;
         // A run re-imported from our own export is named like the method: « mots (run) ».
         if measurements.iter().any(|x| x.method == m.method) {
             m.method += " (run)";
