@@ -98,7 +98,9 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   assert.match(link, /jeu=vos-donnees/);
   assert.ok(!link.includes('Quincaillerie') && !link.includes('P-0'));
   const other = await openPage(browser, link);
-  assert.match(await other.page.textContent('#donnees-etat'), /ne voyagent pas avec le lien/);
+  // Said under the header, where the learner looks (not in the collapsed « Réglages »).
+  await other.page.waitForSelector('#note-lien:not([hidden])');
+  assert.match(await other.page.textContent('#note-lien'), /ne voyagent pas avec le lien/);
   assert.equal(await other.page.textContent('#resume'), '200 fiches, 40 questions dont on connaît la bonne fiche.');
   await other.context.close();
   // Back to the exercise in one click.
