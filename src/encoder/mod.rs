@@ -520,7 +520,9 @@ impl Model {
             ("pieces_kept".to_owned(), ids.len().to_string()),
         ]
         .into();
-        safetensors::serialize(views, Some(meta)).map_err(fail)
+        let mut bytes = safetensors::serialize(views, Some(meta)).map_err(fail)?;
+        canonical_header(&mut bytes);
+        Ok(bytes)
     }
 
     /// Reads a file made by [`Model::to_safetensors`].
@@ -670,5 +672,32 @@ impl Model {
         m.table = table;
         m.row_of = row_of;
         m
+    }
+}
+
+/// Rewrites a safetensors header with every object's keys in order. `safetensors::serialize`
+/// writes its metadata map in a `HashMap`'s order, which changes from run to run; the page names
+/// the model file by its content hash (`encoder::identity`), so the same model must make the same
+/// bytes. The keys and values are the same, so the header keeps its length and the data their
+/// offsets; a header that would not (never seen) is left as it is. (Native only, as the writer.)
+#[cfg(not(target_arch = "wasm32"))]
+fn canonical_header(bytes: &mut [u8]) {
+    let Some(prefix) = bytes.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) else {
+        return;
+    };
+    let len = u64::from_le_bytes(prefix) as usize;
+    let Some(header) = bytes.get_mut(8..8 + len) else {
+        return;
+    };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(header) else {
+        return;
+    };
+    // serde_json's maps are ordered by key.
+    let Ok(sorted) = serde_json::to_vec(&value) else {
+        return;
+    };
+    let used = header.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
+    if sorted.len() == used {
+        header[..used].copy_from_slice(&sorted);
     }
 }
