@@ -41,6 +41,29 @@ async fn done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     JsFuture::from(promise).await
 }
 
+/// Resolves to `true` when `tx` commits, `false` when it aborts or fails: a quota exceeded is often
+/// told only here, after the request itself succeeded (the value is written at commit). The
+/// handlers are set at once, before any event of `tx` can fire.
+fn committed(tx: &web_sys::IdbTransaction) -> JsFuture {
+    let promise = Promise::new(&mut |resolve, _| {
+        let ok = resolve.clone();
+        let complete = Closure::once_into_js(move |_: web_sys::Event| {
+            ok.call1(&JsValue::NULL, &JsValue::TRUE).ok();
+        });
+        let failed = resolve.clone();
+        let abort = Closure::once_into_js(move |_: web_sys::Event| {
+            failed.call1(&JsValue::NULL, &JsValue::FALSE).ok();
+        });
+        let error = Closure::once_into_js(move |_: web_sys::Event| {
+            resolve.call1(&JsValue::NULL, &JsValue::FALSE).ok();
+        });
+        tx.set_oncomplete(Some(complete.unchecked_ref()));
+        tx.set_onabort(Some(abort.unchecked_ref()));
+        tx.set_onerror(Some(error.unchecked_ref()));
+    });
+    JsFuture::from(promise)
+}
+
 /// An open connection, closed when dropped: none is left open to block another tab's upgrade.
 struct Conn {
     db: IdbDatabase,
@@ -154,8 +177,11 @@ async fn write(db: &IdbDatabase, store: &str, key: &str, value: &JsValue) -> boo
     let Ok(os) = tx.object_store(store) else {
         return false;
     };
+    let commit = committed(&tx);
     match os.put_with_key(value, &JsValue::from_str(key)) {
-        Ok(request) => done(&request).await.is_ok(),
+        Ok(request) => {
+            done(&request).await.is_ok() && commit.await.is_ok_and(|v| v.as_bool() == Some(true))
+        }
         Err(_) => false,
     }
 }

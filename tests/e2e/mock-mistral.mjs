@@ -153,13 +153,16 @@ export async function startMock(port) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state.log));
         return;
       }
-      state.log.push({
+      // This request's own entry: a late answer (a delay, a test already over and the log reset)
+      // is noted on it, never on whatever entry is last.
+      const entry = {
         method: req.method,
         path: url.pathname,
         search: url.search,
         headers: req.headers,
         body: req.method === 'POST' ? body : undefined,
-      });
+      };
+      state.log.push(entry);
       if (req.method === 'OPTIONS') {
         res.writeHead(204, CORS).end();
         return;
@@ -223,7 +226,7 @@ export async function startMock(port) {
       }
       if (chat) {
         const a = mockAnswer(request.messages ?? []);
-        state.log[state.log.length - 1].answer = a;
+        entry.answer = a;
         let text = a.text;
         let finish = 'stop';
         if (fault.finish) {

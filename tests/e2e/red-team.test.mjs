@@ -56,29 +56,33 @@ test('b5: under storage pressure the learner\'s fiches, questions and vectors lo
   // A profile on disk (an incognito context keeps its files in memory), its origin allowed 100 kB
   // before the page opens: the 300 fiches' exact values (600 kB) do not fit in its file system.
   const { page, context, problems } = await openPageIn(await launchWithProfile(), null);
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 100000 });
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready="true"]');
-  const fiches = Array.from({ length: 300 }, (_, i) => ({
-    id: `Q-${String(i).padStart(3, '0')}`,
-    famille: 'Quincaillerie',
-    nom: `Vis ${i}`,
-    texte: `Vis à bois numéro ${i}, boîte de ${i + 10}.`,
-  }));
-  const jsonl = fiches.map((f) => JSON.stringify(f)).join('\n') + '\n';
-  const csv = 'type;question;fiche_attendue\nexacte;Vis 7;Q-007\n';
-  const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
-  await page.setInputFiles('#fichiers', [
-    file('f.jsonl', jsonl),
-    file('q.csv', csv),
-    file('v.npy', npy(fiches.map((f) => fakeEmbed(f.texte)))),
-  ]);
-  await page.waitForFunction(() => /^300 fiches, 1 question/.test(document.querySelector('#resume').textContent));
-  assert.match(await page.textContent('#vecteurs-etat'), /300 × 1024 \(mistral-embed\), chargés depuis v\.npy/);
-  assert.equal(await page.textContent('#donnees-erreurs'), '');
-  assert.deepEqual(problems, []);
-  await context.close();
+  // A profile on disk is a browser of its own: closed whatever the test's outcome.
+  try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 100000 });
+    await page.goto(server.url);
+    await page.waitForSelector('body[data-ready="true"]');
+    const fiches = Array.from({ length: 300 }, (_, i) => ({
+      id: `Q-${String(i).padStart(3, '0')}`,
+      famille: 'Quincaillerie',
+      nom: `Vis ${i}`,
+      texte: `Vis à bois numéro ${i}, boîte de ${i + 10}.`,
+    }));
+    const jsonl = fiches.map((f) => JSON.stringify(f)).join('\n') + '\n';
+    const csv = 'type;question;fiche_attendue\nexacte;Vis 7;Q-007\n';
+    const file = (name, content) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
+    await page.setInputFiles('#fichiers', [
+      file('f.jsonl', jsonl),
+      file('q.csv', csv),
+      file('v.npy', npy(fiches.map((f) => fakeEmbed(f.texte)))),
+    ]);
+    await page.waitForFunction(() => /^300 fiches, 1 question/.test(document.querySelector('#resume').textContent));
+    assert.match(await page.textContent('#vecteurs-etat'), /300 × 1024 \(mistral-embed\), chargés depuis v\.npy/);
+    assert.equal(await page.textContent('#donnees-erreurs'), '');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
 });
 
 test('b12: before the page\'s module arrives, the controls it serves are marked inactive; then they work', async () => {
