@@ -145,9 +145,11 @@ export async function openPageIn(context, url, { expectHttpErrors = false } = {}
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('requestfailed', (req) => {
-    // A newer question aborts the older request: cancellation by design, not a failure.
+    // A newer question aborts the older request, and the local model's download stops when the
+    // model can no longer be used or is no longer wanted: cancellation by design, not a failure.
     const toMock = req.url().startsWith(`http://127.0.0.1:${MOCK_PORT}/`);
-    const cancelled = req.failure()?.errorText === 'net::ERR_ABORTED' && toMock;
+    const model = req.url().endsWith(`/${LOCAL_MODEL}`);
+    const cancelled = req.failure()?.errorText === 'net::ERR_ABORTED' && (toMock || model);
     if (!cancelled && !(expectHttpErrors && toMock)) problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
   });
   page.on('response', (resp) => {
