@@ -13,8 +13,8 @@ use super::parts::Phase;
 pub const GRID_PAGE: usize = 200;
 
 /// A measurement of some methods on the catalogue's questions, run in steps of a few questions
-/// with turns of the event loop between them (at 50,000 fiches, each question's dense scan takes
-/// about 10 ms: 40 of them in one go held the page for 400 ms).
+/// with turns of the event loop between them (at scale a question's dense scan takes milliseconds,
+/// and the questions in one go held the page's thread: BENCHMARKS.md).
 pub struct Measuring {
     pub seq: u64,
     pub epoch: u64,

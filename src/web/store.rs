@@ -261,7 +261,7 @@ pub fn hide_guide() {
 }
 
 /// Removes the files a closed or reloaded tab's worker left in the origin-private file system
-/// (100 MB for 50,000 vectors): a file a live worker holds is locked, its removal fails, and it
+/// (a set's exact values, large at scale): a file a live worker holds is locked, its removal fails, and it
 /// stays. Where the browser has no such file system (or no `navigator.storage`), nothing to do.
 pub async fn remove_orphan_rows() {
     use wasm_bindgen_futures::JsFuture;
