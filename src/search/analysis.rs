@@ -16,6 +16,9 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+/// Analyses the learner composes in « Améliorer ».
+pub mod custom;
+
 /// One analysed term and where it stands in the original text (`text[start..end]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
@@ -34,6 +37,8 @@ pub enum Analyzer {
     /// `French` with its stop-word list changed: an ablation (`mesurer mots+ --sans-mot-vide sous`),
     /// to see on every question what one stop-word decision does.
     FrenchWith(StopChange),
+    /// Steps the learner composed in « Améliorer » ([`custom::Steps`]).
+    Custom(&'static custom::Custom),
 }
 
 /// A change to `mots+`'s stop words: words it no longer drops, and words it drops too. Lowercase;
@@ -86,6 +91,7 @@ impl Analyzer {
             Analyzer::Seed => seed_terms(text, f),
             Analyzer::French => french_terms(text, None, f),
             Analyzer::FrenchWith(change) => french_terms(text, Some(&change), f),
+            Analyzer::Custom(c) => c.each_term(text, f),
         }
     }
 
@@ -95,6 +101,17 @@ impl Analyzer {
         let words = match self {
             Analyzer::Seed => seed_words(text),
             Analyzer::French | Analyzer::FrenchWith(_) => runs(text, char::is_alphanumeric),
+            Analyzer::Custom(c) => {
+                let mut out = Vec::new();
+                each_run_cased(text, c.is_word(), c.steps.lowercase, |_, start, end| {
+                    out.push(Token {
+                        term: String::new(),
+                        start,
+                        end,
+                    })
+                });
+                out
+            }
         };
         words.into_iter().map(|t| (t.start, t.end)).collect()
     }
@@ -165,6 +182,7 @@ impl Analyzer {
             Analyzer::FrenchWith(_) => {
                 "minuscules ; élisions (l', d', qu'…) retirées ; mots vides français modifiés ; racine Snowball ; accents retirés"
             }
+            Analyzer::Custom(c) => c.description(),
         }
     }
 }
@@ -200,20 +218,30 @@ fn runs(text: &str, is_word: impl Fn(char) -> bool) -> Vec<Token> {
 }
 
 /// [`runs`], each run given to `f(run, start, end)` from one reused buffer.
-fn each_run(text: &str, is_word: impl Fn(char) -> bool, mut f: impl FnMut(&str, usize, usize)) {
+fn each_run(text: &str, is_word: impl Fn(char) -> bool, f: impl FnMut(&str, usize, usize)) {
+    each_run_cased(text, is_word, true, f)
+}
+
+/// [`each_run`], lowercasing only when `lower` (« Améliorer » can turn it off).
+fn each_run_cased(
+    text: &str,
+    is_word: impl Fn(char) -> bool,
+    lower: bool,
+    mut f: impl FnMut(&str, usize, usize),
+) {
     let mut cur = String::new();
     let (mut start, mut end) = (0, 0);
     for (pos, c) in text.char_indices() {
         // Most of a French catalogue is ASCII, whose lowercase is one character: the same result
         // as `to_lowercase`, without its iterator (a fifth of an index build, perf).
-        if c.is_ascii() {
-            let l = c.to_ascii_lowercase();
+        if c.is_ascii() || !lower {
+            let l = if lower { c.to_ascii_lowercase() } else { c };
             if is_word(l) {
                 if cur.is_empty() {
                     start = pos;
                 }
                 cur.push(l);
-                end = pos + 1;
+                end = pos + l.len_utf8();
             } else if !cur.is_empty() {
                 f(&cur, start, end);
                 cur.clear();

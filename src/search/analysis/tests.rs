@@ -208,3 +208,56 @@ fn queries_that_analyse_to_nothing_give_no_terms() {
         assert!(french(q).is_empty(), "{q:?}");
     }
 }
+
+/// The steps of `mots` and `mots+`, run by the composable analyser itself (not short-cut to the
+/// fixed ones), give the same terms and spans on every fiche and question of the exercise.
+#[test]
+fn composed_steps_of_mots_and_mots_plus_give_their_terms_exactly() {
+    use super::custom::{Custom, Steps};
+    let fiches = crate::data::parse_fiches(include_str!("../../../data/fiches.jsonl")).unwrap();
+    let questions =
+        crate::data::parse_questions(include_str!("../../../data/questions.csv")).unwrap();
+    let texts: Vec<&str> = fiches
+        .iter()
+        .map(|f| f.texte.as_str())
+        .chain(questions.iter().map(|q| q.text.as_str()))
+        .chain(["L'isolant qu'il faut : ÉCRAN d'été, œuvre"])
+        .collect();
+    for (steps, fixed) in [
+        (Steps::seed(), Analyzer::Seed),
+        (Steps::french(), Analyzer::French),
+    ] {
+        assert_eq!(steps.analyzer(), fixed);
+        let composed = Analyzer::Custom(Box::leak(Box::new(Custom::new(steps))));
+        for t in &texts {
+            assert_eq!(composed.analyze(t), fixed.analyze(t), "{t}");
+            assert_eq!(composed.raw_words(t), fixed.raw_words(t), "{t}");
+        }
+    }
+}
+
+#[test]
+fn each_step_can_be_turned_off() {
+    use super::custom::{word_list, Steps};
+    let q = "L'isolant qui ne brûle pas, en Soufflant";
+    let terms = |s: Steps| s.analyzer().terms(q);
+    let mut s = Steps::french();
+    assert_eq!(terms(s.clone()), ["isol", "brul", "souffl"]);
+    s.stem = false;
+    assert_eq!(terms(s.clone()), ["isolant", "brule", "soufflant"]);
+    s.fold = false;
+    assert_eq!(terms(s.clone()), ["isolant", "brûle", "soufflant"]);
+    // Without elisions, « l » is still dropped: it is a stop word too.
+    s.elisions = false;
+    assert_eq!(terms(s.clone()), ["isolant", "brûle", "soufflant"]);
+    s.lowercase = false;
+    assert_eq!(terms(s.clone()), ["L", "isolant", "brûle", "Soufflant"]);
+    s.stop_words = word_list("isolant, brûle");
+    assert_eq!(terms(s.clone()), ["L", "qui", "ne", "pas", "en", "Soufflant"]);
+    // The seed's characters without lowercasing: « Soufflant » loses its capital.
+    let mut seed = Steps::seed();
+    seed.lowercase = false;
+    assert_eq!(seed.analyzer().terms("Soufflant"), ["oufflant"]);
+    // Equal steps make one analyser, kept.
+    assert_eq!(s.analyzer(), s.clone().analyzer());
+}
