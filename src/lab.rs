@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::data::vectors::{VectorSet, VectorsError, VectorsInfo};
 use crate::data::{Fiche, Question};
+use crate::measure::products::Products;
 use crate::measure::{Measurement, QuestionOutcome, DEPTH};
 use crate::search::analysis::Analyzer;
 use crate::search::bm25::{Bm25Index, Bm25Params, Explanation};
@@ -135,6 +136,8 @@ pub struct Lab {
     fingerprint: std::cell::OnceCell<String>,
     /// Each fiche's position by id, built at the first [`Lab::doc_of`].
     by_id: std::cell::OnceCell<HashMap<String, usize>>,
+    /// The fiches' products, derived at the first [`Lab::products`].
+    products: std::cell::OnceCell<Products>,
 }
 
 impl Lab {
@@ -165,6 +168,7 @@ impl Lab {
             dense_memo: Default::default(),
             fingerprint: Default::default(),
             by_id: Default::default(),
+            products: Default::default(),
         }
     }
 
@@ -203,6 +207,21 @@ impl Lab {
 
     pub fn fiches(&self) -> &[Fiche] {
         &self.fiches
+    }
+
+    /// Which fiches are variants of one product ([`Products::derive`]).
+    pub fn products(&self) -> &Products {
+        self.products.get_or_init(|| Products::derive(&self.fiches))
+    }
+
+    /// The figures of `method` from its questions' outcomes, at the fiche and product levels.
+    pub fn measurement(
+        &self,
+        method: &str,
+        decimals: Option<usize>,
+        outcomes: Vec<QuestionOutcome>,
+    ) -> Measurement {
+        Measurement::from_outcomes(method, decimals, outcomes).with_products(self.products())
     }
 
     pub fn bm25(&self, keyword: Keyword) -> &Bm25Index {
@@ -414,11 +433,7 @@ impl Lab {
             .iter()
             .map(|q| self.outcome(method, q, vectors))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Measurement::from_outcomes(
-            method.name(),
-            method.score_decimals(),
-            outcomes,
-        ))
+        Ok(self.measurement(method.name(), method.score_decimals(), outcomes))
     }
 
     /// One question of [`Lab::measure`]: its first results and where the expected fiche is. The
@@ -466,7 +481,7 @@ impl Lab {
             let o = self.outcome(method, q, &none);
             outcomes.push(o.expect("keyword methods need no vectors"));
         }
-        Measurement::from_outcomes(method.name(), method.score_decimals(), outcomes)
+        self.measurement(method.name(), method.score_decimals(), outcomes)
     }
 }
 

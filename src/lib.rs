@@ -55,6 +55,7 @@ pub mod cli;
 pub mod data;
 pub mod encoder;
 pub mod fr;
+pub mod improve;
 pub mod journal;
 pub mod kernels;
 pub mod lab;

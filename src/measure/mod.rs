@@ -21,6 +21,8 @@ pub mod compare;
 pub mod export;
 /// Any engine's TREC run, read back and measured as a method.
 pub mod import;
+/// Products and their variants: the expected fiche's siblings.
+pub mod products;
 /// Python's `round` and `repr(float)`, for the seed's report byte for byte.
 pub mod pyfmt;
 
@@ -57,6 +59,10 @@ pub struct QuestionOutcome {
     /// The ranks (from 1) the expected fiche shares with the fiches of equal score: `(r, r)` when
     /// nobody ties with it; the last is [`DEPTH`] + 1 when the tie runs past the first ten.
     pub tie_ranks: Option<(usize, usize)>,
+    /// Rank (from 1) of the first fiche of the expected fiche's product (itself or a sibling
+    /// variant) in the first ten; set by [`Measurement::with_products`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product_rank: Option<usize>,
 }
 
 impl QuestionOutcome {
@@ -86,6 +92,17 @@ pub struct KindStats {
     pub worst_hit1: usize,
     pub worst_hit5: usize,
     pub worst_mrr10: f64,
+    /// hit@1, hit@5 and MRR@10 at the product level ([`Measurement::with_products`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product: Option<ProductFigures>,
+}
+
+/// A question type's figures counted at the product level: any variant of the expected product.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProductFigures {
+    pub hit1: usize,
+    pub hit5: usize,
+    pub mrr10: f64,
 }
 
 /// hit@1, hit@5 and MRR@10 of a list of ranks (from 1; `None`: not in the first ten).
@@ -165,6 +182,7 @@ impl Measurement {
             top,
             tied_beyond,
             tie_ranks,
+            product_rank: None,
         }
     }
 
@@ -197,6 +215,7 @@ impl Measurement {
                     worst_hit1,
                     worst_hit5,
                     worst_mrr10,
+                    product: None,
                 }
             })
             .collect();
@@ -226,6 +245,32 @@ impl Measurement {
             answered_best,
             absent_best,
         }
+    }
+
+    /// The same measurement with each question's [`QuestionOutcome::product_rank`] and each
+    /// type's product figures, when some product has several fiches (else unchanged).
+    pub fn with_products(mut self, products: &products::Products) -> Measurement {
+        if !products.has_siblings() {
+            return self;
+        }
+        for o in &mut self.questions {
+            o.product_rank = o.expected.as_ref().and_then(|e| {
+                o.top
+                    .iter()
+                    .position(|(id, _)| products.same(e, id))
+                    .map(|p| p + 1)
+            });
+        }
+        for k in &mut self.kinds {
+            let ranks = self
+                .questions
+                .iter()
+                .filter(|o| o.kind == k.kind)
+                .map(|o| o.product_rank);
+            let (hit1, hit5, mrr10) = figures(ranks);
+            k.product = Some(ProductFigures { hit1, hit5, mrr10 });
+        }
+        self
     }
 
     /// A score as the seed prints it for this method.

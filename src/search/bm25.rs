@@ -413,7 +413,11 @@ mod tests {
         ] {
             let moved = base.with_params(params);
             let built = Bm25Index::build(&fiches, Analyzer::Seed, params);
-            for q in ["plaque de plâtre hydrofuge", "laine de roche 100 mm", "colle"] {
+            for q in [
+                "plaque de plâtre hydrofuge",
+                "laine de roche 100 mm",
+                "colle",
+            ] {
                 assert_eq!(moved.search(q, 20), built.search(q, 20), "{q} {params:?}");
             }
         }
@@ -421,7 +425,8 @@ mod tests {
         let q = "Une plaque de plâtre pour une pièce humide";
         assert_ne!(
             base.search(q, 10),
-            base.with_params(Bm25Params { k1: 1.5, b: 0.0 }).search(q, 10)
+            base.with_params(Bm25Params { k1: 1.5, b: 0.0 })
+                .search(q, 10)
         );
     }
 

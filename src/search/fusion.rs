@@ -89,7 +89,13 @@ fn normalised(list: &[(usize, f64)], norm: Norm) -> Vec<f64> {
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             scores
                 .iter()
-                .map(|s| if max > min { (s - min) / (max - min) } else { 1.0 })
+                .map(|s| {
+                    if max > min {
+                        (s - min) / (max - min)
+                    } else {
+                        1.0
+                    }
+                })
                 .collect()
         }
         Norm::ZScore => {
@@ -111,8 +117,7 @@ fn normalised(list: &[(usize, f64)], norm: Norm) -> Vec<f64> {
 /// seed's RRF does; with weights 1 and [`Fusion::SEED`] this is the seed's fusion bit for bit.
 pub fn fuse(lists: &[(&[(usize, f64)], f64)], fusion: Fusion, depth: usize) -> Vec<(usize, f64)> {
     let mut order: Vec<usize> = Vec::new();
-    let mut points: std::collections::HashMap<usize, (f64, u32)> =
-        std::collections::HashMap::new();
+    let mut points: std::collections::HashMap<usize, (f64, u32)> = std::collections::HashMap::new();
     for &(list, weight) in lists {
         let top = &list[..list.len().min(depth)];
         let values: Vec<f64> = match fusion {
@@ -201,10 +206,18 @@ mod tests {
         let f = fuse(&[(a, 1.0), (b, 2.0)], Fusion::Rrf { k: 60.0 }, 50);
         assert_eq!(f[0], (3, 1.0 / 63.0 + 2.0 / 61.0));
         // CombSUM min-max: a → 1, 0.5, 0; b → 1, 0. 3: 0 + 1 = 1; 1: 1; 2: 0.5; 4: 0.
-        let f = fuse(&[(a, 1.0), (b, 1.0)], Fusion::CombSum { norm: Norm::MinMax }, 50);
+        let f = fuse(
+            &[(a, 1.0), (b, 1.0)],
+            Fusion::CombSum { norm: Norm::MinMax },
+            50,
+        );
         assert_eq!(f, vec![(1, 1.0), (3, 1.0), (2, 0.5), (4, 0.0)]);
         // CombMNZ: 3 is in both lists: (0 + 1) · 2 = 2, first.
-        let f = fuse(&[(a, 1.0), (b, 1.0)], Fusion::CombMnz { norm: Norm::MinMax }, 50);
+        let f = fuse(
+            &[(a, 1.0), (b, 1.0)],
+            Fusion::CombMnz { norm: Norm::MinMax },
+            50,
+        );
         assert_eq!(f[0], (3, 2.0));
         // z-score of a: mean 6, sd √(32/3); 1 → 4/√(32/3).
         let f = fuse(&[(a, 1.0)], Fusion::CombSum { norm: Norm::ZScore }, 50);

@@ -253,7 +253,10 @@ fn each_step_can_be_turned_off() {
     s.lowercase = false;
     assert_eq!(terms(s.clone()), ["L", "isolant", "brûle", "Soufflant"]);
     s.stop_words = word_list("isolant, brûle");
-    assert_eq!(terms(s.clone()), ["L", "qui", "ne", "pas", "en", "Soufflant"]);
+    assert_eq!(
+        terms(s.clone()),
+        ["L", "qui", "ne", "pas", "en", "Soufflant"]
+    );
     // The seed's characters without lowercasing: « Soufflant » loses its capital.
     let mut seed = Steps::seed();
     seed.lowercase = false;

@@ -79,10 +79,23 @@ pub async fn measure(
             pacer.pause().await;
         }
     }
-    let result = Ok(methods
-        .iter()
-        .zip(outcomes)
-        .map(|(m, o)| Measurement::from_outcomes(m.name(), m.score_decimals(), o))
-        .collect());
-    app.dispatch(Msg::Measured { seq, epoch, result });
+    let Some(measured) = app.peek(|s| {
+        (s.data.epoch == epoch).then(|| {
+            methods
+                .iter()
+                .zip(outcomes)
+                .map(|(m, o)| s.data.lab.measurement(m.name(), m.score_decimals(), o))
+                .collect::<Vec<Measurement>>()
+        })
+    }) else {
+        return;
+    };
+    let Some(measured) = measured else {
+        return;
+    };
+    app.dispatch(Msg::Measured {
+        seq,
+        epoch,
+        result: Ok(measured),
+    });
 }

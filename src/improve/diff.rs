@@ -1,0 +1,185 @@
+//! What one change did: the figures before and after, the questions that moved, and whether the
+//! difference says anything (a paired sign test and a paired randomisation test, in words).
+
+use serde::Serialize;
+
+use crate::data::QuestionKind;
+use crate::measure::compare::sign_test;
+use crate::measure::{Measurement, DEPTH};
+
+/// One answerable question whose expected fiche moved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Moved {
+    /// Its row in the question file (from 0).
+    pub row: usize,
+    pub kind: QuestionKind,
+    pub question: String,
+    pub before: Option<usize>,
+    pub after: Option<usize>,
+}
+
+/// The change from `before` to `after` on the same questions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diff {
+    pub up: Vec<Moved>,
+    pub down: Vec<Moved>,
+    /// Answerable questions compared (exactes and courantes).
+    pub questions: usize,
+    pub wins: usize,
+    pub losses: usize,
+    /// Two-sided exact sign test on wins and losses.
+    pub sign_p: f64,
+    /// Two-sided paired randomisation test on the reciprocal ranks (MRR@10's terms).
+    pub randomisation_p: f64,
+    /// Whether the randomisation test enumerated every sign pattern (else [`DRAWS`] draws).
+    pub exact: bool,
+    pub verdict: String,
+}
+
+/// A rank's reciprocal (0 outside the first ten).
+fn rr(rank: Option<usize>) -> f64 {
+    rank.filter(|&r| r <= DEPTH).map_or(0.0, |r| 1.0 / r as f64)
+}
+
+/// Non-zero differences up to which every sign pattern is enumerated (4,096 patterns).
+const EXACT_UP_TO: usize = 12;
+/// Patterns drawn beyond.
+const DRAWS: u32 = 10_000;
+
+/// Two-sided paired randomisation test on differences `d` (zeros left out): the share of sign
+/// patterns whose sum is at least as far from 0 as the observed one. Exact (every pattern) up to
+/// [`EXACT_UP_TO`] non-zero differences; beyond, [`DRAWS`] patterns from a fixed seed, so the page and the
+/// terminal print the same p. Returns `(p, exact)`.
+pub fn randomisation_test(d: &[f64]) -> (f64, bool) {
+    let d: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
+    if d.is_empty() {
+        return (1.0, true);
+    }
+    let observed: f64 = d.iter().sum::<f64>().abs();
+    // Sums are compared with a little slack: the same set of values summed in another order.
+    let at_least = |s: f64| s.abs() >= observed - 1e-12;
+    let n = d.len();
+    if n <= EXACT_UP_TO {
+        let mut count = 0u64;
+        for pattern in 0u32..(1 << n) {
+            let s: f64 = d
+                .iter()
+                .enumerate()
+                .map(|(i, x)| if pattern >> i & 1 == 1 { -x } else { *x })
+                .sum();
+            if at_least(s) {
+                count += 1;
+            }
+        }
+        return (count as f64 / f64::from(1u32 << n), true);
+    }
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut count = 1u32; // the observed pattern itself
+    for _ in 0..DRAWS {
+        let mut bits = 0u64;
+        let mut s = 0.0;
+        for (i, x) in d.iter().enumerate() {
+            if i % 64 == 0 {
+                bits = next();
+            }
+            s += if bits >> (i % 64) & 1 == 1 { -x } else { *x };
+        }
+        if at_least(s) {
+            count += 1;
+        }
+    }
+    (f64::from(count) / f64::from(DRAWS + 1), false)
+}
+
+/// The fewest questions that differ for which a sign test can reach p < 0.05: with 5, even 5 to
+/// 0 gives p = 0.0625.
+pub const FEWEST_TO_CONCLUDE: usize = 6;
+
+/// A p-value as the page writes it.
+pub fn show_p(p: f64) -> String {
+    if p < 0.001 {
+        "< 0,001".to_owned()
+    } else {
+        format!("{:.3}", p).replace('.', ",")
+    }
+}
+
+/// The verdict in words.
+fn verdict(wins: usize, losses: usize, sign_p: f64, rand_p: f64) -> String {
+    let n = wins + losses;
+    if n == 0 {
+        return "Aucune question ne change de rang : rien à conclure.".to_owned();
+    }
+    let count = format!(
+        "{wins} question{} gagnée{}, {losses} perdue{}",
+        if wins > 1 { "s" } else { "" },
+        if wins > 1 { "s" } else { "" },
+        if losses > 1 { "s" } else { "" }
+    );
+    if n < FEWEST_TO_CONCLUDE {
+        return format!(
+            "{count} : avec {n} question{} qui diffère{}, on ne peut pas conclure — même {n} sur {n} dans le même sens arrive par hasard une fois sur {}.",
+            if n > 1 { "s" } else { "" },
+            if n > 1 { "nt" } else { "" },
+            1u32 << (n - 1)
+        );
+    }
+    let p = format!(
+        "test du signe p = {}, permutation des rangs réciproques p = {}",
+        show_p(sign_p),
+        show_p(rand_p)
+    );
+    if sign_p < 0.05 && rand_p < 0.05 {
+        format!("{count} : différence nette ({p}).")
+    } else {
+        format!("{count} : rien de démontré, le hasard l'explique ({p}).")
+    }
+}
+
+/// What changed from `before` to `after` (the same questions, in the same order).
+pub fn diff(before: &Measurement, after: &Measurement) -> Diff {
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    let mut d = Vec::new();
+    let mut questions = 0;
+    for (row, (a, b)) in before.questions.iter().zip(&after.questions).enumerate() {
+        if a.kind == QuestionKind::Absente {
+            continue;
+        }
+        questions += 1;
+        let key = |r: Option<usize>| r.unwrap_or(DEPTH + 1);
+        let moved = Moved {
+            row,
+            kind: a.kind,
+            question: a.question.clone(),
+            before: a.rank,
+            after: b.rank,
+        };
+        match key(b.rank).cmp(&key(a.rank)) {
+            std::cmp::Ordering::Less => up.push(moved),
+            std::cmp::Ordering::Greater => down.push(moved),
+            std::cmp::Ordering::Equal => {}
+        }
+        d.push(rr(b.rank) - rr(a.rank));
+    }
+    let (wins, losses) = (up.len(), down.len());
+    let sign_p = sign_test(wins, losses);
+    let (randomisation_p, exact) = randomisation_test(&d);
+    Diff {
+        verdict: verdict(wins, losses, sign_p, randomisation_p),
+        up,
+        down,
+        questions,
+        wins,
+        losses,
+        sign_p,
+        randomisation_p,
+        exact,
+    }
+}

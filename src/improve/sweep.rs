@@ -1,0 +1,191 @@
+//! A sweep: one setting tried over a grid, the best chosen on one half of the questions and
+//! reported on the other — beside what choosing on all of them would have claimed. With 40
+//! questions, the best of twenty settings on the same questions is mostly luck; the other half
+//! says how much of the gain is real.
+
+use serde::Serialize;
+
+use crate::data::{Question, QuestionKind};
+use crate::lab::Lab;
+use crate::measure::{Measurement, DEPTH};
+
+use super::settings::Settings;
+use super::tuned::{DenseTops, Tuned};
+use super::Error;
+
+/// What a sweep moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Grid {
+    /// BM25's k1 and b together.
+    K1B,
+    /// RRF's k.
+    RrfK,
+}
+
+pub const K1S: [f64; 7] = [0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.4];
+pub const BS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+pub const RRF_KS: [f64; 8] = [1.0, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0, 200.0];
+
+/// One setting of the grid and its MRR@10 on each half and on all answerable questions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    pub label: String,
+    pub settings: Settings,
+    pub calibration: f64,
+    pub test: f64,
+    pub all: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sweep {
+    pub grid: Grid,
+    /// The settings swept from, measured the same way.
+    pub start: Point,
+    pub points: Vec<Point>,
+    /// The point chosen on the calibration half (the first of equal scores: grid order).
+    pub best_calibration: usize,
+    /// The point that looks best on all the questions.
+    pub best_all: usize,
+    pub verdict: String,
+}
+
+/// MRR@10 over the answerable questions of rows `keep` (row numbers from 0).
+fn mrr(m: &Measurement, keep: impl Fn(usize) -> bool) -> f64 {
+    let rr: Vec<f64> = m
+        .questions
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| o.kind != QuestionKind::Absente && keep(*i))
+        .map(|(_, o)| {
+            o.rank
+                .filter(|&r| r <= DEPTH)
+                .map_or(0.0, |r| 1.0 / r as f64)
+        })
+        .collect();
+    if rr.is_empty() {
+        0.0
+    } else {
+        rr.iter().sum::<f64>() / rr.len() as f64
+    }
+}
+
+fn point(
+    lab: &Lab,
+    questions: &[Question],
+    dense: &DenseTops,
+    settings: Settings,
+    label: String,
+    previous: &mut Option<Tuned>,
+) -> Result<Point, Error> {
+    let tuned = Tuned::new(lab, settings.clone(), previous.take())?;
+    let m = tuned.measure(lab, questions, dense)?;
+    *previous = Some(tuned);
+    // The halves of the refusal threshold's calibration: even rows, odd rows.
+    Ok(Point {
+        label,
+        settings,
+        calibration: mrr(&m, |i| i % 2 == 0),
+        test: mrr(&m, |i| i % 2 == 1),
+        all: mrr(&m, |_| true),
+    })
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.3}", x).replace('.', ",")
+}
+
+/// Sweeps `grid` from `from` (everything else kept).
+pub fn sweep(
+    lab: &Lab,
+    questions: &[Question],
+    dense: &DenseTops,
+    from: &Settings,
+    grid: Grid,
+) -> Result<Sweep, Error> {
+    let mut previous = None;
+    let start = point(
+        lab,
+        questions,
+        dense,
+        from.clone(),
+        "départ".into(),
+        &mut previous,
+    )?;
+    let mut points = Vec::new();
+    match grid {
+        Grid::K1B => {
+            for k1 in K1S {
+                for b in BS {
+                    let s = Settings {
+                        k1,
+                        b,
+                        ..from.clone()
+                    };
+                    points.push(point(
+                        lab,
+                        questions,
+                        dense,
+                        s,
+                        format!("k1 = {k1}, b = {b}"),
+                        &mut previous,
+                    )?);
+                }
+            }
+        }
+        Grid::RrfK => {
+            for k in RRF_KS {
+                let s = Settings {
+                    fusion: crate::search::fusion::Fusion::Rrf { k },
+                    ..from.clone()
+                };
+                points.push(point(
+                    lab,
+                    questions,
+                    dense,
+                    s,
+                    format!("k = {k}"),
+                    &mut previous,
+                )?);
+            }
+        }
+    }
+    let best = |f: fn(&Point) -> f64| {
+        let mut best = 0;
+        for (i, p) in points.iter().enumerate() {
+            if f(p) > f(&points[best]) {
+                best = i;
+            }
+        }
+        best
+    };
+    let best_calibration = best(|p| p.calibration);
+    let best_all = best(|p| p.all);
+    let (c, a) = (&points[best_calibration], &points[best_all]);
+    let claimed = a.all - start.all;
+    let kept = c.test - start.test;
+    let verdict = format!(
+        "Choisi sur toutes les questions, {} semble gagner {} de MRR@10. Choisi sur la moitié de calibrage, {} ({} → {} sur cette moitié) donne {} sur l'autre moitié, contre {} au départ : {}.",
+        a.label,
+        pct(claimed),
+        c.label,
+        pct(start.calibration),
+        pct(c.calibration),
+        pct(c.test),
+        pct(start.test),
+        if kept > 0.0 {
+            format!("un gain de {} qui tient sur des questions qu'il n'a pas vues", pct(kept))
+        } else if c.calibration > start.calibration {
+            "le gain de la moitié de calibrage a disparu sur l'autre".to_owned()
+        } else {
+            "rien à gagner sur cette grille".to_owned()
+        }
+    );
+    Ok(Sweep {
+        grid,
+        start,
+        points,
+        best_calibration,
+        best_all,
+        verdict,
+    })
+}
