@@ -586,3 +586,50 @@ fn a_reader_that_leaves_early_ends_the_output_quietly() {
         assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
     }
 }
+
+/// « Améliorer » from the terminal: the seed's parameters change nothing, b = 0 changes the
+/// report, the seed's synonym brings rock wool back, and products are counted.
+#[test]
+fn settings_on_the_command_line_measure_what_the_page_measures() {
+    let out = mesurer(&["mots", "--k1", "1.5", "--b", "0.75"]);
+    assert!(out.status.success());
+    assert_eq!(out.stdout, include_bytes!("golden/mesurer-mots.out"));
+    let out = mesurer(&["mots", "--b", "0"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("Méthode : mots (b = 0)\n"), "{text}");
+    assert_ne!(text.as_bytes(), include_bytes!("golden/mesurer-mots.out"));
+
+    let dir = std::env::temp_dir().join(format!("rag-fiches-enrichir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("enrichir.txt");
+    std::fs::write(&file, "# the seed's fix\nAR-0063;ne brûle pas\n").unwrap();
+    let out = mesurer(&["mots", "--enrichir", file.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let q = v["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["question"] == "Un isolant qui ne brûle pas")
+        .unwrap();
+    assert!(q["rank"].as_u64().unwrap() <= 5, "{q}");
+
+    let out = mesurer(&["mots+", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kinds"][1]["product"]["hit1"], 19);
+    assert_eq!(v["kinds"][1]["hit1"], 11);
+    assert!(v["questions"][0]["product_rank"].is_number());
+
+    // The page's export read back, and a bad file said.
+    let settings = dir.join("reglages.json");
+    let mut s = rag_fiches::improve::Settings::of(rag_fiches::lab::Method::MOTS);
+    s.b = 0.0;
+    std::fs::write(&settings, s.to_json()).unwrap();
+    let out = mesurer(&["--reglages", settings.to_str().unwrap()]);
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("Méthode : mots (b = 0)\n"));
+    std::fs::write(&file, "AR-0063 ne brûle pas\n").unwrap();
+    let out = mesurer(&["mots", "--enrichir", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("ligne 1"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -29,6 +29,8 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
        mesurer [METHOD | --all] --run FILE[,FILE…]
        mesurer [METHOD] --question \"…\" [--explain]
        mesurer mots+ [--sans-mot-vide WORD[,WORD…]] [--mot-vide WORD[,WORD…]]
+       mesurer [METHOD] [--k1 X] [--b Y] [--rrf-k K] [--enrichir FILE] [--reglages FILE.json]
+                [--ratees] [--json]
 
   METHOD           mots (default): the seed's BM25; mots+: French-aware BM25;
                    sens: cosine of embeddings; hybride: RRF of mots and sens;
@@ -53,7 +55,15 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
   --explain        with --question: take each score apart, term by term
   --sans-mot-vide WORDS  mots+ with these words no longer stop words: both figures
                    side by side and every question whose rank moves (an ablation)
-  --mot-vide WORDS mots+ with these words made stop words (same report)";
+  --mot-vide WORDS mots+ with these words made stop words (same report)
+  --k1 X, --b Y    BM25's parameters (defaults 1.5 and 0.75, the seed's)
+  --rrf-k K        RRF's constant for a fusion (default 60)
+  --enrichir FILE  words added to fiches, one line each: AR-0063;ne brûle pas
+                   (AR-0063+;… adds them to every variant of the product)
+  --reglages FILE  the settings exported by the page's « Améliorer » (JSON); the flags
+                   above change them further
+  --ratees         the questions missed (not in the top 5): the question words the
+                   expected fiche lacks, and the words that lifted the first fiche";
 
 struct Args {
     method: Method,
@@ -74,6 +84,24 @@ struct Args {
     drop: Vec<String>,
     /// `--run`: TREC run files measured as methods.
     runs: Vec<String>,
+    /// « Améliorer »'s settings: `--k1`, `--b`, `--rrf-k`, `--enrichir`, `--reglages`.
+    k1: Option<f64>,
+    b: Option<f64>,
+    rrf_k: Option<f64>,
+    enrich: Option<String>,
+    settings: Option<String>,
+    missed: bool,
+}
+
+impl Args {
+    fn tuned(&self) -> bool {
+        self.k1.is_some()
+            || self.b.is_some()
+            || self.rrf_k.is_some()
+            || self.enrich.is_some()
+            || self.settings.is_some()
+            || self.missed
+    }
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
@@ -94,6 +122,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         keep: Vec::new(),
         drop: Vec::new(),
         runs: Vec::new(),
+        k1: None,
+        b: None,
+        rrf_k: None,
+        enrich: None,
+        settings: None,
+        missed: false,
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
@@ -122,6 +156,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
                     .filter(|p| !p.is_empty())
                     .map(str::to_owned),
             ),
+            "--k1" => out.k1 = Some(number("--k1", &value("--k1")?)?),
+            "--b" => out.b = Some(number("--b", &value("--b")?)?),
+            "--rrf-k" => out.rrf_k = Some(number("--rrf-k", &value("--rrf-k")?)?),
+            "--enrichir" => out.enrich = Some(value("--enrichir")?),
+            "--reglages" => out.settings = Some(value("--reglages")?),
+            "--ratees" => out.missed = true,
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
@@ -131,6 +171,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             }
             other => return Err(Fail::Usage(format!("unknown argument \"{other}\""))),
         }
+    }
+    if out.tuned() && (out.all || out.question.is_some() || !out.runs.is_empty()) {
+        return Err(Fail::Usage(
+            "--k1, --b, --rrf-k, --enrichir, --reglages and --ratees measure one method: mesurer mots --b 0"
+                .into(),
+        ));
     }
     if (!out.keep.is_empty() || !out.drop.is_empty())
         && (out.method != Method::MOTS_PLUS || out.all || out.question.is_some() || out.json)
@@ -147,6 +193,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
 }
 
 /// The words of a `--mot-vide` list: comma-separated, lowercased.
+fn number(name: &str, v: &str) -> Result<f64, Fail> {
+    v.parse()
+        .map_err(|_| Fail::Usage(format!("{name} needs a number, not \"{v}\"")))
+}
+
 fn words(list: &str) -> Vec<String> {
     list.split(',')
         .map(|w| w.trim().to_lowercase())
@@ -327,6 +378,9 @@ fn run() -> Result<(), Fail> {
         return Ok(());
     }
     let texts: Vec<&str> = questions.iter().map(|q| q.text.as_str()).collect();
+    if args.tuned() {
+        return tuned(&args, &mut lab, &questions, &texts);
+    }
     // --all: every keyword method, and the dense ones when a vectors file is there.
     let exists = |p: &str| std::path::Path::new(p).exists();
     let dense = exists(&args.vectors);
@@ -421,6 +475,86 @@ fn run() -> Result<(), Fail> {
         rag_fiches::out!("{}{skipped}", comparison(&measurements));
     } else {
         rag_fiches::out!("{}", measurements[0].seed_report());
+    }
+    Ok(())
+}
+
+/// One method measured under « Améliorer »'s settings: the seed's report (or JSON), and with
+/// `--ratees` the missed questions read word by word.
+fn tuned(
+    args: &Args,
+    lab: &mut Lab,
+    questions: &[rag_fiches::data::Question],
+    texts: &[&str],
+) -> Result<(), Fail> {
+    use rag_fiches::improve::{dense_tops, missed::missed, DenseTops, Settings, Tuned};
+    let mut settings = match &args.settings {
+        Some(path) => Settings::from_json(&read(path)?).map_err(|e| format!("{path}: {e}"))?,
+        None => Settings::of(args.method),
+    };
+    if let Some(k1) = args.k1 {
+        settings.k1 = k1;
+    }
+    if let Some(b) = args.b {
+        settings.b = b;
+    }
+    if let Some(k) = args.rrf_k {
+        settings.fusion = rag_fiches::search::fusion::Fusion::Rrf { k };
+    }
+    if let Some(path) = &args.enrich {
+        settings
+            .enrich
+            .extend(Settings::enrichments(&read(path)?).map_err(|e| format!("{path}: {e}"))?);
+    }
+    settings.check().map_err(|e| e.to_string())?;
+    let method = settings.base().map_err(|e| e.to_string())?;
+    let dense = match method.encoder() {
+        None => DenseTops::new(),
+        Some(Encoder::Local) => {
+            let qv = local_question_vectors(args, lab, texts)?;
+            dense_tops(lab, Encoder::Local, questions, &qv).map_err(|e| e.to_string())?
+        }
+        Some(Encoder::Mistral) => {
+            let qv = question_vectors(args, true, lab, texts)?;
+            dense_tops(lab, Encoder::Mistral, questions, &qv).map_err(|e| e.to_string())?
+        }
+    };
+    let t = Tuned::new(lab, settings, None).map_err(|e| e.to_string())?;
+    let m = t
+        .measure(lab, questions, &dense)
+        .map_err(|e| e.to_string())?;
+    if args.json {
+        rag_fiches::outln!(
+            "{}",
+            serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
+        );
+    } else {
+        rag_fiches::out!("{}", m.seed_report());
+    }
+    if args.missed {
+        let index = match t.index() {
+            Some(i) => i.clone(),
+            None => lab.bm25(rag_fiches::lab::Keyword::MotsPlus).clone(),
+        };
+        rag_fiches::outln!(
+            "\nLes ratées (mots lus avec l'analyse de {}) :",
+            index.analyzer().describe()
+        );
+        for r in missed(lab, &index, &m) {
+            let rank = r
+                .rank
+                .map_or("hors des 10 premières".to_owned(), |r| format!("rang {r}"));
+            rag_fiches::outln!("- {} ({}, {rank})", r.question, r.expected);
+            rag_fiches::outln!("    absents de la fiche : {}", r.absent.join(", "));
+            if let Some(first) = &r.first {
+                let lifted: Vec<String> = r
+                    .lifted
+                    .iter()
+                    .map(|(w, c)| format!("{w} ({c:.2})"))
+                    .collect();
+                rag_fiches::outln!("    en tête {first} par : {}", lifted.join(", "));
+            }
+        }
     }
     Ok(())
 }
