@@ -21,6 +21,8 @@ pub enum View {
     #[default]
     Chercher,
     Mesurer,
+    /// « Améliorer »: change the search, watch every question move.
+    Ameliorer,
 }
 
 /// Which question set the page measures.
@@ -52,6 +54,8 @@ pub struct ViewState {
     pub set: QuestionSet,
     /// The pair compared question by question in « Mesurer » (A against B).
     pub compare: Option<(Method, Method)>,
+    /// « Améliorer »'s settings: what differs from their method, keys prefixed with `r`.
+    pub settings: Option<crate::improve::Settings>,
 }
 
 fn encode(s: &str) -> String {
@@ -101,8 +105,10 @@ impl ViewState {
     /// The fragment, without the leading `#`.
     pub fn to_fragment(&self) -> String {
         let mut parts = Vec::new();
-        if self.view == View::Mesurer {
-            parts.push("vue=mesurer".to_owned());
+        match self.view {
+            View::Mesurer => parts.push("vue=mesurer".to_owned()),
+            View::Ameliorer => parts.push("vue=ameliorer".to_owned()),
+            View::Chercher => {}
         }
         if let Some(q) = &self.question {
             // Cut as `from_fragment` reads it: a pasted 100 kB question makes no 100 kB URL.
@@ -122,12 +128,18 @@ impl ViewState {
                 encode(&format!("{},{}", a.name(), b.name()))
             ));
         }
+        if let Some(settings) = &self.settings {
+            for (k, v) in settings.to_link() {
+                parts.push(format!("r{k}={}", encode(&v)));
+            }
+        }
         parts.join("&")
     }
 
     /// Reads a fragment (with or without `#`). Unknown keys and values are ignored.
     pub fn from_fragment(fragment: &str) -> ViewState {
         let mut state = ViewState::default();
+        let mut settings: Vec<(String, String)> = Vec::new();
         for pair in fragment.trim_start_matches('#').split('&') {
             let Some((key, value)) = pair.split_once('=') else {
                 continue;
@@ -136,6 +148,7 @@ impl ViewState {
             match key {
                 "vue" if value == "mesurer" => state.view = View::Mesurer,
                 "vue" if value == "chercher" => state.view = View::Chercher,
+                "vue" if value == "ameliorer" => state.view = View::Ameliorer,
                 "q" => {
                     let q: String = value.chars().take(MAX_QUESTION_CHARS).collect();
                     if !q.trim().is_empty() {
@@ -149,9 +162,14 @@ impl ViewState {
                         state.compare = Some((a, b));
                     }
                 }
-                _ => {}
+                other => {
+                    if let Some(k) = other.strip_prefix('r') {
+                        settings.push((k.to_owned(), value));
+                    }
+                }
             }
         }
+        state.settings = crate::improve::Settings::from_link(&settings);
         state
     }
 }
@@ -186,6 +204,20 @@ mod tests {
                 methods: vec![Method::MOTS, Method::Hybride(Keyword::MotsPlus)],
                 set: QuestionSet::VosDonnees,
                 compare: Some((Method::Hybride(Keyword::Mots), Method::MOTS_PLUS)),
+                settings: None,
+            },
+            ViewState {
+                view: View::Ameliorer,
+                settings: Some(crate::improve::Settings {
+                    b: 0.0,
+                    enrich: vec![crate::improve::Enrichment {
+                        id: "AR-0063".into(),
+                        words: "ne brûle pas & 100%".into(),
+                        product: false,
+                    }],
+                    ..crate::improve::Settings::of(Method::MOTS)
+                }),
+                ..Default::default()
             },
             ViewState {
                 question: Some("é 🙂 \u{200b}".into()),

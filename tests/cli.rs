@@ -604,7 +604,11 @@ fn settings_on_the_command_line_measure_what_the_page_measures() {
     let file = dir.join("enrichir.txt");
     std::fs::write(&file, "# the seed's fix\nAR-0063;ne brûle pas\n").unwrap();
     let out = mesurer(&["mots", "--enrichir", file.to_str().unwrap(), "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let q = v["questions"]
         .as_array()
@@ -626,7 +630,9 @@ fn settings_on_the_command_line_measure_what_the_page_measures() {
     s.b = 0.0;
     std::fs::write(&settings, s.to_json()).unwrap();
     let out = mesurer(&["--reglages", settings.to_str().unwrap()]);
-    assert!(String::from_utf8(out.stdout).unwrap().starts_with("Méthode : mots (b = 0)\n"));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .starts_with("Méthode : mots (b = 0)\n"));
     std::fs::write(&file, "AR-0063 ne brûle pas\n").unwrap();
     let out = mesurer(&["mots", "--enrichir", file.to_str().unwrap()]);
     assert!(!out.status.success());

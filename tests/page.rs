@@ -180,6 +180,7 @@ fn link(question: &str, methods: Vec<Method>) -> ViewState {
         methods,
         set: QuestionSet::Exercice,
         compare: None,
+        settings: None,
     }
 }
 
@@ -1071,4 +1072,118 @@ fn b7_unticking_the_local_methods_stops_the_download() {
     // Ticked again: fetched again.
     let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
     assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+}
+
+// « Améliorer »: every change re-measures all the questions, against the starting method.
+
+fn improve(s: &mut State, c: rag_fiches::page::improve::Change) {
+    send(s, Msg::Improve(c));
+}
+
+#[test]
+fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
+    use rag_fiches::page::improve::Change;
+    let mut s = state();
+    assert!(s.improve.after.is_none());
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    let after = s.improve.after.clone().unwrap();
+    assert_eq!(after.method, "mots");
+    assert_eq!(after.questions.len(), 40);
+    assert_eq!(s.improve.history.len(), 1);
+    // The seed's synonym: question 26 comes back, said in the diff.
+    improve(
+        &mut s,
+        Change::Enrich(rag_fiches::improve::Enrichment {
+            id: "AR-0063".into(),
+            words: "ne brûle pas".into(),
+            product: false,
+        }),
+    );
+    let d = s.improve.diff.clone().unwrap();
+    assert!(
+        d.up.iter()
+            .any(|m| m.question == "Un isolant qui ne brûle pas"),
+        "{d:?}"
+    );
+    assert!(
+        d.verdict.contains("on ne peut pas conclure"),
+        "{}",
+        d.verdict
+    );
+    // One change at a time, each in the history; « Annuler » goes back.
+    improve(&mut s, Change::B(0.0));
+    assert_eq!(
+        s.improve.after.as_ref().unwrap().method,
+        "mots (b = 0 ; AR-0063 + « ne brûle pas »)"
+    );
+    assert_eq!(s.improve.history.len(), 3);
+    improve(&mut s, Change::Undo);
+    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.75);
+    // The link carries the settings, and opens them elsewhere.
+    let link = s.link_state();
+    let fragment = link.to_fragment();
+    assert!(
+        fragment.contains("vue=ameliorer") && fragment.contains("ren="),
+        "{fragment}"
+    );
+    let mut other = state();
+    send(
+        &mut other,
+        Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
+    );
+    assert_eq!(
+        other.improve.after.as_ref().unwrap(),
+        s.improve.after.as_ref().unwrap()
+    );
+    // An unknown fiche is said, and changes nothing.
+    improve(
+        &mut s,
+        Change::Enrich(rag_fiches::improve::Enrichment {
+            id: "AR-9999".into(),
+            words: "x".into(),
+            product: false,
+        }),
+    );
+    assert!(s.improve.error.as_deref().unwrap().contains("AR-9999"));
+    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
+}
+
+#[test]
+fn ameliorer_starting_again_from_mots_plus_and_a_sweep() {
+    use rag_fiches::improve::sweep::Grid;
+    use rag_fiches::page::improve::Change;
+    let mut s = state();
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    improve(&mut s, Change::Start(Method::MOTS_PLUS));
+    assert_eq!(s.improve.before.as_ref().unwrap().method, "mots+");
+    assert!(s.improve.diff.as_ref().unwrap().up.is_empty());
+    improve(&mut s, Change::Stem(false));
+    let d = s.improve.diff.clone().unwrap();
+    assert!(!d.down.is_empty(), "stemming off loses questions: {d:?}");
+    improve(&mut s, Change::Sweep(Grid::K1B));
+    let sweep = s.improve.sweep.clone().unwrap();
+    assert_eq!(sweep.points.len(), 35);
+    improve(&mut s, Change::KeepSwept);
+    assert_eq!(
+        s.improve.settings.as_ref().unwrap().k1,
+        sweep.points[sweep.best_calibration].settings.k1
+    );
+    // A dense method without its vectors says what is missing.
+    improve(&mut s, Change::Start(Method::SensLocal));
+    assert!(s.improve.error.as_deref().unwrap().contains("sens local"));
+    assert!(s.improve.after.is_none());
+}
+
+#[test]
+fn ameliorer_starts_a_new_session_for_a_new_catalogue() {
+    use rag_fiches::page::improve::Change;
+    let mut s = state();
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    improve(&mut s, Change::K1(0.9));
+    assert_eq!(s.improve.history.len(), 2);
+    load_learner(&mut s);
+    // The settings stay; the history was of the other catalogue.
+    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.9);
+    assert_eq!(s.improve.history.len(), 1);
+    assert_eq!(s.improve.epoch, s.data.epoch);
 }

@@ -34,6 +34,7 @@ pub enum Focus {
     Results,
     TabChercher,
     TabMesurer,
+    TabAmeliorer,
 }
 
 /// A task that spends the learner's key: the catalogue it started under, the key, and its call

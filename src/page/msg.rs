@@ -30,6 +30,8 @@ pub enum Msg {
     /// Mistral methods need.
     LocalMethodsChosen,
     FragmentChanged(ViewState),
+    /// A change in « Améliorer ».
+    Improve(super::improve::Change),
     CopyLink(String),
     LinkCopied(bool),
     KeyTyped(String),

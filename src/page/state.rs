@@ -99,6 +99,8 @@ pub struct State {
     pub measure_seq: u64,
     /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
     pub dense_asked: std::collections::HashSet<(u64, u64)>,
+    /// « Améliorer ».
+    pub improve: super::improve::Improve,
 }
 
 impl State {
@@ -152,6 +154,7 @@ impl State {
             local_asked: None,
             measure_seq: 0,
             dense_asked: std::collections::HashSet::new(),
+            improve: Default::default(),
         }
     }
 
@@ -260,6 +263,9 @@ impl State {
                 .compare
                 .as_ref()
                 .and_then(|(a, b)| Some((Method::parse(a)?, Method::parse(b)?))),
+            settings: (self.view == View::Ameliorer)
+                .then(|| self.improve.settings.clone())
+                .flatten(),
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod answer;
 mod catalogue;
+mod improve;
 mod journal;
 mod key;
 mod local;
@@ -67,7 +68,11 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         }
         Msg::Settled => s.settled = true,
         Msg::SettingsRequested => fx.push(Effect::OpenSettings),
-        Msg::FragmentChanged(link) => question::fragment(s, link),
+        Msg::FragmentChanged(link) => {
+            improve::from_link(s, link.settings.clone());
+            question::fragment(s, link)
+        }
+        Msg::Improve(c) => improve::change(s, c, fx),
         Msg::CopyLink(link) => {
             s.share = Some((link.clone(), None));
             fx.push(Effect::Clipboard(link));
@@ -274,6 +279,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
 /// What should be running, derived from the state after every message: the local encoder's
 /// model and vectors, the question's mistral-embed vector, and the dense tops the view needs.
 fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
+    improve::ensure(s);
     local::wanted(s, fx);
     question::wanted(s, fx);
     vectors::dense_wanted(s, fx);

@@ -77,6 +77,7 @@ pub(super) fn tab_key(s: &mut State, v: View, fx: &mut Vec<Effect>) {
     fx.push(Effect::Focus(match v {
         View::Chercher => Focus::TabChercher,
         View::Mesurer => Focus::TabMesurer,
+        View::Ameliorer => Focus::TabAmeliorer,
     }));
 }
 

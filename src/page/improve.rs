@@ -1,0 +1,124 @@
+//! « Améliorer »'s part of the state: the settings tried, their measurement against the starting
+//! method, the history of this session, a sweep.
+
+use crate::improve::diff::Diff;
+use crate::improve::sweep::{Grid, Sweep};
+use crate::improve::{DenseTops, Enrichment, Settings, Tuned};
+use crate::lab::{Encoder, Method};
+use crate::measure::Measurement;
+use crate::search::analysis::custom::WordChars;
+use crate::search::fusion::Fusion;
+
+/// A starting list of stop words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopPreset {
+    /// The seed's 44 words (`mots`).
+    Seed,
+    /// `mots+`'s list.
+    MotsPlus,
+    /// The Snowball project's French list.
+    Snowball,
+    /// None at all.
+    Empty,
+}
+
+/// One change the learner makes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// Start again from this method, nothing changed.
+    Start(Method),
+    K1(f64),
+    B(f64),
+    Words(WordChars),
+    Lowercase(bool),
+    Elisions(bool),
+    Stem(bool),
+    Fold(bool),
+    /// The stop-word list, as typed.
+    StopWords(String),
+    StopPreset(StopPreset),
+    Enrich(Enrichment),
+    /// Takes back the enrichment at this position.
+    Unenrich(usize),
+    Fusion(Fusion),
+    RrfK(f64),
+    Depth(usize),
+    /// The weight of the keyword list (0) or of the dense list (1).
+    Weight(usize, f64),
+    /// Back to the settings before the last change.
+    Undo,
+    /// The settings of this entry of the history.
+    Replay(usize),
+    Sweep(Grid),
+    /// The settings of the sweep's point chosen on the calibration half.
+    KeepSwept,
+}
+
+/// One setting tried in this session, and its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tried {
+    pub settings: Settings,
+    pub name: String,
+    /// Exactes first, courantes first, courantes in the top 5, courantes' product first.
+    pub exact_hit1: (usize, usize),
+    pub common_hit1: (usize, usize),
+    pub common_hit5: usize,
+    pub common_product_hit1: Option<usize>,
+    pub mrr: f64,
+}
+
+impl Tried {
+    pub fn of(settings: &Settings, m: &Measurement) -> Tried {
+        use crate::data::QuestionKind;
+        let kind = |k| m.kinds.iter().find(|s| s.kind == k);
+        let e = kind(QuestionKind::Exacte);
+        let c = kind(QuestionKind::Courante);
+        let answerable: Vec<&crate::measure::QuestionOutcome> = m
+            .questions
+            .iter()
+            .filter(|o| o.kind != QuestionKind::Absente)
+            .collect();
+        let mrr = if answerable.is_empty() {
+            0.0
+        } else {
+            answerable
+                .iter()
+                .map(|o| o.rank.map_or(0.0, |r| 1.0 / r as f64))
+                .sum::<f64>()
+                / answerable.len() as f64
+        };
+        Tried {
+            settings: settings.clone(),
+            name: m.method.clone(),
+            exact_hit1: e.map_or((0, 0), |e| (e.hit1, e.questions)),
+            common_hit1: c.map_or((0, 0), |c| (c.hit1, c.questions)),
+            common_hit5: c.map_or(0, |c| c.hit5),
+            common_product_hit1: c.and_then(|c| c.product.as_ref().map(|p| p.hit1)),
+            mrr,
+        }
+    }
+}
+
+/// The most settings kept in the history.
+pub const HISTORY_MAX: usize = 50;
+
+#[derive(Debug, Clone, Default)]
+pub struct Improve {
+    /// The catalogue (its epoch) these measurements are of.
+    pub epoch: u64,
+    /// The settings in use; `None` until the view is first opened.
+    pub settings: Option<Settings>,
+    pub tuned: Option<Tuned>,
+    /// The starting method measured, and the settings measured.
+    pub before: Option<Measurement>,
+    pub after: Option<Measurement>,
+    pub diff: Option<Diff>,
+    /// The settings before each change, for « Annuler ».
+    pub undo: Vec<Settings>,
+    pub history: Vec<Tried>,
+    pub sweep: Option<Sweep>,
+    /// The dense tops of the questions, by encoder, for this catalogue.
+    pub dense: Option<(Encoder, DenseTops)>,
+    /// Why the settings could not be measured.
+    pub error: Option<String>,
+}

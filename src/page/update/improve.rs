@@ -1,0 +1,236 @@
+//! « Améliorer »: each change re-measures every question at once, against the starting method.
+
+use crate::improve::diff::diff;
+use crate::improve::sweep::sweep;
+use crate::improve::{dense_tops, DenseTops, Settings, Tuned};
+use crate::lab::{Encoder, SearchError};
+use crate::link::View;
+use crate::search::analysis::custom::{
+    french_stop_list, seed_stop_list, word_list, SNOWBALL_FRENCH_STOP_WORDS,
+};
+
+use super::super::effect::Effect;
+use super::super::improve::{Change, StopPreset, Tried, HISTORY_MAX};
+use super::super::state::State;
+
+/// Why a dense method's settings cannot be measured, in the page's words.
+fn dense_problem(e: &SearchError, encoder: Encoder) -> String {
+    let method = match encoder {
+        Encoder::Local => "sens local",
+        Encoder::Mistral => "sens",
+    };
+    match e {
+        SearchError::NoVectors => format!("Les vecteurs des fiches de « {method} » ne sont pas là."),
+        _ => format!(
+            "Les vecteurs des questions de « {method} » manquent : mesurez d'abord « {method} » dans « Mesurer », puis revenez ici."
+        ),
+    }
+}
+
+/// The questions' dense tops for `encoder`, computed once per catalogue.
+fn tops(s: &mut State, encoder: Encoder) -> Result<DenseTops, String> {
+    if let Some((e, t)) = &s.improve.dense {
+        if *e == encoder {
+            return Ok(t.clone());
+        }
+    }
+    let vectors = match encoder {
+        Encoder::Local => &s.local_qvectors,
+        Encoder::Mistral => &s.qvectors,
+    };
+    let t = dense_tops(&s.data.lab, encoder, &s.data.questions, vectors)
+        .map_err(|e| dense_problem(&e, encoder))?;
+    s.improve.dense = Some((encoder, t.clone()));
+    Ok(t)
+}
+
+/// Measures `settings` (and the starting method when it changed); records them in the history.
+fn measure(s: &mut State, settings: Settings) {
+    let Ok(method) = settings.base() else { return };
+    let dense = match method.encoder() {
+        None => DenseTops::new(),
+        Some(e) => match tops(s, e) {
+            Ok(t) => t,
+            Err(why) => {
+                s.improve.error = Some(why);
+                s.improve.settings = Some(settings);
+                s.improve.after = None;
+                s.improve.diff = None;
+                return;
+            }
+        },
+    };
+    let lab = &s.data.lab;
+    let questions = &s.data.questions;
+    let start = Settings::of(method);
+    if s.improve.before.as_ref().map(|m| m.method.as_str()) != Some(start.method.as_str()) {
+        match Tuned::new(lab, start.clone(), None).map(|t| t.measure(lab, questions, &dense)) {
+            Ok(Ok(m)) => s.improve.before = Some(m),
+            Ok(Err(e)) => return fail(s, settings, e.to_string()),
+            Err(e) => return fail(s, settings, e.to_string()),
+        }
+    }
+    let previous = s.improve.tuned.take();
+    let tuned = match Tuned::new(lab, settings.clone(), previous) {
+        Ok(t) => t,
+        Err(e) => return fail(s, settings, e.to_string()),
+    };
+    let after = match tuned.measure(lab, questions, &dense) {
+        Ok(m) => m,
+        Err(e) => return fail(s, settings, e.to_string()),
+    };
+    if let Some(before) = &s.improve.before {
+        s.improve.diff = Some(diff(before, &after));
+    }
+    let tried = Tried::of(&settings, &after);
+    if s.improve.history.last().map(|t| &t.settings) != Some(&settings) {
+        s.improve.history.push(tried);
+        if s.improve.history.len() > HISTORY_MAX {
+            s.improve.history.remove(0);
+        }
+    }
+    s.improve.tuned = Some(tuned);
+    s.improve.after = Some(after);
+    s.improve.settings = Some(settings);
+    s.improve.error = None;
+}
+
+fn fail(s: &mut State, settings: Settings, why: String) {
+    s.improve.error = Some(why);
+    s.improve.settings = Some(settings);
+    s.improve.tuned = None;
+    s.improve.after = None;
+    s.improve.diff = None;
+}
+
+/// Makes « Améliorer » current for the catalogue shown: a new catalogue starts a new session
+/// (history, sweep and tops were of the old one); settings are measured once.
+pub(super) fn ensure(s: &mut State) {
+    if s.view != View::Ameliorer {
+        return;
+    }
+    if s.improve.epoch != s.data.epoch {
+        let settings = s.improve.settings.take();
+        s.improve = Default::default();
+        s.improve.epoch = s.data.epoch;
+        s.improve.settings = settings;
+    }
+    let settings = s
+        .improve
+        .settings
+        .clone()
+        .unwrap_or_else(|| Settings::of(crate::lab::Method::MOTS));
+    let done = s.improve.after.as_ref().is_some() && s.improve.settings.as_ref() == Some(&settings);
+    if done {
+        return;
+    }
+    // A failure waits for what it lacked (vectors arrive with other messages); trying again
+    // costs a lookup.
+    measure(s, settings);
+}
+
+/// Settings from a link: measured when the view is shown.
+pub(super) fn from_link(s: &mut State, settings: Option<Settings>) {
+    if let Some(settings) = settings {
+        if s.improve.settings.as_ref() != Some(&settings) {
+            if let Some(old) = s.improve.settings.replace(settings) {
+                s.improve.undo.push(old);
+            }
+            s.improve.after = None;
+        }
+    }
+}
+
+/// One change from the learner.
+pub(super) fn change(s: &mut State, c: Change, _fx: &mut [Effect]) {
+    let Some(current) = s.improve.settings.clone() else {
+        return;
+    };
+    let mut next = current.clone();
+    let a = &mut next.analysis;
+    match c {
+        Change::Start(m) => {
+            next = Settings::of(m);
+            s.improve.sweep = None;
+        }
+        Change::K1(v) => next.k1 = v,
+        Change::B(v) => next.b = v,
+        Change::Words(w) => a.words = w,
+        Change::Lowercase(v) => a.lowercase = v,
+        Change::Elisions(v) => a.elisions = v,
+        Change::Stem(v) => a.stem = v,
+        Change::Fold(v) => a.fold = v,
+        Change::StopWords(text) => a.stop_words = word_list(&text),
+        Change::StopPreset(p) => {
+            a.stop_words = match p {
+                StopPreset::Seed => seed_stop_list(),
+                StopPreset::MotsPlus => french_stop_list(),
+                StopPreset::Snowball => word_list(SNOWBALL_FRENCH_STOP_WORDS),
+                StopPreset::Empty => Vec::new(),
+            }
+        }
+        Change::Enrich(e) => {
+            if s.data.lab.doc_of(&e.id).is_none() {
+                s.improve.error = Some(format!("Aucune fiche {} dans ce catalogue.", e.id));
+                return;
+            }
+            if e.words.trim().is_empty() {
+                return;
+            }
+            next.enrich.push(e);
+        }
+        Change::Unenrich(i) => {
+            if i < next.enrich.len() {
+                next.enrich.remove(i);
+            }
+        }
+        Change::Fusion(f) => next.fusion = f,
+        Change::RrfK(k) => next.fusion = crate::search::fusion::Fusion::Rrf { k },
+        Change::Depth(d) => next.depth = d,
+        Change::Weight(i, w) => {
+            if i < 2 {
+                next.weights[i] = w;
+            }
+        }
+        Change::Undo => {
+            let Some(previous) = s.improve.undo.pop() else {
+                return;
+            };
+            measure(s, previous);
+            return;
+        }
+        Change::Replay(i) => {
+            let Some(t) = s.improve.history.get(i) else {
+                return;
+            };
+            next = t.settings.clone();
+        }
+        Change::Sweep(grid) => {
+            let method = current.base().ok();
+            let dense = match method.and_then(|m| m.encoder()) {
+                None => Ok(DenseTops::new()),
+                Some(e) => tops(s, e),
+            };
+            s.improve.sweep = None;
+            match dense.map(|d| sweep(&s.data.lab, &s.data.questions, &d, &current, grid)) {
+                Ok(Ok(r)) => s.improve.sweep = Some(r),
+                Ok(Err(e)) => s.improve.error = Some(e.to_string()),
+                Err(why) => s.improve.error = Some(why),
+            }
+            return;
+        }
+        Change::KeepSwept => {
+            let Some(sw) = &s.improve.sweep else { return };
+            next = sw.points[sw.best_calibration].settings.clone();
+        }
+    }
+    if next == current {
+        return;
+    }
+    if let Err(e) = next.check() {
+        s.improve.error = Some(e.to_string());
+        return;
+    }
+    s.improve.undo.push(current);
+    measure(s, next);
+}
