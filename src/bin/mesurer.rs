@@ -448,7 +448,10 @@ fn run() -> Result<(), Fail> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
-    let run = |text: &str| import::measure(text, &questions, &ids, rag_fiches::data::nfc);
+    let run = |text: &str| {
+        import::measure(text, &questions, &ids, rag_fiches::data::nfc)
+            .map(|m| m.with_products(lab.products()))
+    };
     for path in &args.runs {
         let mut m = run(&read(path)?).map_err(|e| format!("{path}: {e}: nothing measured"))?;
         // A run re-imported from our own export is named like the method: « mots (run) ».

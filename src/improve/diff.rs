@@ -125,10 +125,9 @@ fn verdict(wins: usize, losses: usize, sign_p: f64, rand_p: f64) -> String {
     );
     if n < FEWEST_TO_CONCLUDE {
         return format!(
-            "{count} : avec {n} question{} qui diffère{}, on ne peut pas conclure — même {n} sur {n} dans le même sens arrive par hasard une fois sur {}.",
+            "{count} : avec {n} question{} qui change{}, on ne peut pas conclure — même toutes dans le même sens, il en faut au moins {FEWEST_TO_CONCLUDE} pour que le hasard ne suffise pas à l'expliquer.",
             if n > 1 { "s" } else { "" },
             if n > 1 { "nt" } else { "" },
-            1u32 << (n - 1)
         );
     }
     let p = format!(

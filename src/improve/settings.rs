@@ -255,10 +255,10 @@ impl Settings {
                 out.push(format!("mots vides − {}", list(&removed)));
             }
             if self.k1 != start.k1 {
-                out.push(format!("k1 = {}", self.k1));
+                out.push(format!("k1 = {}", super::sweep::fr(self.k1)));
             }
             if self.b != start.b {
-                out.push(format!("b = {}", self.b));
+                out.push(format!("b = {}", super::sweep::fr(self.b)));
             }
             for e in &self.enrich {
                 let whole = if e.product { " (et ses variantes)" } else { "" };
@@ -273,7 +273,11 @@ impl Settings {
                 out.push(format!("profondeur {}", self.depth));
             }
             if self.weights != start.weights {
-                out.push(format!("poids {} / {}", self.weights[0], self.weights[1]));
+                out.push(format!(
+                    "poids {} / {}",
+                    super::sweep::fr(self.weights[0]),
+                    super::sweep::fr(self.weights[1])
+                ));
             }
         }
         out

@@ -90,6 +90,11 @@ fn point(
     })
 }
 
+/// A setting's value with a decimal comma.
+pub fn fr(x: f64) -> String {
+    x.to_string().replace('.', ",")
+}
+
 fn pct(x: f64) -> String {
     format!("{:.3}", x).replace('.', ",")
 }
@@ -126,7 +131,7 @@ pub fn sweep(
                         questions,
                         dense,
                         s,
-                        format!("k1 = {k1}, b = {b}"),
+                        format!("k1 = {} ; b = {}", fr(k1), fr(b)),
                         &mut previous,
                     )?);
                 }
@@ -143,43 +148,56 @@ pub fn sweep(
                     questions,
                     dense,
                     s,
-                    format!("k = {k}"),
+                    format!("k = {}", fr(k)),
                     &mut previous,
                 )?);
             }
         }
     }
+    // The best point by `f`; on equal values the starting settings when they are on the grid
+    // (a tie is no reason to change), else the first in grid order.
     let best = |f: fn(&Point) -> f64| {
-        let mut best = 0;
-        for (i, p) in points.iter().enumerate() {
-            if f(p) > f(&points[best]) {
-                best = i;
-            }
-        }
-        best
+        let top = points.iter().map(f).fold(f64::NEG_INFINITY, f64::max);
+        points
+            .iter()
+            .position(|p| f(p) == top && p.settings == *from)
+            .or_else(|| points.iter().position(|p| f(p) == top))
+            .unwrap_or(0)
     };
     let best_calibration = best(|p| p.calibration);
     let best_all = best(|p| p.all);
     let (c, a) = (&points[best_calibration], &points[best_all]);
     let claimed = a.all - start.all;
     let kept = c.test - start.test;
-    let verdict = format!(
-        "Choisi sur toutes les questions, {} semble gagner {} de MRR@10. Choisi sur la moitié de calibrage, {} ({} → {} sur cette moitié) donne {} sur l'autre moitié, contre {} au départ : {}.",
-        a.label,
-        pct(claimed),
-        c.label,
-        pct(start.calibration),
-        pct(c.calibration),
-        pct(c.test),
-        pct(start.test),
-        if kept > 0.0 {
-            format!("un gain de {} qui tient sur des questions qu'il n'a pas vues", pct(kept))
-        } else if c.calibration > start.calibration {
-            "le gain de la moitié de calibrage a disparu sur l'autre".to_owned()
-        } else {
-            "rien à gagner sur cette grille".to_owned()
-        }
-    );
+    let hindsight = if claimed > 0.0 {
+        format!(
+            " Choisi sur toutes les questions, {} semblerait gagner {} de MRR@10 : un gain qu'aucune question restée à part ne pourrait vérifier.",
+            a.label,
+            pct(claimed)
+        )
+    } else {
+        String::new()
+    };
+    let verdict = if c.calibration <= start.calibration {
+        format!(
+            "Sur la moitié de calibrage, aucun réglage de la grille ne fait mieux que le départ ({}) : rien à changer.{hindsight}",
+            pct(start.calibration)
+        )
+    } else {
+        format!(
+            "Choisi sur la moitié de calibrage, {} ({} → {} sur cette moitié) donne {} sur l'autre moitié, contre {} au départ : {}.{hindsight}",
+            c.label,
+            pct(start.calibration),
+            pct(c.calibration),
+            pct(c.test),
+            pct(start.test),
+            if kept > 0.0 {
+                format!("un gain de {} qui tient sur des questions qu'il n'a pas vues", pct(kept))
+            } else {
+                "le gain de la moitié de calibrage a disparu sur l'autre".to_owned()
+            }
+        )
+    };
     Ok(Sweep {
         grid,
         start,

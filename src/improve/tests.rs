@@ -257,7 +257,7 @@ fn a_sweep_chooses_on_one_half_and_reports_on_the_other() {
     let seed_point = s
         .points
         .iter()
-        .find(|p| p.label == "k1 = 1.5, b = 0.75")
+        .find(|p| p.label == "k1 = 1,5 ; b = 0,75")
         .unwrap();
     assert_eq!(seed_point.all, s.start.all);
     let c = &s.points[s.best_calibration];
@@ -265,6 +265,20 @@ fn a_sweep_chooses_on_one_half_and_reports_on_the_other() {
     let a = &s.points[s.best_all];
     assert!(s.points.iter().all(|p| p.all <= a.all));
     assert!(s.verdict.contains("moitié de calibrage"), "{}", s.verdict);
+    // On a tie with the start, the start is kept: a tie is no reason to change.
+    let t = sweep(
+        &lab,
+        &qs,
+        &DenseTops::new(),
+        &Settings::of(Method::MOTS_PLUS),
+        Grid::K1B,
+    )
+    .unwrap();
+    let chosen = &t.points[t.best_calibration];
+    assert!(
+        chosen.calibration > t.start.calibration
+            || chosen.settings == Settings::of(Method::MOTS_PLUS)
+    );
     // The halves are the threshold's: 20 rows each, 35 answerable questions between them.
     let halves = (0..qs.len()).filter(|i| i % 2 == 0).count();
     assert_eq!(halves, 20);

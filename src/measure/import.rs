@@ -219,6 +219,7 @@ mod tests {
                 .unwrap();
             let back = measure(&export::trec_run(&m), &questions, &ids, crate::data::nfc).unwrap();
             assert_eq!(back.method, m.method.replace('+', "-plus"));
+            let back = back.with_products(lab.products());
             assert_eq!(back.kinds, m.kinds, "{}", m.method);
             for (a, b) in back.questions.iter().zip(&m.questions) {
                 assert_eq!(

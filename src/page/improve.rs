@@ -12,7 +12,7 @@ use crate::search::fusion::Fusion;
 /// A starting list of stop words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopPreset {
-    /// The seed's 44 words (`mots`).
+    /// The seed's 52 words (`mots`).
     Seed,
     /// `mots+`'s list.
     MotsPlus,
@@ -113,6 +113,9 @@ pub struct Improve {
     pub before: Option<Measurement>,
     pub after: Option<Measurement>,
     pub diff: Option<Diff>,
+    /// For a fusion, its keyword side under the same settings: the fusion must lose none of
+    /// the exactes it puts first.
+    pub keyword_side: Option<Measurement>,
     /// The settings before each change, for « Annuler ».
     pub undo: Vec<Settings>,
     pub history: Vec<Tried>,

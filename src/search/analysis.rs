@@ -2,7 +2,7 @@
 //!
 //! Two analysers, chosen by the method:
 //! - [`Analyzer::Seed`] (method `mots`) is the seed's `bm25.mots` to the letter: Python's
-//!   `re.findall(r"[a-zà-öø-ÿ0-9]+", texte.lower())` minus the seed's 44 stop words. It must never
+//!   `re.findall(r"[a-zà-öø-ÿ0-9]+", texte.lower())` minus the seed's 52 stop words. It must never
 //!   change: the seed's reference output depends on it.
 //! - [`Analyzer::French`] (method `mots+`) answers the seed's own diagnosis of its misses
 //!   ("soufflant" is not "souffler", "bruit" is not "bruits", "peut" is noise): elisions split off,
@@ -175,7 +175,7 @@ impl Analyzer {
     /// A one-line description of the steps, shown beside an explanation.
     pub fn describe(self) -> &'static str {
         match self {
-            Analyzer::Seed => "minuscules ; mots = suites de [a-zà-öø-ÿ0-9] ; 44 mots vides du sujet",
+            Analyzer::Seed => "minuscules ; mots = suites de [a-zà-öø-ÿ0-9] ; 52 mots vides du sujet",
             Analyzer::French => {
                 "minuscules ; élisions (l', d', qu'…) retirées ; mots vides français ; racine Snowball ; accents retirés"
             }

@@ -70,7 +70,7 @@ impl Fusion {
             Norm::ZScore => "z-score",
         };
         match self {
-            Fusion::Rrf { k } => format!("RRF (k = {k})"),
+            Fusion::Rrf { k } => format!("RRF (k = {})", k.to_string().replace('.', ",")),
             Fusion::CombSum { norm: n } => format!("CombSUM ({})", norm(n)),
             Fusion::CombMnz { norm: n } => format!("CombMNZ ({})", norm(n)),
         }

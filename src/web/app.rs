@@ -88,6 +88,7 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             Focus::Results => ids::RESULTATS,
             Focus::TabChercher => ids::ONGLET_CHERCHER,
             Focus::TabMesurer => ids::ONGLET_MESURER,
+            Focus::TabAmeliorer => ids::ONGLET_AMELIORER,
         }),
         Effect::OpenSettings => {
             by_id(ids::REGLAGES).set_attribute("open", "").ok();

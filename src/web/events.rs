@@ -98,6 +98,7 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
     let msg = match button.id().as_str() {
         ids::ONGLET_CHERCHER => Msg::ViewChosen(View::Chercher),
         ids::ONGLET_MESURER => Msg::ViewChosen(View::Mesurer),
+        ids::ONGLET_AMELIORER => Msg::ViewChosen(View::Ameliorer),
         ids::COPIER_LIEN => Msg::CopyLink(web_sys::window()?.location().href().ok()?),
         ids::OUBLIER => Msg::KeyForgotten,
         ids::VERIFIER_CLE => Msg::KeyCheckRequested,
@@ -151,12 +152,17 @@ fn key(e: &Event, target: &Element) -> Option<Msg> {
     if target.get_attribute("role").as_deref() != Some("tab") {
         return None;
     }
-    let on_first = target.id() == ids::ONGLET_CHERCHER;
+    const TABS: [(&str, View); 3] = [
+        (ids::ONGLET_CHERCHER, View::Chercher),
+        (ids::ONGLET_MESURER, View::Mesurer),
+        (ids::ONGLET_AMELIORER, View::Ameliorer),
+    ];
+    let at = TABS.iter().position(|(id, _)| *id == target.id())?;
     let view = match key.as_str() {
-        "ArrowRight" | "ArrowLeft" if on_first => View::Mesurer,
-        "ArrowRight" | "ArrowLeft" => View::Chercher,
-        "Home" => View::Chercher,
-        "End" => View::Mesurer,
+        "ArrowRight" => TABS[(at + 1) % TABS.len()].1,
+        "ArrowLeft" => TABS[(at + TABS.len() - 1) % TABS.len()].1,
+        "Home" => TABS[0].1,
+        "End" => TABS[TABS.len() - 1].1,
         _ => return None,
     };
     e.prevent_default();

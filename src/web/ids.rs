@@ -46,12 +46,14 @@ pub const REVENIR: &str = "revenir";
 // The tabs and the shared link.
 pub const ONGLET_CHERCHER: &str = "onglet-chercher";
 pub const ONGLET_MESURER: &str = "onglet-mesurer";
+pub const ONGLET_AMELIORER: &str = "onglet-ameliorer";
 pub const COPIER_LIEN: &str = "copier-lien";
 pub const PARTAGE: &str = "partage";
 pub const LIEN: &str = "lien";
 pub const LIEN_ETAT: &str = "lien-etat";
 pub const VUE_CHERCHER: &str = "vue-chercher";
 pub const VUE_MESURER: &str = "vue-mesurer";
+pub const VUE_AMELIORER: &str = "vue-ameliorer";
 // « Chercher ».
 pub const QUESTION: &str = "question";
 pub const EXEMPLES: &str = "exemples";
@@ -81,7 +83,7 @@ pub const EVAL_RESULTAT: &str = "eval-resultat";
 // « Questions sans réponse ».
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 59] = [
+pub const IN_PAGE: [&str; 61] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -115,12 +117,14 @@ pub const IN_PAGE: [&str; 59] = [
     REVENIR,
     ONGLET_CHERCHER,
     ONGLET_MESURER,
+    ONGLET_AMELIORER,
     COPIER_LIEN,
     PARTAGE,
     LIEN,
     LIEN_ETAT,
     VUE_CHERCHER,
     VUE_MESURER,
+    VUE_AMELIORER,
     QUESTION,
     EXEMPLES,
     ATTENDUE,

@@ -1,6 +1,7 @@
 // Screenshots of the page as a learner sees it, to look at before calling a page change done:
 //   node screens.mjs OUT_DIR [DIST_DIR]
-// Chercher with a typed question and Mesurer, at 1366 and 390 px; prints the console errors seen.
+// Chercher with a typed question, Mesurer, and Améliorer after the seed's synonym, at 1366 and
+// 390 px; prints the console errors seen.
 import { mkdir } from 'node:fs/promises';
 import { launch, serveDist, openPage } from './harness.mjs';
 
@@ -19,6 +20,13 @@ for (const [width, height] of [[1366, 900], [390, 844]]) {
   await page.click('#onglet-mesurer');
   await page.waitForTimeout(1000);
   await page.screenshot({ path: `${out}/mesurer-${width}.png`, fullPage: true });
+  await page.click('#onglet-ameliorer');
+  await page.waitForSelector('#ameliorer-chiffres');
+  await page.fill('#ameliorer-fiche', 'AR-0063');
+  await page.fill('#ameliorer-ajout', 'ne brûle pas');
+  await page.click('button[data-ameliorer="enrichir"]');
+  await page.waitForSelector('#ameliorer-verdict');
+  await page.screenshot({ path: `${out}/ameliorer-${width}.png`, fullPage: true });
   errors += problems.length;
   for (const p of problems) console.log(`${width}px: ${p}`);
   await page.context().close();

@@ -82,6 +82,18 @@ fn measure(s: &mut State, settings: Settings) {
     if let Some(before) = &s.improve.before {
         s.improve.diff = Some(diff(before, &after));
     }
+    s.improve.keyword_side = match (method.fused_keyword(), settings.keyword()) {
+        (Some(_), Some(k)) => {
+            let side = Settings {
+                method: crate::lab::Method::Keyword(k).name().to_owned(),
+                ..settings.clone()
+            };
+            Tuned::new(lab, side, Some(tuned.clone()))
+                .ok()
+                .and_then(|t| t.measure(lab, questions, &DenseTops::new()).ok())
+        }
+        _ => None,
+    };
     let tried = Tried::of(&settings, &after);
     if s.improve.history.last().map(|t| &t.settings) != Some(&settings) {
         s.improve.history.push(tried);

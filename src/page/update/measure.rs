@@ -99,6 +99,11 @@ pub(super) fn export_file(s: &State, what: &str) -> Option<(String, String)> {
         "csv" => Some(("mesures.csv".into(), export::csv(&ms))),
         "json" => Some(("mesures.json".into(), export::json(&ms))),
         "qrels" => ms.first().map(|m| ("qrels.txt".into(), export::qrels(m))),
+        "reglages" => s
+            .improve
+            .settings
+            .as_ref()
+            .map(|r| ("reglages.json".into(), r.to_json())),
         other => {
             let name = other.strip_prefix("run:")?;
             let m = ms.iter().find(|m| m.method == name)?;
@@ -138,7 +143,8 @@ pub(super) fn import_run(
     let ids: std::collections::HashSet<&str> =
         s.data.lab.fiches().iter().map(|f| f.id.as_str()).collect();
     let mut m = crate::measure::import::measure(&text, &s.data.questions, &ids, s.normalize_id)
-        .map_err(|e| messages::run(&e, file))?;
+        .map_err(|e| messages::run(&e, file))?
+        .with_products(s.data.lab.products());
     let taken = |name: &str, data: &Dataset| data.measured().iter().any(|x| x.method == name);
     // A run exported by this page and imported back is named like its method: « mots (run) ».
     if taken(&m.method, &s.data) {

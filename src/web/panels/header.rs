@@ -44,6 +44,7 @@ pub fn render(s: &State) {
     for (tab, panel, view) in [
         (ids::ONGLET_CHERCHER, ids::VUE_CHERCHER, View::Chercher),
         (ids::ONGLET_MESURER, ids::VUE_MESURER, View::Mesurer),
+        (ids::ONGLET_AMELIORER, ids::VUE_AMELIORER, View::Ameliorer),
     ] {
         let selected = s.view == view;
         let tab = by_id(tab);

@@ -21,6 +21,8 @@ pub mod charts;
 pub mod evaluation;
 /// The header: summary, costs, tabs, the shared link.
 pub mod header;
+/// « Améliorer »: the controls and what the last change did.
+pub mod improve;
 /// « Questions sans réponse ».
 pub mod journal;
 /// The key panel.
@@ -161,6 +163,12 @@ pub const PANELS: &[Panel] = &[
         render: journal::render,
         event: journal::event,
         ids: journal::IDS,
+    },
+    Panel {
+        view: Some(View::Ameliorer),
+        render: improve::render,
+        event: improve::event,
+        ids: improve::IDS,
     },
 ];
 
