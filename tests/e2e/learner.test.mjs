@@ -1,5 +1,5 @@
 // The page as a learner meets it (issue 16): no key, a laptop or a phone, the keyboard. axe-core
-// on six views at two widths, nothing wider than a phone's screen, chart text that can be read,
+// on seven views at two widths, nothing wider than a phone's screen, chart text that can be read,
 // and screenshots of each view in tests/e2e/captures/ (see the README) to look at.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,7 +58,7 @@ async function capture(page, name) {
   await page.screenshot({ path: new URL(`${name}.png`, CAPTURES).pathname, fullPage: true });
 }
 
-/** The six views, in order; each leaves the page in the state the next one builds on. */
+/** The seven views, in order; each leaves the page in the state the next one builds on. */
 const VIEWS = [
   ['premier-chargement', async () => {}],
   ['question-explications', async (page) => {
@@ -89,10 +89,16 @@ const VIEWS = [
     ]);
     await page.waitForSelector('#donnees-erreurs li');
   }],
+  ['ameliorer', async (page) => {
+    await page.click('#onglet-ameliorer');
+    await page.waitForSelector('#ameliorer-chiffres');
+    await page.click('button[data-balayer="k1b"]');
+    await page.waitForSelector('#ameliorer-balayage-verdict');
+  }],
 ];
 
 for (const [device, width, height] of WIDTHS) {
-  test(`six views at ${width} px: no axe-core violation, nothing wider than the screen`, async () => {
+  test(`seven views at ${width} px: no axe-core violation, nothing wider than the screen`, async () => {
     await mock.reset();
     const { page, context, problems } = await openAt(browser, server.url, width, height);
     for (const [name, enter] of VIEWS) {

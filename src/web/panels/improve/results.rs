@@ -1,0 +1,296 @@
+//! What the last change did: the figures before and after, the questions that moved, the verdict,
+//! the success criteria and « les ratées ».
+
+use web_sys::Element;
+
+use super::super::super::dom::{scroller, E};
+use crate::data::QuestionKind;
+use crate::fr::decimal;
+use crate::improve::checklist::{checklist, Status};
+use crate::improve::diff::Moved;
+use crate::improve::missed::missed;
+use crate::lab::Keyword;
+use crate::measure::Measurement;
+use crate::page::State;
+
+fn rank(r: Option<usize>) -> String {
+    r.map_or("hors des 10".to_owned(), |r| r.to_string())
+}
+
+fn figures_table(before: &Measurement, after: &Measurement) -> Element {
+    let kind = |m: &Measurement, k| {
+        m.kinds
+            .iter()
+            .find(|s| s.kind == k && s.questions > 0)
+            .cloned()
+    };
+    let mut rows: Vec<(String, f64, f64, usize)> = Vec::new();
+    for k in [QuestionKind::Exacte, QuestionKind::Courante] {
+        let (Some(a), Some(b)) = (kind(before, k), kind(after, k)) else {
+            continue;
+        };
+        let label = match k {
+            QuestionKind::Exacte => "exactes",
+            _ => "courantes",
+        };
+        rows.push((
+            format!("{label} : bonne fiche en tête"),
+            a.hit1 as f64,
+            b.hit1 as f64,
+            0,
+        ));
+        if let (Some(pa), Some(pb)) = (&a.product, &b.product) {
+            rows.push((
+                format!("{label} : bon produit en tête"),
+                pa.hit1 as f64,
+                pb.hit1 as f64,
+                0,
+            ));
+        }
+        rows.push((
+            format!("{label} : dans les 5 premières"),
+            a.hit5 as f64,
+            b.hit5 as f64,
+            0,
+        ));
+        rows.push((format!("{label} : MRR@10"), a.mrr10, b.mrr10, 3));
+        rows.push((
+            format!("{label} : bonne fiche en tête, ex æquo comptés contre"),
+            a.worst_hit1 as f64,
+            b.worst_hit1 as f64,
+            0,
+        ));
+    }
+    let head = E::new("tr").children(
+        ["Mesure", "départ", "maintenant", "écart"]
+            .iter()
+            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+    );
+    let body = rows.into_iter().map(|(label, a, b, d)| {
+        let delta = b - a;
+        let sign = if delta > 0.0 { "+" } else { "" };
+        let class = if delta > 0.0 {
+            "mieux"
+        } else if delta < 0.0 {
+            "moins"
+        } else {
+            ""
+        };
+        E::new("tr")
+            .children([
+                E::new("th").attr("scope", "row").text(&label).build(),
+                E::new("td").text(&decimal(a, d)).build(),
+                E::new("td").text(&decimal(b, d)).build(),
+                E::new("td")
+                    .class(class)
+                    .text(&if delta == 0.0 {
+                        "=".to_owned()
+                    } else {
+                        format!("{sign}{}", decimal(delta, d))
+                    })
+                    .build(),
+            ])
+            .build()
+    });
+    let table = E::new("table")
+        .class("mesure")
+        .attr("id", "ameliorer-chiffres")
+        .child(E::new("caption").text(&format!("{} face à {}", after.method, before.method)))
+        .child(E::new("thead").child(head))
+        .child(E::new("tbody").children(body))
+        .build();
+    scroller("Chiffres avant et après", table)
+}
+
+fn moved_list(title: &str, class: &str, moved: &[Moved]) -> Element {
+    let items = moved.iter().map(|m| {
+        E::new("li")
+            .text(&format!(
+                "{} : {} → {}",
+                m.question,
+                rank(m.before),
+                rank(m.after)
+            ))
+            .build()
+    });
+    E::new("div")
+        .class(class)
+        .child(E::new("h3").text(&format!("{title} ({})", moved.len())))
+        .child(E::new("ul").children(items))
+        .build()
+}
+
+fn status_mark(st: Status) -> (&'static str, &'static str) {
+    match st {
+        Status::Met => ("✓", "tenu"),
+        Status::NotMet => ("✗", "non tenu"),
+        Status::NotApplicable => ("—", "sans objet"),
+        Status::NeedsKey => ("⋯", "clé nécessaire"),
+        Status::ToMeasure => ("?", "à mesurer"),
+    }
+}
+
+pub(super) fn results(s: &State) -> Vec<Element> {
+    let im = &s.improve;
+    let mut out = Vec::new();
+    if let Some(e) = &im.error {
+        out.push(
+            E::new("p")
+                .class("erreur-api")
+                .attr("role", "alert")
+                .text(e)
+                .build(),
+        );
+    }
+    let (Some(before), Some(after), Some(settings)) = (&im.before, &im.after, &im.settings) else {
+        return out;
+    };
+    out.push(figures_table(before, after));
+    let products = s.data.lab.products();
+    if products.has_siblings() {
+        let with_siblings = s
+            .data
+            .questions
+            .iter()
+            .filter(|q| q.kind == QuestionKind::Courante)
+            .filter(|q| {
+                q.expected
+                    .as_deref()
+                    .is_some_and(|e| products.siblings(e, s.data.lab.fiches()).len() > 1)
+            })
+            .count();
+        let courantes = s
+            .data
+            .questions
+            .iter()
+            .filter(|q| q.kind == QuestionKind::Courante)
+            .count();
+        out.push(E::new("p").class("etat").text(&format!(
+            "« Bon produit » : la fiche attendue ou une autre variante du même produit (autre longueur, autre coloris). {with_siblings} des {courantes} questions courantes attendent une variante que la question ne nomme pas."
+        )).build());
+    }
+    if let Some(d) = &im.diff {
+        out.push(
+            E::new("p")
+                .class("verdict")
+                .attr("id", "ameliorer-verdict")
+                .text(&d.verdict)
+                .build(),
+        );
+        out.push(
+            E::new("div")
+                .class("mouvements")
+                .children([
+                    moved_list("Remontées", "montees", &d.up),
+                    moved_list("Descendues", "descentes", &d.down),
+                ])
+                .build(),
+        );
+    }
+    // The success criteria.
+    let keyword_side = im.keyword_side.as_ref();
+    let items = checklist(after, keyword_side, s.key.is_some())
+        .into_iter()
+        .map(|c| {
+            let (mark, word) = status_mark(c.status);
+            E::new("li")
+                .attr("data-statut", word)
+                .children([
+                    E::new("span")
+                        .class("marque")
+                        .attr("aria-hidden", "true")
+                        .text(mark)
+                        .build(),
+                    E::new("span")
+                        .text(&format!("{} : {} ({word})", c.label, c.detail))
+                        .build(),
+                ])
+                .build()
+        });
+    out.push(
+        E::new("section")
+            .class("partie")
+            .attr("id", "ameliorer-criteres")
+            .child(E::new("h3").text("Critères de réussite du sujet"))
+            .child(E::new("ul").class("criteres").children(items))
+            .build(),
+    );
+    // « Les ratées ».
+    let index = im
+        .tuned
+        .as_ref()
+        .and_then(|t| t.index())
+        .unwrap_or_else(|| s.data.lab.bm25(Keyword::MotsPlus));
+    let misses = missed(&s.data.lab, index, after);
+    let name = |id: &str| {
+        s.data
+            .lab
+            .doc_of(id)
+            .map(|d| s.data.lab.fiches()[d].nom.clone())
+            .unwrap_or_default()
+    };
+    let quoted = |w: &str| format!("«\u{a0}{w}\u{a0}»");
+    let items = misses.iter().map(|r| {
+        let lifted: Vec<String> = r
+            .lifted
+            .iter()
+            .map(|(w, c)| format!("{} {}", quoted(w), decimal(*c, 2)))
+            .collect();
+        let absent: Vec<String> = r.absent.iter().map(|w| quoted(w)).collect();
+        E::new("li")
+            .children([
+                E::new("p")
+                    .class("question-ratee")
+                    .text(&r.question)
+                    .build(),
+                E::new("p")
+                    .text(&format!(
+                        "Fiche attendue {} {} (rang : {}). Mots absents de la fiche : {}.",
+                        r.expected,
+                        name(&r.expected),
+                        rank(r.rank),
+                        if absent.is_empty() {
+                            "aucun".into()
+                        } else {
+                            absent.join(", ")
+                        }
+                    ))
+                    .build(),
+                E::new("p")
+                    .text(&match &r.first {
+                        Some(id) => format!(
+                            "En tête à la place : {id} {}, par {}.",
+                            name(id),
+                            if lifted.is_empty() {
+                                "aucun mot".into()
+                            } else {
+                                lifted.join(", ")
+                            }
+                        ),
+                        None => String::new(),
+                    })
+                    .build(),
+            ])
+            .build()
+    });
+    let table = E::new("div")
+        .child(E::new("p").class("etat").text(&format!(
+            "{} question{} hors des 5 premières ; mots lus avec : {}.",
+            misses.len(),
+            if misses.len() > 1 { "s" } else { "" },
+            index.analyzer().describe()
+        )))
+        .child(E::new("ol").class("ratees-liste").children(items))
+        .build();
+    out.push(
+        E::new("section")
+            .class("partie")
+            .attr("id", "ameliorer-ratees")
+            .child(E::new("h3").text("Les ratées : quel mot de la question manque à la fiche ?"))
+            .child(table)
+            .build(),
+    );
+    out.push(super::session::sweep(s, settings));
+    out.push(super::session::history(s));
+    out
+}

@@ -1,0 +1,161 @@
+//! The sweep (tuned on one half, checked on the other) and the session's history.
+
+use web_sys::Element;
+
+use super::super::super::dom::{scroller, E};
+use super::button;
+use crate::fr::decimal;
+use crate::improve::Settings;
+use crate::page::State;
+
+/// « Régler sur une moitié, vérifier sur l'autre ».
+pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
+    let im = &s.improve;
+    // The sweep.
+    let mut sweep = E::new("section")
+        .class("partie")
+        .attr("id", "ameliorer-balayage")
+        .child(E::new("h3").text("Régler sur une moitié, vérifier sur l'autre"))
+        .child(E::new("p").class("intro").text(
+            "Un balayage essaie toute une grille de réglages. Le meilleur sur les 40 questions est surtout chanceux : on le choisit sur les questions de rang pair, et on regarde ce qu'il donne sur les autres.",
+        ));
+    let mut buttons = Vec::new();
+    if settings.keyword().is_some() {
+        buttons.push(button(
+            "Balayer k1 × b (35 réglages)",
+            ("data-balayer", "k1b"),
+        ));
+    }
+    if settings
+        .base()
+        .ok()
+        .and_then(|m| m.fused_keyword())
+        .is_some()
+    {
+        buttons.push(button(
+            "Balayer k de RRF (8 réglages)",
+            ("data-balayer", "rrf"),
+        ));
+    }
+    sweep = sweep.child(E::new("div").class("ligne").children(buttons));
+    if let Some(sw) = &im.sweep {
+        sweep = sweep.child(
+            E::new("p")
+                .class("verdict")
+                .attr("id", "ameliorer-balayage-verdict")
+                .text(&sw.verdict),
+        );
+        let head = E::new("tr").children(
+            [
+                "Réglage",
+                "MRR@10 calibrage (pairs)",
+                "MRR@10 test (impairs)",
+                "MRR@10 toutes",
+            ]
+            .iter()
+            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+        );
+        let row = |label: &str, p: &crate::improve::sweep::Point, class: &str| {
+            E::new("tr")
+                .class(class)
+                .children([
+                    E::new("th").attr("scope", "row").text(label).build(),
+                    E::new("td").text(&decimal(p.calibration, 3)).build(),
+                    E::new("td").text(&decimal(p.test, 3)).build(),
+                    E::new("td").text(&decimal(p.all, 3)).build(),
+                ])
+                .build()
+        };
+        let mut rows = vec![row(
+            &format!("départ ({})", sw.start.settings.name()),
+            &sw.start,
+            "",
+        )];
+        rows.push(row(
+            &format!(
+                "choisi sur le calibrage : {}",
+                sw.points[sw.best_calibration].label
+            ),
+            &sw.points[sw.best_calibration],
+            "choisi",
+        ));
+        rows.push(row(
+            &format!("meilleur sur toutes : {}", sw.points[sw.best_all].label),
+            &sw.points[sw.best_all],
+            "",
+        ));
+        let table = E::new("table")
+            .class("mesure")
+            .child(E::new("thead").child(head))
+            .child(E::new("tbody").children(rows))
+            .build();
+        sweep = sweep.child(scroller("Balayage", table)).child(button(
+            "Garder le réglage choisi sur le calibrage",
+            ("data-ameliorer", "garder"),
+        ));
+    }
+    sweep.build()
+}
+
+/// The settings tried in this session, the most recent first.
+pub(super) fn history(s: &State) -> Element {
+    let im = &s.improve;
+    // The history.
+    let head = E::new("tr").children(
+        [
+            "Réglages essayés",
+            "Exactes en tête",
+            "Courantes en tête",
+            "Bon produit",
+            "Dans les 5",
+            "MRR@10",
+            "Action",
+        ]
+        .iter()
+        .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+    );
+    let rows = im.history.iter().enumerate().rev().map(|(i, t)| {
+        let current = Some(&t.settings) == im.settings.as_ref();
+        E::new("tr")
+            .class(if current { "courant" } else { "" })
+            .children([
+                E::new("th").attr("scope", "row").text(&t.name).build(),
+                E::new("td")
+                    .text(&format!("{}/{}", t.exact_hit1.0, t.exact_hit1.1))
+                    .build(),
+                E::new("td")
+                    .text(&format!("{}/{}", t.common_hit1.0, t.common_hit1.1))
+                    .build(),
+                E::new("td")
+                    .text(
+                        &t.common_product_hit1
+                            .map_or("—".into(), |p| format!("{p}/{}", t.common_hit1.1)),
+                    )
+                    .build(),
+                E::new("td")
+                    .text(&format!("{}/{}", t.common_hit5, t.common_hit1.1))
+                    .build(),
+                E::new("td").text(&decimal(t.mrr, 3)).build(),
+                E::new("td")
+                    .child(if current {
+                        E::new("span").text("en cours").build()
+                    } else {
+                        button("Reprendre", ("data-reprendre", &i.to_string()))
+                    })
+                    .build(),
+            ])
+            .build()
+    });
+    let table = E::new("table")
+        .class("mesure historique")
+        .attr("id", "ameliorer-historique")
+        .child(E::new("caption").text("Essais de cette session, le plus récent d'abord"))
+        .child(E::new("thead").child(head))
+        .child(E::new("tbody").children(rows))
+        .build();
+    E::new("section")
+        .class("partie")
+        .child(E::new("h3").text("Historique"))
+        .child(scroller("Historique", table))
+        .build()
+}

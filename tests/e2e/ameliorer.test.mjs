@@ -1,0 +1,114 @@
+// « Améliorer »: a shared link with settings gives the terminal's figures for the same settings
+// (`mesurer --reglages` on the page's own export); each change re-measures every question, can be
+// undone and is kept in the session's history; the sweep, the checklist and « les ratées ».
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { openPage, suite } from './harness.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let browser;
+let server;
+suite((s) => ({ browser, server } = s));
+
+/** The « maintenant » column of the figures table, by row label. */
+async function figures(page) {
+  const rows = await page.locator('#ameliorer-chiffres tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td')[1].textContent]));
+  return Object.fromEntries(rows);
+}
+
+/** The terminal's measurement of the settings the page exports. */
+async function terminal(page) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="reglages"]')]);
+  assert.equal(d.suggestedFilename(), 'reglages.json');
+  const path = await d.path();
+  const { stdout } = await promisify(execFile)(join(ROOT, 'target/release/mesurer'), ['--reglages', path, '--json'], { cwd: ROOT });
+  return { settings: JSON.parse(await readFile(path, 'utf8')), m: JSON.parse(stdout) };
+}
+
+const fr = (x, d) => x.toFixed(d).replace('.', ',');
+
+test('a link with settings opens them and gives the terminal\'s figures for them', async () => {
+  const link = '#vue=ameliorer&rm=mots&rk1=1.2&rb=0&rmv=%2Bpeut&ren=AR-0063%3Ane%20br%C3%BBle%20pas';
+  const { page, context, problems } = await openPage(browser, server.url + link);
+  await page.waitForSelector('#ameliorer-chiffres');
+  assert.equal(await page.getAttribute('#onglet-ameliorer', 'aria-selected'), 'true');
+  assert.equal(await page.inputValue('#ameliorer-k1'), '1.2');
+  assert.equal(await page.inputValue('#ameliorer-b'), '0');
+  const name = 'mots (mots vides + « peut » ; k1 = 1,2 ; b = 0 ; AR-0063 + « ne brûle pas »)';
+  assert.equal(await page.textContent('#ameliorer-chiffres caption'), `${name} face à mots`);
+  const { settings, m } = await terminal(page);
+  assert.equal(settings.k1, 1.2);
+  assert.equal(m.method, name);
+  const [e, c] = m.kinds;
+  const f = await figures(page);
+  assert.equal(f['exactes : bonne fiche en tête'], String(e.hit1));
+  assert.equal(f['courantes : bonne fiche en tête'], String(c.hit1));
+  assert.equal(f['courantes : bon produit en tête'], String(c.product.hit1));
+  assert.equal(f['courantes : dans les 5 premières'], String(c.hit5));
+  assert.equal(f['courantes : MRR@10'], fr(c.mrr10, 3));
+  assert.equal(f['exactes : MRR@10'], fr(e.mrr10, 3));
+  // Rock wool is back in the top 5 for the question the seed's synonym was for.
+  const q = m.questions.find((x) => x.question === 'Un isolant qui ne brûle pas');
+  assert.ok(q.rank <= 5, JSON.stringify(q));
+  assert.match(await page.textContent('.montees'), /Un isolant qui ne brûle pas : hors des 10 → \d/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('each change re-measures every question; undo, history, sweep, checklist and « les ratées »', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.click('#onglet-ameliorer');
+  await page.waitForSelector('#ameliorer-chiffres');
+  // mots, unchanged: the seed's figures, its five misses read word by word.
+  let f = await figures(page);
+  assert.equal(f['courantes : bonne fiche en tête'], '8');
+  assert.equal(f['courantes : dans les 5 premières'], '15');
+  assert.equal(await page.locator('.ratees-liste > li').count(), 5);
+  const souffle = page.locator('.ratees-liste > li', { hasText: 'en soufflant' });
+  assert.match(await souffle.textContent(), /Mots absents de la fiche : .*«\u00a0soufflant\u00a0»/);
+  assert.match(await souffle.textContent(), /En tête à la place : AR-0130 Mastic polyuréthane.*par «\u00a0peut\u00a0»/);
+  const criteria = page.locator('#ameliorer-criteres li');
+  assert.equal(await criteria.nth(0).getAttribute('data-statut'), 'tenu');
+  assert.equal(await criteria.nth(1).getAttribute('data-statut'), 'non tenu');
+  assert.match(await criteria.nth(1).textContent(), /15 sur 20 \(il en faut 18\)/);
+  assert.equal(await criteria.nth(3).getAttribute('data-statut'), 'clé nécessaire');
+  // « peut » made a stop word: typed in the list, committed on change.
+  const words = await page.inputValue('#ameliorer-mots-vides');
+  await page.fill('#ameliorer-mots-vides', `${words} peut`);
+  await page.locator('#ameliorer-mots-vides').blur();
+  await page.waitForFunction(() => /peut/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  // « peut » no longer lifts the mastic, but « soufflant » still misses « soufflée »: no rank moves.
+  assert.equal(await page.textContent('#ameliorer-verdict'), 'Aucune question ne change de rang : rien à conclure.');
+  // A slider re-measures as it moves.
+  await page.locator('#ameliorer-b').fill('0');
+  await page.waitForFunction(() => /b = 0\b/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  assert.equal(await page.textContent('#ameliorer-b-valeur'), '0,00');
+  assert.equal(await page.locator('#ameliorer-historique tbody tr').count(), 3);
+  // Undo: back to the stop word alone, the slider with it.
+  await page.click('#ameliorer-annuler');
+  await page.waitForFunction(() => !/b = 0\b/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  assert.equal(await page.inputValue('#ameliorer-b'), '0.75');
+  // Starting from mots+, stemming off: questions go down, and say so.
+  await page.selectOption('#ameliorer-methode', 'mots+');
+  await page.waitForFunction(() => document.querySelector('#ameliorer-chiffres caption').textContent === 'mots+ face à mots+');
+  f = await figures(page);
+  assert.equal(f['courantes : bon produit en tête'], '19');
+  await page.uncheck('#ameliorer-racine');
+  await page.waitForFunction(() => /racine Snowball retirée/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  assert.ok(await page.locator('.descentes li').count() > 0);
+  // The sweep: chosen on one half, reported on the other, against all 40.
+  await page.click('button[data-balayer="k1b"]');
+  await page.waitForSelector('#ameliorer-balayage-verdict');
+  assert.match(await page.textContent('#ameliorer-balayage-verdict'), /moitié de calibrage/);
+  assert.equal(await page.locator('#ameliorer-balayage tbody tr').count(), 3);
+  // The link carries the settings.
+  assert.match(decodeURIComponent(await page.evaluate(() => location.hash)), /vue=ameliorer.*rm=mots-plus.*ran=u1101/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
