@@ -417,18 +417,39 @@ pub fn fold_accents(s: &str) -> String {
 /// memory. The stem is copied out rather than lent, so that no borrow of the cache outlives this
 /// call.
 fn stem_cached(stemmer: &Stemmer, word: &str, out: &mut String) {
-    const STEM_CACHE_MAX: usize = 200_000;
     thread_local! {
         static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<String, String>> =
             std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     }
+    cached(&CACHE, word, out, |w| fold_accents(&stemmer.stem(w)))
+}
+
+/// [`stem_cached`] without the folding (« Améliorer » can keep the accents).
+fn stem_unfolded_cached(stemmer: &Stemmer, word: &str, out: &mut String) {
+    thread_local! {
+        static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<String, String>> =
+            std::cell::RefCell::new(rustc_hash::FxHashMap::default());
+    }
+    cached(&CACHE, word, out, |w| stemmer.stem(w).into_owned())
+}
+
+/// `make(word)` into `out`, remembered in `cache` (cleared past `STEM_CACHE_MAX` entries).
+fn cached(
+    cache: &'static std::thread::LocalKey<
+        std::cell::RefCell<rustc_hash::FxHashMap<String, String>>,
+    >,
+    word: &str,
+    out: &mut String,
+    make: impl FnOnce(&str) -> String,
+) {
+    const STEM_CACHE_MAX: usize = 200_000;
     out.clear();
-    CACHE.with(|c| {
+    cache.with(|c| {
         if let Some(s) = c.borrow().get(word) {
             out.push_str(s);
             return;
         }
-        let stem = fold_accents(&stemmer.stem(word));
+        let stem = make(word);
         out.push_str(&stem);
         let mut c = c.borrow_mut();
         if c.len() >= STEM_CACHE_MAX {

@@ -16,6 +16,8 @@
 //! scoring 0 included (they fill the end of the list in descending id order): this matters for RRF,
 //! which fuses the top 50 of each list.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::data::Fiche;
@@ -77,20 +79,21 @@ fn norms(doc_len: &[u32], avg_len: f64, Bm25Params { k1, b }: Bm25Params) -> Vec
 pub struct Bm25Index {
     analyzer: Analyzer,
     params: Bm25Params,
-    /// Terms → term number.
-    vocabulary: FxHashMap<String, u32>,
+    /// Terms → term number. The analysed catalogue is shared between an index and its copies
+    /// with other k1 and b ([`Bm25Index::with_params`]): moving a slider copies no posting.
+    vocabulary: Arc<FxHashMap<String, u32>>,
     /// For each term number, its inverse document frequency.
-    idf: Vec<f64>,
+    idf: Arc<Vec<f64>>,
     /// For each term number, the fiches that contain it with their term counts, fiche order.
-    postings: Vec<Vec<(u32, u32)>>,
-    doc_len: Vec<u32>,
+    postings: Arc<Vec<Vec<(u32, u32)>>>,
+    doc_len: Arc<Vec<u32>>,
     /// `k1 · (1 − b + b · |d| / avgdl)` for each fiche, computed once with the seed's operations.
     norm: Vec<f64>,
     avg_len: f64,
     /// Each fiche's position in ascending id order: ties are broken by comparing these.
-    id_rank: Vec<u32>,
+    id_rank: Arc<Vec<u32>>,
     /// Fiche numbers in descending id order: the order of zero-score fiches.
-    by_id_desc: Vec<u32>,
+    by_id_desc: Arc<Vec<u32>>,
 }
 
 /// Why one term contributed what it did to one fiche's score.
@@ -208,14 +211,14 @@ impl Bm25Index {
         Bm25Index {
             analyzer,
             params,
-            vocabulary,
-            idf,
-            postings,
-            doc_len,
+            vocabulary: Arc::new(vocabulary),
+            idf: Arc::new(idf),
+            postings: Arc::new(postings),
+            doc_len: Arc::new(doc_len),
             norm,
             avg_len,
-            id_rank,
-            by_id_desc: by_id,
+            id_rank: Arc::new(id_rank),
+            by_id_desc: Arc::new(by_id),
         }
     }
 
@@ -306,7 +309,7 @@ impl Bm25Index {
             })
             .collect();
         if hits.len() < k {
-            for &d in &self.by_id_desc {
+            for &d in self.by_id_desc.iter() {
                 if hits.len() == k {
                     break;
                 }

@@ -44,16 +44,19 @@ const opened = await page.evaluate(() => {
 });
 await page.waitForSelector('#ameliorer-chiffres');
 
-/** Each value of `values` given to the slider `id` as one `input` event: ms per change. */
-const drag = (id, values) => page.evaluate(({ id, values }) => {
+/** Each value of `values` given to the slider `id` as one `input` event, one per frame (each in
+ *  a task of its own, as a drag's events come): ms per change. */
+const drag = (id, values) => page.evaluate(async ({ id, values }) => {
   const el = document.getElementById(id);
   const times = [];
   for (const v of values) {
+    await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     el.value = String(v);
     const t = performance.now();
     el.dispatchEvent(new Event('input', { bubbles: true }));
     times.push(performance.now() - t);
   }
+  await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
   return times;
 }, { id, values });
 /** One `change` of the control `id` (a checkbox toggled, or a text set). */

@@ -11,8 +11,8 @@ use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    each_run_cased, fold_accents, french_stemmer, is_seed_word_char, stem_cached, Analyzer,
-    ELISIONS, FRENCH_STOP_WORDS, SEED_STOP_WORDS,
+    each_run_cased, fold_accents, french_stemmer, is_seed_word_char, stem_cached,
+    stem_unfolded_cached, Analyzer, ELISIONS, FRENCH_STOP_WORDS, SEED_STOP_WORDS,
 };
 
 /// Which characters a word is made of.
@@ -217,7 +217,10 @@ impl Custom {
                     stem_cached(french_stemmer(), word, &mut stem);
                     f(&stem, start, end);
                 }
-                (true, false) => f(&french_stemmer().stem(word), start, end),
+                (true, false) => {
+                    stem_unfolded_cached(french_stemmer(), word, &mut stem);
+                    f(&stem, start, end);
+                }
                 (false, true) => f(&fold_accents(word), start, end),
                 (false, false) => f(word, start, end),
             }
