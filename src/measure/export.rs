@@ -52,25 +52,29 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
-/// One row per question and method: `methode;type;question;fiche_attendue;rang;premiere;score`
-/// (`;`-separated like the seed's questions.csv; rank empty when not in the first ten). Every text
-/// field goes through [`csv_field`]: quoted per RFC 4180, formulas neutralised.
+/// One row per question and method:
+/// `methode;type;question;fiche_attendue;rang;premiere;score;rang_produit` (`;`-separated like the
+/// seed's questions.csv; a rank empty when not in the first ten; `rang_produit` the first rank of
+/// any variant of the expected product, empty too when products are not known). Every text field
+/// goes through [`csv_field`]: quoted per RFC 4180, formulas neutralised.
 pub fn csv(measurements: &[Measurement]) -> String {
-    let mut out = String::from("methode;type;question;fiche_attendue;rang;premiere;score\n");
+    let mut out =
+        String::from("methode;type;question;fiche_attendue;rang;premiere;score;rang_produit\n");
     for m in measurements {
         for q in &m.questions {
             let (first, score) = q.top.first().map_or((String::new(), String::new()), |t| {
                 (t.0.clone(), t.1.to_string())
             });
             out += &format!(
-                "{};{};{};{};{};{};{}\n",
+                "{};{};{};{};{};{};{};{}\n",
                 csv_field(&m.method),
                 q.kind.as_str(),
                 csv_field(&q.question),
                 csv_field(q.expected.as_deref().unwrap_or("")),
                 q.rank.map(|r| r.to_string()).unwrap_or_default(),
                 csv_field(&first),
-                score
+                score,
+                q.product_rank.map(|r| r.to_string()).unwrap_or_default(),
             );
         }
     }
@@ -158,7 +162,7 @@ mod tests {
         let rows: Vec<::csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
         assert_eq!(rows.len(), 3, "one row per question, none split: {text}");
         for r in &rows {
-            assert_eq!(r.len(), 7, "no column shifted: {r:?}");
+            assert_eq!(r.len(), 8, "no column shifted: {r:?}");
             for field in r.iter() {
                 assert!(
                     !field.starts_with(['=', '+', '-', '@']),

@@ -20,6 +20,10 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
   // Ties, measured: mots+ puts AR-0187 first only by the tie rule (AR-0186 has the same score);
   // pessimistically it is second, and the table says both.
   assert.equal(await courante.locator('tr[data-methode="mots+"] .hit1').textContent(), '11/20 (10/20)');
+  // At the product level (any variant of the expected product): 19 of 20 for mots+, 14 for mots.
+  assert.equal(await courante.locator('tr[data-methode="mots+"] .produit').textContent(), '19/20');
+  assert.equal(await courante.locator('tr[data-methode="mots"] .produit').textContent(), '14/20');
+  assert.match(await page.textContent('#note-produit'), /autre variante du même produit/);
   assert.match(await page.textContent('#note-pessimiste'), /chiffre pessimiste/);
   const allee = page.locator('table.grille tr', { hasText: 'Allée où passent les voitures' });
   const tied = allee.locator('td.rang-grille').nth(1);
@@ -33,6 +37,8 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
   assert.equal(await row.locator('td.rang-grille').first().textContent(), '—');
   // Sorting by mots puts its rank-1 questions first and its misses last.
   await page.click('table.grille thead button[data-tri="mots"]');
+  // The grid is rebuilt in parts, one per turn of the event loop: read it once sorted.
+  await page.waitForFunction(() => document.querySelector('table.grille tbody tr td.rang-grille:nth-of-type(2)')?.textContent === '1');
   const ranks = await page.locator('table.grille tbody tr td.rang-grille:nth-of-type(2)').allTextContents();
   assert.equal(ranks[0], '1');
   assert.equal(ranks[ranks.length - 1], '—');
@@ -68,7 +74,10 @@ test('exports: CSV, JSON and TREC files read back give the page\'s figures', asy
   const csv = await save('csv');
   assert.equal(csv.name, 'mesures.csv');
   const lines = csv.text.trim().split('\n');
-  assert.equal(lines[0], 'methode;type;question;fiche_attendue;rang;premiere;score');
+  assert.equal(lines[0], 'methode;type;question;fiche_attendue;rang;premiere;score;rang_produit');
+  // « Il me faut une plaque pour la salle de bains » expects the 2,50 m plate; any variant counts
+  // at the product level.
+  assert.ok(lines.slice(1).every((l) => l.split(';').length === 8));
   assert.equal(lines.length, 1 + 4 * 40);
   const qrels = (await save('qrels')).text;
   for (const m of json) {

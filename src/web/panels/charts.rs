@@ -74,43 +74,66 @@ fn kinds_present(ms: &[Measurement]) -> Vec<QuestionKind> {
         .collect()
 }
 
-/// One table per answerable type: methods in rows, hit@1, hit@5, MRR@10.
+/// The sentence under the tables when the product level is shown.
+pub const PRODUCT_NOTE: &str = "« Fiche en tête » : la fiche attendue est la première. « Produit en tête » : la première est la fiche attendue ou une autre variante du même produit (autre longueur, autre coloris), que la question souvent ne distingue pas. « Dans les 5 » : la fiche attendue est dans les 5 premières.";
+
+/// One table per answerable type: methods in rows, hit@1, hit@1 by product (when the catalogue
+/// has variants), hit@5, MRR@10.
 pub fn comparison_tables(ms: &[Measurement]) -> Element {
+    let products = ms
+        .iter()
+        .flat_map(|m| &m.kinds)
+        .any(|k| k.product.is_some());
     let tables = kinds_present(ms).into_iter().map(|kind| {
         let n = ms
             .first()
             .and_then(|m| stats(m, kind))
             .map_or(0, |k| k.questions);
+        // Short enough for four figures across a phone's width.
+        let mut headers = vec!["Méthode", "Fiche en tête"];
+        if products {
+            headers.push("Produit en tête");
+        }
+        headers.extend(["Dans les 5", "MRR@10"]);
         let head = E::new("tr").children(
-            [
-                "Méthode",
-                "Bonne fiche en tête",
-                "Dans les 5 premières",
-                "MRR@10",
-            ]
-            .iter()
-            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+            headers
+                .iter()
+                .map(|h| E::new("th").attr("scope", "col").text(h).build()),
         );
         let best_mrr = ms
             .iter()
             .filter_map(|m| stats(m, kind))
             .map(|k| k.mrr10)
             .fold(0.0, f64::max);
-        let rows = ms.iter().filter_map(|m| {
-            let k = stats(m, kind)?;
-            Some(
-                E::new("tr")
-                    .attr("data-methode", &m.method)
-                    .class(if k.mrr10 == best_mrr && best_mrr > 0.0 {
-                        "meilleure"
-                    } else {
-                        ""
-                    })
-                    .child(E::new("th").attr("scope", "row").text(&m.method))
-                    .children(stat_cells(k))
-                    .build(),
-            )
-        });
+        let rows =
+            ms.iter().filter_map(|m| {
+                let k = stats(m, kind)?;
+                let [hit1, hit5, mrr] = stat_cells(k);
+                let mut cells = vec![hit1];
+                if products {
+                    cells.push(
+                        E::new("td")
+                            .class("produit")
+                            .text(&k.product.as_ref().map_or("—".to_owned(), |p| {
+                                format!("{}/{}", p.hit1, k.questions)
+                            }))
+                            .build(),
+                    );
+                }
+                cells.extend([hit5, mrr]);
+                Some(
+                    E::new("tr")
+                        .attr("data-methode", &m.method)
+                        .class(if k.mrr10 == best_mrr && best_mrr > 0.0 {
+                            "meilleure"
+                        } else {
+                            ""
+                        })
+                        .child(E::new("th").attr("scope", "row").text(&m.method))
+                        .children(cells)
+                        .build(),
+                )
+            });
         let table = E::new("table")
             .class("mesure comparaison")
             .attr("data-type", kind.as_str())
@@ -125,6 +148,14 @@ pub fn comparison_tables(ms: &[Measurement]) -> Element {
         .flat_map(|m| &m.kinds)
         .any(|k| (k.hit1, k.hit5, k.mrr10) != (k.worst_hit1, k.worst_hit5, k.worst_mrr10));
     let mut out = E::new("div").class("comparaisons").children(tables);
+    if products {
+        out = out.child(
+            E::new("p")
+                .class("legende")
+                .attr("id", "note-produit")
+                .text(PRODUCT_NOTE),
+        );
+    }
     if any_tie {
         out = out.child(
             E::new("p")
