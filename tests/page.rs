@@ -960,6 +960,37 @@ fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
 }
 
 #[test]
+fn b7_unticking_or_cancelling_aborts_the_download_and_a_question_fetches_it_again() {
+    let mut s = state();
+    with_local_vectors(&mut s);
+    show(&mut s, Method::SensLocal);
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    // « Annuler le téléchargement »: its request aborted, said.
+    let fx = send(&mut s, Msg::LocalModelCancelled);
+    assert_eq!(count(&fx, |e| matches!(e, Effect::AbortLocalModel)), 1);
+    assert!(matches!(&s.local, LocalModel::Unavailable(why) if why.contains("annulé")));
+    // Nothing more by itself; the next question fetches it again.
+    assert_eq!(
+        count(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |e| {
+            matches!(e, Effect::LoadLocalModel)
+        }),
+        0
+    );
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    // The local methods unticked while it comes: aborted too.
+    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::AbortLocalModel)), 1);
+    assert!(matches!(s.local, LocalModel::Idle));
+    // A cancel that comes late (the model is there) changes nothing.
+    send(&mut s, Msg::LocalModelReady);
+    let fx = send(&mut s, Msg::LocalModelCancelled);
+    assert_eq!(count(&fx, |e| matches!(e, Effect::AbortLocalModel)), 0);
+    assert!(matches!(s.local, LocalModel::Ready));
+}
+
+#[test]
 fn b9_a_model_not_kept_is_said() {
     let mut s = state();
     send(&mut s, Msg::LocalModelReady);

@@ -88,6 +88,8 @@ pub enum Effect {
     SaveJournal(String),
     /// Fetches (or reads from the cache) and prepares the local encoder.
     LoadLocalModel,
+    /// Aborts the model's download in flight (its request ends at once).
+    AbortLocalModel,
     /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
     Worker(crate::encoder::protocol::Request),
     /// Measures `methods` on the questions of the catalogue of `epoch`, in steps.

@@ -116,6 +116,8 @@ pub enum Msg {
     /// « Charger le modèle local »: the learner agrees to download it for a question that came
     /// from a link.
     LocalModelRequested,
+    /// « Annuler » on the model's download.
+    LocalModelCancelled,
     ExportRequested(String),
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),

@@ -76,6 +76,7 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             spawn(tasks::read_runs(app, epoch, files))
         }
         Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
+        Effect::AbortLocalModel => tasks::abort_model_download(),
         Effect::Worker(request) => super::worker_client::send(&app, &request, None),
         Effect::SaveJournal(text) => spawn(async move {
             store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;

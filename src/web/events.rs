@@ -125,6 +125,8 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
                 Msg::EmbedRequested
             } else if button.has_attribute("data-charger-modele") {
                 Msg::LocalModelRequested
+            } else if button.has_attribute("data-annuler-modele") {
+                Msg::LocalModelCancelled
             } else if button.has_attribute("data-retirer-runs") {
                 Msg::RunsCleared
             } else if button.has_attribute("data-grille-plus") {

@@ -29,9 +29,13 @@ const TYPES = {
 
 /** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
  *  BASE. `overrides` maps paths under BASE (e.g. 'data/manifeste.json') to contents served instead. */
-export async function serveDist({ dir = 'dist', overrides = {} } = {}) {
+export async function serveDist({ dir = 'dist', overrides = {}, slow = {} } = {}) {
   const ROOT = resolve(fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
   const outside = [];
+  // Each response of `slow` (path → { body, chunk, every, stallAfter }): `chunk` bytes every
+  // `every` ms, nothing more after `stallAfter` bytes, with its Content-Length; logged as the
+  // server saw it (bytes sent, the connection closed before the end).
+  const served = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     if (!url.pathname.startsWith(BASE)) {
@@ -40,6 +44,28 @@ export async function serveDist({ dir = 'dist', overrides = {} } = {}) {
       return;
     }
     let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    if (rel in slow) {
+      const { body, chunk = 64 * 1024, every = 100, stallAfter = Infinity } = slow[rel];
+      const log = { path: rel, sent: 0, closedEarly: false, finished: false };
+      served.push(log);
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
+      const timer = setInterval(() => {
+        if (log.sent >= body.length) {
+          clearInterval(timer);
+          log.finished = true;
+          res.end();
+        } else if (log.sent < stallAfter) {
+          const next = Math.min(body.length, log.sent + chunk);
+          res.write(body.subarray(log.sent, next));
+          log.sent = next;
+        }
+      }, every);
+      res.on('close', () => {
+        clearInterval(timer);
+        log.closedEarly = !log.finished;
+      });
+      return;
+    }
     if (rel in overrides) {
       res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream' });
       res.end(overrides[rel]);
@@ -62,7 +88,8 @@ export async function serveDist({ dir = 'dist', overrides = {} } = {}) {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  return { url: origin + BASE, origin, outside, close: () => new Promise((ok) => server.close(ok)) };
+  const close = () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); });
+  return { url: origin + BASE, origin, outside, served, close };
 }
 
 /** The test build served with a vectors file made by the terminal (`vecteurs --embedder mistral`)

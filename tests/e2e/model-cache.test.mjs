@@ -167,3 +167,63 @@ test('b9: a model the browser would not keep is used and said not kept', { skip:
     await context.close();
   }
 });
+
+/** Waits until `cond()` holds (polled every 50 ms), or fails after `ms`. */
+async function until(cond, ms, what) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+}
+
+test('b7: unticking the local methods, or « Annuler le téléchargement », aborts the download: the server sees it closed', { skip: !present }, async () => {
+  // 64 kB every 100 ms: the 81 MB model would take two minutes.
+  const slow = await serveDist({ slow: { [LOCAL_MODEL]: { body: model } } });
+  const { page, context, problems } = await openPage(browser, null);
+  try {
+    await page.goto(slow.url);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.check('#voir-sens-local');
+    await page.fill('#question', QUESTION);
+    await until(() => slow.served[0]?.sent > 300_000, 20000, 'the download under way');
+    await page.uncheck('#voir-sens-local');
+    await until(() => slow.served[0].closedEarly, 3000, 'the request aborted once unticked');
+    assert.ok(slow.served[0].sent < model.length);
+    await new Promise((ok) => setTimeout(ok, 500));
+    assert.equal(slow.served.length, 1, 'nothing fetched again by itself');
+    // Ticked again (a question not among the exercise's, whose local vectors ship): fetched
+    // again; « Annuler » stops it and says so.
+    await page.check('#voir-sens-local');
+    await page.fill('#question', 'Une colle pour carrelage extérieur');
+    await until(() => slow.served[1]?.sent > 300_000, 20000, 'the second download under way');
+    await page.locator('#colonne-sens-local button[data-annuler-modele]').click();
+    await until(() => slow.served[1].closedEarly, 3000, 'the request aborted by « Annuler »');
+    await page.locator('.local-indisponible', { hasText: /Téléchargement du modèle local annulé/ }).waitFor();
+    await new Promise((ok) => setTimeout(ok, 500));
+    assert.equal(slow.served.length, 2);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+    await slow.close();
+  }
+});
+
+test('b7: a download that stops receiving is abandoned after 30 s, and said', { skip: !present }, async () => {
+  const slow = await serveDist({ slow: { [LOCAL_MODEL]: { body: model, stallAfter: 256 * 1024 } } });
+  const { page, context, problems } = await openPage(browser, null);
+  try {
+    await page.goto(slow.url);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.check('#voir-sens-local');
+    await page.fill('#question', QUESTION);
+    const said = page.locator('.local-indisponible', { hasText: /rien reçu depuis 30 s/ });
+    await said.waitFor({ timeout: 45000 });
+    assert.match(await said.textContent(), /Tapez une autre question pour réessayer/);
+    await until(() => slow.served[0].closedEarly, 3000, 'the stalled request given up');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+    await slow.close();
+  }
+});

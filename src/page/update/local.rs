@@ -51,6 +51,20 @@ pub(super) fn retry(s: &mut State) {
     }
 }
 
+/// « Annuler » during the model's download: its request is aborted, and the next gesture that
+/// needs the model (a question typed, « Charger le modèle ») fetches it again.
+pub(super) fn cancelled(s: &mut State, fx: &mut Vec<Effect>) {
+    if matches!(s.local, LocalModel::Fetching { .. }) {
+        s.local = LocalModel::Unavailable(
+            "Téléchargement du modèle local annulé. Tapez une question pour le reprendre."
+                .to_owned(),
+        );
+        s.local_retry = true;
+        s.local_asked = None;
+        fx.push(Effect::AbortLocalModel);
+    }
+}
+
 /// The cached model was refused and deleted: it is fetched again, once (a download refused in
 /// turn is [`Msg::LocalModelFailed`](super::super::msg::Msg::LocalModelFailed)).
 pub(super) fn evicted(s: &mut State, why: String) {
@@ -106,10 +120,11 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
             s.local_sent_questions.clear();
             fx.push(Effect::Worker(Request::Stop { epoch }));
         }
-        // The download stops at its next chunk (the shell reads this state between chunks).
+        // The download's request is aborted at once.
         if matches!(s.local, LocalModel::Fetching { .. }) {
             s.local = LocalModel::Idle;
             s.local_asked = None;
+            fx.push(Effect::AbortLocalModel);
         }
     }
     if s.wants_local_fiche_vectors() {

@@ -216,6 +216,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             s.local_download_ok = true;
             local::retry(s);
         }
+        Msg::LocalModelCancelled => local::cancelled(s, fx),
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => journal::export(s, &what, fx),
         Msg::JournalErased => {

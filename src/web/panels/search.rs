@@ -374,19 +374,26 @@ fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
         ),
         (other, _) => (other.status().unwrap_or_else(|| otherwise.to_owned()), None),
     };
-    let col = column.child(E::new("p").class("vide").attr("role", "status").text(&text));
-    match progress {
-        Some((done, max)) => col
-            .child(
-                E::new("progress")
-                    .class("modele-progression")
-                    .attr("max", &max.to_string())
-                    .attr("value", &done.to_string())
-                    .attr("aria-label", "Progression du modèle local"),
-            )
-            .build(),
-        None => col.build(),
+    let mut col = column.child(E::new("p").class("vide").attr("role", "status").text(&text));
+    if let Some((done, max)) = progress {
+        col = col.child(
+            E::new("progress")
+                .class("modele-progression")
+                .attr("max", &max.to_string())
+                .attr("value", &done.to_string())
+                .attr("aria-label", "Progression du modèle local"),
+        );
     }
+    // 81 MB on a slow link: the learner can stop it.
+    if matches!(s.local, LocalModel::Fetching { .. }) {
+        col = col.child(
+            E::new("button")
+                .attr("type", "button")
+                .attr("data-annuler-modele", "")
+                .text("Annuler le téléchargement"),
+        );
+    }
+    col.build()
 }
 
 /// « Pourquoi ce score ? » for fiche `doc` under `method`.

@@ -46,6 +46,20 @@ impl From<String> for Download {
 /// A download that receives nothing for this long is given up (and said).
 const STALL_MS: i32 = 30_000;
 
+thread_local! {
+    /// The model's download in flight: aborted at once when the learner no longer wants it
+    /// (local methods unticked, « Annuler »), rather than at its next chunk.
+    static DOWNLOAD: std::cell::RefCell<Option<web_sys::AbortController>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Aborts the model's download in flight, if one is (its request ends; the task stops).
+pub fn abort_download() {
+    if let Some(c) = DOWNLOAD.with(|d| d.borrow_mut().take()) {
+        c.abort();
+    }
+}
+
 /// The model file and whether it came from the cache: the cache is read only under the content
 /// hash the page names (a build that names none caches nothing); else it is fetched. A copy kept
 /// under the bare path by an earlier version of the page, never checked, is deleted.
@@ -77,11 +91,24 @@ pub(super) async fn fetch_with_progress(
         "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
     };
     let window = web_sys::window().ok_or_else(absent)?;
-    let resp: web_sys::Response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(path))
-        .await
-        .map_err(|_| "Le modèle local n'a pas pu être chargé : le réseau a échoué. Tapez une autre question pour réessayer.".to_owned())?
-        .dyn_into()
-        .map_err(|_| absent())?;
+    // Not wanted any more (the learner unticked or cancelled meanwhile): stopped, not failed.
+    let stopped = || {
+        app.peek(|s| !matches!(s.local, crate::page::LocalModel::Fetching { .. }))
+            .unwrap_or(false)
+    };
+    let controller = web_sys::AbortController::new().ok();
+    let init = web_sys::RequestInit::new();
+    if let Some(c) = &controller {
+        init.set_signal(Some(&c.signal()));
+    }
+    DOWNLOAD.with(|d| *d.borrow_mut() = controller);
+    let resp =
+        wasm_bindgen_futures::JsFuture::from(window.fetch_with_str_and_init(path, &init)).await;
+    let resp: web_sys::Response = match resp {
+        Ok(r) => r.dyn_into().map_err(|_| absent())?,
+        Err(_) if stopped() => return Err(Download::Stopped),
+        Err(_) => return Err("Le modèle local n'a pas pu être chargé : le réseau a échoué. Tapez une autre question pour réessayer.".to_owned().into()),
+    };
     // A file the site does not have is not built with it; any other answer may pass.
     match resp.status() {
         200..=299 => {}
@@ -113,8 +140,7 @@ pub(super) async fn fetch_with_progress(
     let chunks = js_sys::Array::new();
     let (mut received, mut reported) = (0u64, 0u64);
     loop {
-        let wanted = app.peek(|s| matches!(s.local, crate::page::LocalModel::Fetching { .. }));
-        if wanted == Some(false) {
+        if stopped() {
             let _ = reader.cancel();
             return Err(Download::Stopped);
         }
@@ -130,9 +156,11 @@ pub(super) async fn fetch_with_progress(
             )
             .into());
         };
-        let chunk = chunk.map_err(|_| {
-            "Le modèle local n'a pas pu être chargé : la connexion a été coupée. Tapez une autre question pour réessayer.".to_owned()
-        })?;
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(_) if stopped() => return Err(Download::Stopped),
+            Err(_) => return Err("Le modèle local n'a pas pu être chargé : la connexion a été coupée. Tapez une autre question pour réessayer.".to_owned().into()),
+        };
         let done = js_sys::Reflect::get(&chunk, &"done".into())
             .ok()
             .and_then(|v| v.as_bool())
@@ -153,6 +181,7 @@ pub(super) async fn fetch_with_progress(
             });
         }
     }
+    DOWNLOAD.with(|d| d.borrow_mut().take());
     web_sys::Blob::new_with_u8_array_sequence(&chunks).map_err(|_| {
         "Le modèle local n'a pas pu être assemblé après son chargement."
             .to_owned()

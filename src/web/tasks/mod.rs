@@ -10,7 +10,7 @@ mod mistral;
 mod vectors;
 
 pub use files::{read_files, read_runs};
-pub use local::load_local_model;
+pub use local::{abort_download as abort_model_download, load_local_model};
 pub use measure::measure;
 pub use mistral::{answer, check_key, compute_vectors, embed_question, evaluate, measure_dense};
 pub use vectors::{attach_vectors, dense, dense_question, load_vectors, Attached};
