@@ -112,3 +112,23 @@ test('each change re-measures every question; undo, history, sweep, checklist an
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a fusion from the shipped local vectors: its k, its weights and a score fusion, the criterion on exactes', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#vue=ameliorer&rm=hybride-local');
+  await page.waitForFunction(() => document.querySelector('#ameliorer-chiffres caption')?.textContent === 'hybride local face à hybride local');
+  let f = await figures(page);
+  assert.equal(f['courantes : bon produit en tête'], '18');
+  // The fusion keeps every exacte mots+ puts first.
+  assert.match(await page.textContent('#ameliorer-criteres'), /La fusion ne perd aucune exacte : aucune perdue face à mots\+/);
+  await page.locator('#ameliorer-rrf-k').fill('5');
+  await page.waitForFunction(() => /RRF \(k = 5\)/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  // The dense list weighing nothing, RRF keeps the keyword list's order: mots+'s 11 courantes first.
+  await page.locator('#ameliorer-poids-sens').fill('0');
+  await page.waitForFunction(() => /poids 1 \/ 0/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  f = await figures(page);
+  assert.equal(f['courantes : bonne fiche en tête'], '11');
+  await page.selectOption('#ameliorer-fusion', 'mnz-z');
+  await page.waitForFunction(() => /CombMNZ \(z-score\)/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
