@@ -1206,6 +1206,22 @@ fn ameliorer_starting_again_from_mots_plus_and_a_sweep() {
 }
 
 #[test]
+fn ameliorer_a_link_naming_an_unknown_fiche_is_said_then_another_link_measures() {
+    let mut s = state();
+    let bad = ViewState::from_fragment("#vue=ameliorer&rm=mots&ren=AR-9999:x");
+    send(&mut s, Msg::FragmentChanged(bad));
+    assert!(s.improve.error.as_deref().unwrap().contains("AR-9999"));
+    assert!(s.improve.after.is_none());
+    // Said once: other messages do not measure it again, and do not clear it.
+    send(&mut s, Msg::QuestionTyped("colle".into()));
+    assert!(s.improve.error.is_some() && s.improve.after.is_none());
+    let good = ViewState::from_fragment("#vue=ameliorer&rm=mots&rb=0");
+    send(&mut s, Msg::FragmentChanged(good));
+    assert!(s.improve.error.is_none());
+    assert_eq!(s.improve.after.as_ref().unwrap().method, "mots (b = 0)");
+}
+
+#[test]
 fn ameliorer_starts_a_new_session_for_a_new_catalogue() {
     use rag_fiches::page::improve::Change;
     let mut s = state();

@@ -69,6 +69,18 @@ impl std::fmt::Display for SettingsError {
 
 impl std::error::Error for SettingsError {}
 
+/// The stop words `now` has that `start` has not, and those it lost.
+fn stop_changes<'a>(now: &'a Steps, start: &'a Steps) -> (Vec<&'a str>, Vec<&'a str>) {
+    let missing = |from: &'a Steps, other: &Steps| -> Vec<&'a str> {
+        from.stop_words
+            .iter()
+            .filter(|w| !other.stop_words.contains(w))
+            .map(String::as_str)
+            .collect()
+    };
+    (missing(now, start), missing(start, now))
+}
+
 /// The largest depth a fusion can read.
 pub const MAX_DEPTH: usize = 100;
 
@@ -225,18 +237,7 @@ impl Settings {
                     if a.fold { "retirés" } else { "gardés" }
                 ));
             }
-            let added: Vec<&str> = a
-                .stop_words
-                .iter()
-                .filter(|w| !s.stop_words.contains(w))
-                .map(String::as_str)
-                .collect();
-            let removed: Vec<&str> = s
-                .stop_words
-                .iter()
-                .filter(|w| !a.stop_words.contains(w))
-                .map(String::as_str)
-                .collect();
+            let (added, removed) = stop_changes(a, s);
             let list = |words: &[&str]| {
                 if words.len() > 6 {
                     format!("{} mots", words.len())
@@ -333,18 +334,12 @@ impl Settings {
                 .collect(),
             ));
         }
-        let mut changes: Vec<String> = a
-            .stop_words
+        let (added, removed) = stop_changes(a, s);
+        let changes: Vec<String> = added
             .iter()
-            .filter(|w| !s.stop_words.contains(w))
             .map(|w| format!("+{w}"))
+            .chain(removed.iter().map(|w| format!("-{w}")))
             .collect();
-        changes.extend(
-            s.stop_words
-                .iter()
-                .filter(|w| !a.stop_words.contains(w))
-                .map(|w| format!("-{w}")),
-        );
         if !changes.is_empty() {
             out.push(("mv", changes.join(",")));
         }

@@ -50,7 +50,7 @@ pub struct Sweep {
 }
 
 /// MRR@10 over the answerable questions of rows `keep` (row numbers from 0).
-fn mrr(m: &Measurement, keep: impl Fn(usize) -> bool) -> f64 {
+pub fn mrr(m: &Measurement, keep: impl Fn(usize) -> bool) -> f64 {
     let rr: Vec<f64> = m
         .questions
         .iter()

@@ -50,11 +50,15 @@ pub struct Tuned {
 
 /// The fiches with the words of `enrich` added to their text.
 fn enriched(lab: &Lab, enrich: &[Enrichment]) -> Result<Vec<Fiche>, SettingsError> {
+    let docs = enrich
+        .iter()
+        .map(|e| {
+            lab.doc_of(&e.id)
+                .ok_or_else(|| SettingsError::UnknownFiche(e.id.clone()))
+        })
+        .collect::<Result<Vec<usize>, _>>()?;
     let mut fiches = lab.fiches().to_vec();
-    for e in enrich {
-        let doc = lab
-            .doc_of(&e.id)
-            .ok_or_else(|| SettingsError::UnknownFiche(e.id.clone()))?;
+    for (e, doc) in enrich.iter().zip(docs) {
         for (i, f) in fiches.iter_mut().enumerate() {
             let target = if e.product {
                 lab.products()

@@ -73,20 +73,7 @@ impl Tried {
         let kind = |k| m.kinds.iter().find(|s| s.kind == k);
         let e = kind(QuestionKind::Exacte);
         let c = kind(QuestionKind::Courante);
-        let answerable: Vec<&crate::measure::QuestionOutcome> = m
-            .questions
-            .iter()
-            .filter(|o| o.kind != QuestionKind::Absente)
-            .collect();
-        let mrr = if answerable.is_empty() {
-            0.0
-        } else {
-            answerable
-                .iter()
-                .map(|o| o.rank.map_or(0.0, |r| 1.0 / r as f64))
-                .sum::<f64>()
-                / answerable.len() as f64
-        };
+        let mrr = crate::improve::sweep::mrr(m, |_| true);
         Tried {
             settings: settings.clone(),
             name: m.method.clone(),
@@ -124,4 +111,7 @@ pub struct Improve {
     pub dense: Option<(Encoder, DenseTops)>,
     /// Why the settings could not be measured.
     pub error: Option<String>,
+    /// The failure was the questions' dense vectors not being there yet: tried again as
+    /// messages come (they arrive with them). Any other failure waits for the next change.
+    pub waiting_for_vectors: bool,
 }

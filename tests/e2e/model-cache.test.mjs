@@ -177,15 +177,20 @@ async function until(cond, ms, what) {
   }
 }
 
+/** Opens `slow`'s page, shows sens local and types the question: the model's download starts. */
+async function askSlowly(page, slow) {
+  await page.goto(slow.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.check('#voir-sens-local');
+  await page.fill('#question', QUESTION);
+}
+
 test('b7: unticking the local methods, or « Annuler le téléchargement », aborts the download: the server sees it closed', { skip: !present }, async () => {
   // 64 kB every 100 ms: the 81 MB model would take two minutes.
   const slow = await serveDist({ slow: { [LOCAL_MODEL]: { body: model } } });
   const { page, context, problems } = await openPage(browser, null);
   try {
-    await page.goto(slow.url);
-    await page.waitForSelector('body[data-ready="true"]');
-    await page.check('#voir-sens-local');
-    await page.fill('#question', QUESTION);
+    await askSlowly(page, slow);
     await until(() => slow.served[0]?.sent > 300_000, 20000, 'the download under way');
     await page.uncheck('#voir-sens-local');
     await until(() => slow.served[0].closedEarly, 3000, 'the request aborted once unticked');
@@ -213,10 +218,7 @@ test('b7: a download that stops receiving is abandoned after 30 s, and said', { 
   const slow = await serveDist({ slow: { [LOCAL_MODEL]: { body: model, stallAfter: 256 * 1024 } } });
   const { page, context, problems } = await openPage(browser, null);
   try {
-    await page.goto(slow.url);
-    await page.waitForSelector('body[data-ready="true"]');
-    await page.check('#voir-sens-local');
-    await page.fill('#question', QUESTION);
+    await askSlowly(page, slow);
     const said = page.locator('.local-indisponible', { hasText: /rien reçu depuis 30 s/ });
     await said.waitFor({ timeout: 45000 });
     assert.match(await said.textContent(), /Tapez une autre question pour réessayer/);

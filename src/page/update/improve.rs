@@ -53,6 +53,7 @@ fn measure(s: &mut State, settings: Settings) {
             Ok(t) => t,
             Err(why) => {
                 s.improve.error = Some(why);
+                s.improve.waiting_for_vectors = true;
                 s.improve.settings = Some(settings);
                 s.improve.after = None;
                 s.improve.diff = None;
@@ -105,10 +106,12 @@ fn measure(s: &mut State, settings: Settings) {
     s.improve.after = Some(after);
     s.improve.settings = Some(settings);
     s.improve.error = None;
+    s.improve.waiting_for_vectors = false;
 }
 
 fn fail(s: &mut State, settings: Settings, why: String) {
     s.improve.error = Some(why);
+    s.improve.waiting_for_vectors = false;
     s.improve.settings = Some(settings);
     s.improve.tuned = None;
     s.improve.after = None;
@@ -132,12 +135,13 @@ pub(super) fn ensure(s: &mut State) {
         .settings
         .clone()
         .unwrap_or_else(|| Settings::of(crate::lab::Method::MOTS));
-    let done = s.improve.after.as_ref().is_some() && s.improve.settings.as_ref() == Some(&settings);
-    if done {
+    let same = s.improve.settings.as_ref() == Some(&settings);
+    let done = same && s.improve.after.is_some();
+    // A failure of these settings is final until they change, unless it waited for vectors.
+    let failed = same && s.improve.error.is_some() && !s.improve.waiting_for_vectors;
+    if done || failed {
         return;
     }
-    // A failure waits for what it lacked (vectors arrive with other messages); trying again
-    // costs a lookup.
     measure(s, settings);
 }
 
@@ -149,6 +153,7 @@ pub(super) fn from_link(s: &mut State, settings: Option<Settings>) {
                 s.improve.undo.push(old);
             }
             s.improve.after = None;
+            s.improve.error = None;
         }
     }
 }

@@ -384,7 +384,7 @@ fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
                 .attr("aria-label", "Progression du modèle local"),
         );
     }
-    // 81 MB on a slow link: the learner can stop it.
+    // A large file on a slow link: the learner can stop it.
     if matches!(s.local, LocalModel::Fetching { .. }) {
         col = col.child(
             E::new("button")
