@@ -183,10 +183,20 @@ impl OpfsStore {
     pub(super) async fn open(set: u64) -> Result<OpfsStore, JsValue> {
         use wasm_bindgen_futures::JsFuture;
         let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+        // Read, not called blindly: where the engine has no `navigator.storage` (WebKitGTK's
+        // defaults) or no `getDirectory`, calling it would throw out of the module and kill the
+        // worker before the caller's fallback to memory runs.
+        let storage = js_sys::Reflect::get(&scope.navigator(), &"storage".into())?;
+        let usable = storage.is_object()
+            && js_sys::Reflect::get(&storage, &"getDirectory".into())?.is_function();
+        if !usable {
+            return Err(JsValue::from_str(
+                "no origin-private file system (navigator.storage.getDirectory)",
+            ));
+        }
+        let storage: web_sys::StorageManager = storage.unchecked_into();
         let root: web_sys::FileSystemDirectoryHandle =
-            JsFuture::from(scope.navigator().storage().get_directory())
-                .await?
-                .dyn_into()?;
+            JsFuture::from(storage.get_directory()).await?.dyn_into()?;
         let create = web_sys::FileSystemGetDirectoryOptions::new();
         create.set_create(true);
         let directory: web_sys::FileSystemDirectoryHandle =
@@ -204,10 +214,20 @@ impl OpfsStore {
             JsFuture::from(directory.get_file_handle_with_options(&name, &create))
                 .await?
                 .dyn_into()?;
-        let handle: web_sys::FileSystemSyncAccessHandle =
-            JsFuture::from(file.create_sync_access_handle())
-                .await?
-                .dyn_into()?;
+        // Checked the same way; a file whose handle is refused (WebKitGTK: « Backend does not
+        // support this operation ») is removed rather than left empty.
+        let syncable = js_sys::Reflect::get(&file, &"createSyncAccessHandle".into())?.is_function();
+        let handle = match syncable {
+            true => JsFuture::from(file.create_sync_access_handle()).await,
+            false => Err(JsValue::from_str("no synchronous access handle")),
+        };
+        let handle: web_sys::FileSystemSyncAccessHandle = match handle {
+            Ok(h) => h.dyn_into()?,
+            Err(e) => {
+                JsFuture::from(directory.remove_entry(&name)).await.ok();
+                return Err(e);
+            }
+        };
         handle.truncate_with_f64(0.0)?;
         Ok(OpfsStore {
             directory,
