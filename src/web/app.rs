@@ -202,7 +202,7 @@ fn fail(message: &str) {
 }
 
 async fn load() -> Result<State, String> {
-    // Both requests in flight at once (the HTML preloads both; each await is a round trip to the
+    // Both requests in flight at once (the page's first script started both; each await is a round trip to the
     // network process all the same).
     let fiches = super::dom::fetch_text("data/fiches.jsonl");
     let questions = super::dom::fetch_text("data/questions.csv");

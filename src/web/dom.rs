@@ -219,12 +219,45 @@ pub fn scroller(label: &str, content: Element) -> Element {
         .build()
 }
 
+/// The page's first script (`www/index.html`): the requests it started, shared by every module
+/// of the page (`ask` starts one, `take` gives a copy of its response).
+const FETCHES: &str = "ragFichesFetches";
+
+fn fetches_call(method: &str, path: &str) -> Option<wasm_bindgen::JsValue> {
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window()?;
+    let fetches = js_sys::Reflect::get(&window, &FETCHES.into())
+        .ok()
+        .filter(wasm_bindgen::JsValue::is_object)?;
+    let call: js_sys::Function = js_sys::Reflect::get(&fetches, &method.into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    call.call1(&fetches, &path.into()).ok()
+}
+
+/// The request for `path`, relative to the page: a copy of the one already started for it
+/// ([`fetch_ahead`] or the page's first script), else a new one.
+pub fn fetch_started(path: &str) -> Option<js_sys::Promise> {
+    use wasm_bindgen::JsCast;
+    fetches_call("take", path)
+        .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
+        .or_else(|| web_sys::window().map(|w| w.fetch_with_str(path)))
+}
+
+/// Starts the request for `path` now; the page's own request for it, made later through
+/// [`fetch_started`], gets its answer. Works alike in every engine, where
+/// `<link rel="preload" as="fetch">` was ignored by WebKit (the file was then fetched again).
+pub fn fetch_ahead(path: &str) {
+    fetches_call("ask", path);
+}
+
 /// The text at `path`, relative to the page. The request starts when this is called, not when
 /// the future is first polled: two files asked one after the other are fetched together.
 pub fn fetch_text(path: &str) -> impl std::future::Future<Output = Result<String, String>> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
-    let started = web_sys::window().map(|w| w.fetch_with_str(path));
+    let started = fetch_started(path);
     let path = path.to_owned();
     async move {
         let network = || format!("{path} : le réseau a échoué.");

@@ -16,7 +16,9 @@ use std::future::Future;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::dom::{by_id, document, fetch_text, input, replace_children, set_hidden, set_text};
+use super::dom::{
+    by_id, document, fetch_ahead, fetch_text, input, replace_children, set_hidden, set_text,
+};
 use super::frame::{self, stored, CostLine, Manifest, GUIDE_ENTRY, KEY_ENTRY};
 use super::{ids, results};
 use crate::data::{parse_fiches_with, parse_questions_with};
@@ -59,7 +61,7 @@ pub fn run() {
             .map(|hash| ViewState::from_fragment(&hash))
             .filter(|link| link.view == View::Chercher)
             .filter(|_| document().get_element_by_id(ids::RESULTATS).is_some());
-        // The fiches and questions (preloaded by the HTML) taken as soon as they come, and the
+        // The fiches and questions (asked for by the page's first script) taken as soon as they come, and the
         // search they are for rehearsed while they come: see [`rehearse`].
         let files = link.as_ref().map(|_| {
             (
@@ -83,10 +85,10 @@ pub fn run() {
         }
         // The local encoder's vectors of the fiches (250 kB) are the page's, not the first
         // result's: asked for only now, while the page's module loads, and taken from this
-        // preload by the page's own request. Preloaded by the HTML, they shared the network with
+        // request by the page's own. Asked for with the fiches, they shared the network with
         // the first module: over a link of 1.6 Mbit/s, the first result came 1.1 s later.
         if let Some(name) = &manifest.vecteurs_local {
-            preload(&format!("data/{name}"));
+            fetch_ahead(&format!("data/{name}"));
         }
         if let Err(e) = JsFuture::from(load_page()).await {
             let alert = by_id(ids::ERREUR);
@@ -282,23 +284,4 @@ async fn draw(
     replace_children(&by_id(ids::RESULTATS), columns);
     timing_mark("first:drawn");
     Some(())
-}
-
-/// Asks for `href` now, as `<link rel="preload" as="fetch">` does, so that the page's own request
-/// for it, made later, is answered from this one.
-fn preload(href: &str) {
-    let doc = document();
-    let (Ok(link), Ok(Some(head))) = (doc.create_element("link"), doc.query_selector("head"))
-    else {
-        return;
-    };
-    for (name, value) in [
-        ("rel", "preload"),
-        ("as", "fetch"),
-        ("crossorigin", "anonymous"),
-        ("href", href),
-    ] {
-        link.set_attribute(name, value).ok();
-    }
-    head.append_child(&link).ok();
 }

@@ -30,10 +30,15 @@ pub(super) async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {
 
 /// The response for `path`, if the server answered it with a success.
 async fn fetch_ok(path: &str) -> Result<gloo_net::http::Response, String> {
-    let resp = gloo_net::http::Request::get(path)
-        .send()
+    let network = || format!("{path} : le réseau a échoué.");
+    let started = crate::web::dom::fetch_started(path).ok_or_else(network)?;
+    use wasm_bindgen::JsCast;
+    let resp: web_sys::Response = wasm_bindgen_futures::JsFuture::from(started)
         .await
-        .map_err(|_| format!("{path} : le réseau a échoué."))?;
+        .map_err(|_| network())?
+        .dyn_into()
+        .map_err(|_| network())?;
+    let resp = gloo_net::http::Response::from(resp);
     if !resp.ok() {
         return Err(format!("{path} : le serveur répond {}", resp.status()));
     }
