@@ -128,10 +128,22 @@ fn model_ready(app: &Shared) {
     };
     let app = app.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        if !super::store::put(super::store::MODEL, &key, &blob).await {
+        if !super::store::put(super::store::MODEL, &key, &blob).await
+            && !put_model_bytes(&key, &blob).await
+        {
             app.dispatch(Msg::LocalModelNotKept);
         }
     });
+}
+
+/// The model kept as its bytes (an `ArrayBuffer`) where the browser refuses to store a Blob:
+/// WebKit's private windows (« Error preparing Blob/File data to be stored in object store »)
+/// store the same 81 MB as bytes. Read back by `tasks::local`.
+async fn put_model_bytes(key: &str, blob: &web_sys::Blob) -> bool {
+    let Ok(bytes) = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await else {
+        return false;
+    };
+    super::store::put(super::store::MODEL, key, &bytes).await
 }
 
 /// The worker refused the model: a cached copy is deleted and fetched again (`true`); a

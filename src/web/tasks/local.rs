@@ -70,7 +70,15 @@ pub(super) async fn local_model_blob(
     use wasm_bindgen::JsCast;
     if let Some(hash) = expected {
         if let Some(v) = store::get(store::MODEL, &cache_key(hash)).await {
-            if let Ok(blob) = v.dyn_into::<web_sys::Blob>() {
+            // A Blob, or its bytes where the browser refused the Blob (worker_client).
+            let blob = match v.dyn_into::<web_sys::Blob>() {
+                Ok(blob) => Some(blob),
+                Err(v) if v.is_instance_of::<js_sys::ArrayBuffer>() => {
+                    web_sys::Blob::new_with_buffer_source_sequence(&js_sys::Array::of1(&v)).ok()
+                }
+                Err(_) => None,
+            };
+            if let Some(blob) = blob {
                 return Ok((blob, true));
             }
         }
