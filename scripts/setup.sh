@@ -5,7 +5,8 @@
 #   bash scripts/setup.sh serve   build and serve the page: the Rust wasm target, wasm-bindgen-cli,
 #                                 trunk, and wasm-opt (binaryen, from npm when node is there)
 #   bash scripts/setup.sh test    all of that, plus what the three test rings need: chromium and
-#                                 chromium-driver (Debian), wasm-pack, node >= 20, the e2e packages
+#                                 chromium-driver, firefox-esr, webkit2gtk-driver and xvfb (Debian),
+#                                 geckodriver and wasm-pack (crates.io), node >= 20, the e2e packages
 #
 # It checks every prerequisite first, in seconds, and stops at the first one missing with one
 # sentence saying how to get it; then it says what it will install, where, what needs root, and how
@@ -30,6 +31,12 @@ has_version() { has "$1" && "$1" --version 2>/dev/null | grep -qF "$2"; }
 WASM_BINDGEN=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 TRUNK=0.21.14       # newest that builds with rustc 1.95
 WASM_PACK=0.15.1
+GECKODRIVER=0.37.1  # wasm-pack test --firefox (ring 2); built from crates.io, never downloaded
+# The engines besides Chromium (ring 2 and tests/e2e/browsers.test.mjs), and what drives them:
+# Firefox ESR is driven by puppeteer-core over WebDriver BiDi, WebKitGTK's MiniBrowser by
+# WebKitWebDriver under Xvfb (it has no headless mode; xvfb-run needs xauth).
+ENGINE_PACKAGES="firefox-esr webkit2gtk-driver xvfb xauth"
+engines_missing() { ! has firefox-esr || ! has WebKitWebDriver || ! has xvfb-run || ! has xauth; }
 BINARYEN=132        # Debian's binaryen 108 writes a .wasm that fails at load: use npm's
 NODE_MIN=20         # node --test --test-concurrency
 
@@ -77,6 +84,8 @@ if [ "$PROFILE" = test ]; then
   fi
   [ -f /usr/share/dict/french ] || plan+=("Debian's wfrench word list, to measure the local model's pruning (apt-get, as root, under 1 min)")
   has_version wasm-pack "$WASM_PACK" || { plan+=("wasm-pack $WASM_PACK (cargo install, ~/.cargo/bin, 3 min)"); minutes=$((minutes + 3)); }
+  engines_missing && { plan+=("Firefox ESR, WebKitGTK's WebKitWebDriver and Xvfb: $ENGINE_PACKAGES (apt-get, as root, 1 min)"); minutes=$((minutes + 1)); }
+  has_version geckodriver "$GECKODRIVER" || { plan+=("geckodriver $GECKODRIVER (cargo install, ~/.cargo/bin, 2 min)"); minutes=$((minutes + 2)); }
 fi
 if [ ${#plan[@]} -gt 0 ]; then
   say "will install (times measured on an idle 2-core machine; a busy one took three times longer):"
@@ -120,12 +129,22 @@ if [ "$PROFILE" = test ]; then
   has_version wasm-pack "$WASM_PACK" || {
     say "installing wasm-pack $WASM_PACK"
     cargo install wasm-pack --version "$WASM_PACK" --locked; }
+  if engines_missing; then
+    need_root "installing Firefox ESR and WebKitGTK"
+    say "installing Debian's $ENGINE_PACKAGES (as root)"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $ENGINE_PACKAGES
+  fi
+  has_version geckodriver "$GECKODRIVER" || {
+    say "installing geckodriver $GECKODRIVER"
+    cargo install geckodriver --version "$GECKODRIVER" --locked; }
   if [ ! -f /usr/share/dict/french ] && { [ "$(id -u)" = 0 ] || has sudo; }; then
     say "installing Debian's wfrench (as root)"
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends wfrench ||
       say "wfrench could not be installed: the local model will be written whole"
   fi
-  # The e2e packages (playwright-core, axe-core, MiniSearch) at the lock's versions.
+  # The e2e packages (playwright-core, puppeteer-core, axe-core, MiniSearch…) at the lock's
+  # versions; PUPPETEER_SKIP_DOWNLOAD: puppeteer drives Debian's Firefox, it downloads no browser.
   stale=$(node -e "
     const lock = require('./tests/e2e/package-lock.json').packages;
     const out = [];
@@ -138,7 +157,7 @@ if [ "$PROFILE" = test ]; then
     console.log(out.join(' '));")
   if [ -n "$stale" ]; then
     say "installing the end-to-end test packages (npm ci, in tests/e2e/node_modules): $stale"
-    (cd tests/e2e && npm ci --no-audit --no-fund)
+    (cd tests/e2e && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
 fi
 say "all tools present"

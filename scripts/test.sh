@@ -48,10 +48,14 @@ step "the seed's reference output, byte for byte"
 cargo run --locked --quiet --release --bin mesurer | cmp - tests/golden/mesurer-mots.out
 echo "mesurer: identical to the seed's reference"
 
-step "ring 2: wasm-pack test --headless --chrome"
+step "ring 2: wasm-pack test in Chromium, Firefox ESR and WebKit"
 # With `relaxed`: the kernels' tests then check both wasm paths of the dense scan against the
-# scalar one (the browser, Chromium, compiles relaxed SIMD).
+# scalar one (Chromium and Firefox compile relaxed SIMD).
 wasm-pack test --headless --chrome -- --locked --test web --features api,relaxed
+wasm-pack test --headless --firefox --geckodriver "$(command -v geckodriver)" -- --locked --test web --features api,relaxed
+# WebKit (WebKitGTK's MiniBrowser): wasm-pack knows only Safari's driver, so the test runner
+# serves the tests and WebKitWebDriver opens them; without relaxed SIMD, off in Safari.
+node tests/e2e/ring2-webkit.mjs
 
 step "release build of the page (trunk), and its test build pointed at the local mock API"
 trunk build --release
@@ -63,5 +67,6 @@ RAG_FICHES_TEST_API_BASE=http://127.0.0.1:8788 CARGO_TARGET_DIR=target/test-buil
 trunk build --release --public-url "/rag-fiches/" --dist dist-pages
 cargo build --locked --release --bins
 
-step "ring 3: end to end in headless Chromium"
+step "ring 3: end to end in headless Chromium, and the learner's path in Firefox ESR and WebKit"
+# browsers.test.mjs runs its part in the three engines and prints which tests each one ran.
 (cd tests/e2e && npm test)

@@ -36,8 +36,11 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {} } = {}
   // `every` ms, nothing more after `stallAfter` bytes, with its Content-Length; logged as the
   // server saw it (bytes sent, the connection closed before the end).
   const served = [];
+  // Every request's path under BASE, in order, as the server saw it.
+  const requests = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
+    requests.push(url.pathname.slice(BASE.length - 1));
     if (!url.pathname.startsWith(BASE)) {
       outside.push(url.pathname);
       res.writeHead(404).end();
@@ -89,7 +92,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {} } = {}
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
   const close = () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); });
-  return { url: origin + BASE, origin, outside, served, close };
+  return { url: origin + BASE, origin, outside, served, requests, close };
 }
 
 /** The test build served with a vectors file made by the terminal (`vecteurs --embedder mistral`)

@@ -1,0 +1,247 @@
+// The learner's path in the three engines a learner's browser runs on (engines.mjs): Chromium,
+// Firefox ESR and WebKit (WebKitGTK, Safari's engine family). Each engine gets the same steps and
+// must give the same fiche ids and « Mesurer » figures, with nothing going wrong in the page (the
+// recorder's log, plus the engine's own console where it can be read). Then what only WebKit
+// showed (../shared/reports/cross-browser-2026-12-04.md): no `navigator.storage`, a private
+// window that refuses to store a Blob, JavaScriptCore with relaxed SIMD on and without SIMD.
+//
+// WebKit's WebDriver sessions keep their data in an ephemeral store, as a private window does;
+// MiniBrowser's window is at least 447 px wide, so its « phone » is 447 px. Every engine's
+// version and the tests it ran are printed at the end.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveDist, LOCAL_MODEL, localModelPresent, asMistralEmbed } from './harness.mjs';
+import { ENGINES, missing, startEngine, RECORDER, withRecorder } from './engines.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The build under test (RAG_FICHES_DIST=dist-old runs these tests on an older build). */
+const DIST = process.env.RAG_FICHES_DIST ?? 'dist';
+const ran = Object.fromEntries(ENGINES.map((e) => [e, []]));
+let server;
+const engines = {};
+
+before(async () => {
+  const html = withRecorder(await readFile(join(ROOT, DIST, 'index.html'), 'utf8'));
+  server = await serveDist({ dir: DIST, overrides: { 'index.html': html, '__enregistreur.js': RECORDER } });
+});
+
+after(async () => {
+  for (const e of Object.values(engines)) await e.close();
+  await server?.close();
+  for (const engine of ENGINES) {
+    const version = engines[engine]?.version ?? missing(engine) ?? 'not started';
+    console.log(`[browsers] ${engine} (${version}): ${ran[engine].length} tests: ${ran[engine].join(' | ')}`);
+  }
+});
+
+/** Declares `name` in every engine of `only` (all by default); skipped loudly where the engine is
+ *  missing, a failure under CI=true. */
+function inEngines(name, body, { only = ENGINES, options = {} } = {}) {
+  for (const engine of only) {
+    const why = missing(engine);
+    if (why && process.env.CI === 'true') {
+      test(`${engine}: ${name}`, () => assert.fail(`${engine}: ${why}`));
+      continue;
+    }
+    test(`${engine}: ${name}`, { skip: why ? `*** SKIPPED: ${why} ***` : false, ...options }, async () => {
+      engines[engine] ??= await startEngine(engine);
+      try {
+        await body(engines[engine], engine);
+        ran[engine].push(name);
+      } finally {
+        // A failed test's pages are closed: the next test gets its own (WebKit holds one).
+        await engines[engine].closeAll();
+      }
+    });
+  }
+}
+
+/** Only the requests of the page made since `from` (an index into the server's log). */
+const since = (from) => server.requests.slice(from);
+const count = (list, path) => list.filter((p) => p === path).length;
+const ids = (tab, method) => tab.until((m) => {
+  const col = document.querySelector(`.colonne[data-methode="${m}"]`);
+  if (!col || col.getAttribute('aria-busy')) return null;
+  const list = [...col.querySelectorAll('li.resultat')].map((li) => li.dataset.id);
+  return list.length ? list.join(' ') : null;
+}, { args: [method], timeout: 120000, what: `${method}'s results` });
+
+async function openReady(engine, options) {
+  const tab = await engine.open(options);
+  await tab.goto(server.url);
+  await tab.ready();
+  return tab;
+}
+
+const FIGURE = (method, kind, col) => `.methode[data-methode="${method}"] tr[data-type="${kind}"] .${col}`;
+
+inEngines('the learner\'s path: keyword columns, the local methods, « Mesurer », a shared link', async (engine) => {
+  const from = server.requests.length;
+  const tab = await openReady(engine);
+  // Each file the first result needs is fetched once (WebKit ignored the preloads: three times).
+  const load = since(from);
+  for (const path of ['/data/fiches.jsonl', '/data/questions.csv', '/data/manifeste.json']) {
+    assert.equal(count(load, path), 1, `${path} requested ${count(load, path)} times: ${load.join(' ')}`);
+  }
+  const wasm = load.filter((p) => /^\/premier-[0-9a-f]+_bg\.wasm$/.test(p));
+  assert.equal(wasm.length, 1, `the first module's wasm requested ${wasm.length} times`);
+
+  await tab.type('#question', 'Un isolant qui ne brûle pas', { enter: true });
+  assert.equal(await ids(tab, 'mots'), 'AR-0072 AR-0071 AR-0070 AR-0069 AR-0068');
+  assert.equal(await ids(tab, 'mots+'), 'AR-0064 AR-0063 AR-0062 AR-0061 AR-0072');
+  await tab.click('#indisponibles #essayer-local');
+  assert.equal(await ids(tab, 'sens local'), 'AR-0062 AR-0063 AR-0064 AR-0061 AR-0079');
+  assert.equal(await ids(tab, 'hybride local'), 'AR-0064 AR-0062 AR-0063 AR-0061 AR-0072');
+
+  await tab.click('#onglet-mesurer');
+  const figure = (method, kind, col, page = tab) => page.until((sel) => document.querySelector(sel)?.firstChild?.textContent,
+    { args: [FIGURE(method, kind, col)], timeout: 60000 });
+  assert.equal(await figure('mots', 'exacte', 'hit1'), '15/15');
+  assert.equal(await figure('mots', 'courante', 'hit1'), '8/20');
+  assert.equal(await figure('mots', 'courante', 'hit5'), '15/20');
+  assert.equal(await figure('mots+', 'courante', 'hit5'), '19/20');
+  assert.equal(await figure('sens local', 'courante', 'hit1'), '11/20');
+  assert.equal(await figure('sens local', 'exacte', 'hit1'), '14/15');
+
+  // The link of this view, opened in a new page, opens the same view with the same methods.
+  await tab.click('#copier-lien');
+  const link = await tab.until(() => document.querySelector('#lien')?.value);
+  assert.doesNotMatch(link, /cle|key/i);
+  assert.deepEqual(await tab.problems(), []);
+  // One page at a time: WebKitWebDriver holds one session.
+  await tab.close();
+  const other = await engine.open();
+  await other.goto(link);
+  await other.ready();
+  await other.until(() => document.querySelector('#onglet-mesurer')?.getAttribute('aria-selected') === 'true');
+  assert.equal(await other.run(() => new URLSearchParams(location.hash.slice(1)).get('m')), 'mots,mots+,sens,hybride,sens local,hybride local');
+  assert.equal(await figure('sens local', 'courante', 'hit1', other), '11/20');
+  assert.deepEqual(await other.problems(), []);
+  await other.close();
+});
+
+inEngines('a typed question with the local model: downloaded once, kept, not fetched again after a reload', async (engine, name) => {
+  if (!localModelPresent(`${name}: the local model's download and cache`)) return;
+  const tab = await openReady(engine);
+  const from = server.requests.length;
+  await tab.click('#indisponibles #essayer-local');
+  await tab.type('#question', 'Une colle pour la faïence de la cuisine', { enter: true });
+  assert.equal(await ids(tab, 'sens local'), 'AR-0023 AR-0024 AR-0020 AR-0019 AR-0146');
+  assert.equal(await ids(tab, 'hybride local'), 'AR-0024 AR-0023 AR-0019 AR-0032 AR-0020');
+  // Kept: in WebKit's private store as its bytes, the Blob being refused there.
+  const kept = await tab.until(() => new Promise((ok) => {
+    const open = indexedDB.open('rag-fiches');
+    open.onerror = () => ok(null);
+    open.onsuccess = () => {
+      const db = open.result;
+      const stores = [...db.objectStoreNames].filter((s) => /mod/i.test(s));
+      if (!stores.length) { ok(null); return; }
+      const all = db.transaction(stores[0]).objectStore(stores[0]).getAll();
+      all.onsuccess = () => ok(all.result.map((v) => (v instanceof Blob ? v.size : v.byteLength)).filter((n) => n > 1e6).join(',') || null);
+      all.onerror = () => ok(null);
+    };
+  }), { timeout: 60000, what: 'the model in IndexedDB' });
+  assert.match(kept, /^\d{8}$/);
+  await tab.reload();
+  await tab.type('#question', 'Isoler les combles en soufflant', { enter: true });
+  assert.match(await ids(tab, 'sens local'), /^AR-\d{4}( AR-\d{4}){4}$/);
+  assert.equal(count(since(from), `/${LOCAL_MODEL}`), 1, `model requests: ${since(from).join(' ')}`);
+  assert.equal(await tab.run(() => document.querySelector('#resultats').textContent.includes('sans être gardé')), false);
+  assert.deepEqual(await tab.problems(), []);
+  await tab.close();
+});
+
+/** The exercise's catalogue with a vectors file of the fake embedder (1024 values, its header saying
+ *  mistral-embed), fiches' and questions' vectors: what « Vos données » takes from a developer. */
+async function ownFiles() {
+  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-vos-'));
+  const out = join(dir, 'v.safetensors');
+  await promisify(execFile)(join(ROOT, 'target/release/vecteurs'), ['--embedder', 'fake', '--out', out], { cwd: ROOT });
+  const { bytes } = asMistralEmbed(await readFile(out));
+  await writeFile(out, bytes);
+  return [
+    { name: 'mes-fiches.jsonl', bytes: await readFile(join(ROOT, 'data/fiches.jsonl')) },
+    { name: 'mes-questions.csv', bytes: await readFile(join(ROOT, 'data/questions.csv')) },
+    { name: 'mes-vecteurs.safetensors', bytes },
+  ];
+}
+
+async function ownData(engine) {
+  const tab = await openReady(engine);
+  await tab.run(() => { document.querySelector('#reglages').open = true; });
+  await tab.files('#fichiers', await ownFiles());
+  await tab.until(() => /vos données/.test(document.querySelector('#resume').textContent)
+    || document.querySelector('#donnees-erreurs')?.textContent, { timeout: 60000 });
+  assert.equal(await tab.run(() => document.querySelector('#donnees-erreurs').textContent), '');
+  assert.match(await tab.run(() => document.querySelector('#vecteurs-etat').textContent),
+    /200 × 1024 \(mistral-embed\), chargés depuis mes-vecteurs\.safetensors/);
+  await tab.click('#onglet-mesurer');
+  const hit5 = await tab.until((sel) => document.querySelector(sel)?.firstChild?.textContent,
+    { args: [FIGURE('sens', 'courante', 'hit5')], timeout: 60000 });
+  assert.match(hit5, /^\d+\/20$/);
+  assert.deepEqual(await tab.problems(), []);
+  await tab.close();
+}
+
+inEngines('« Vos données » with a vectors file: kept by the worker, measured without a key', ownData);
+
+// WebKitGTK's defaults have no `navigator.storage` (the worker died there); with Safari's storage
+// features on, the API exists and fails in an ephemeral session (the fallback ran already).
+test('webkit with Safari\'s storage features: « Vos données » with a vectors file', { skip: missing('webkit') ?? false }, async () => {
+  const { SAFARI_STORAGE } = await import('./engines.mjs');
+  const engine = await startEngine('webkit', { features: SAFARI_STORAGE });
+  try {
+    await ownData(engine);
+    ran.webkit.push('« Vos données » with Safari\'s storage features');
+  } finally {
+    await engine.close();
+  }
+});
+
+// JavaScriptCore with relaxed SIMD on (off in Safari by default) validated the older probe's
+// instruction and refused the fast worker's: the local columns disappeared.
+test('webkit with relaxed SIMD on: the local columns work', { skip: missing('webkit') ?? false }, async () => {
+  const engine = await startEngine('webkit', { env: { JSC_useWasmRelaxedSIMD: 'true' } });
+  try {
+    if (!localModelPresent('webkit with relaxed SIMD on')) return;
+    const tab = await openReady(engine);
+    // A typed question: the worker (and its model) embeds it.
+    await tab.click('#indisponibles #essayer-local');
+    await tab.type('#question', 'Une colle pour la faïence de la cuisine', { enter: true });
+    assert.equal(await ids(tab, 'sens local'), 'AR-0023 AR-0024 AR-0020 AR-0019 AR-0146');
+    assert.deepEqual(await tab.problems(), []);
+    await tab.close();
+    ran.webkit.push('relaxed SIMD on');
+  } finally {
+    await engine.close();
+  }
+});
+
+// Without wasm SIMD (Safari before 16.4) no module compiles: the page says so, in French.
+test('webkit without wasm SIMD: the page says which browsers work', { skip: missing('webkit') ?? false }, async () => {
+  const engine = await startEngine('webkit', { env: { JSC_useWasmSIMD: 'false' } });
+  try {
+    const tab = await engine.open();
+    await tab.goto(server.url);
+    const said = await tab.until(() => {
+      const alert = document.querySelector('#erreur');
+      return alert && !alert.hidden && alert.textContent;
+    }, { timeout: 15000, what: 'the message of #erreur' });
+    assert.match(said, /il lui manque WebAssembly SIMD\. Il faut Safari 16\.4 ou plus récent/);
+    assert.equal(await tab.run(() => document.body.dataset.incompatible), 'simd');
+    assert.equal(await tab.run(() => document.querySelector('#resume').textContent), 'Navigateur trop ancien pour ce laboratoire.');
+    // What goes wrong is the modules' refusal, and only that.
+    const problems = await tab.problems();
+    assert.ok(problems.every((p) => /CompileError|simd/i.test(p)), problems.join('\n'));
+    await tab.close();
+    ran.webkit.push('without wasm SIMD');
+  } finally {
+    await engine.close();
+  }
+});
