@@ -27,7 +27,7 @@ impl Verdict {
     pub fn french(self) -> &'static str {
         match self {
             Verdict::UnderThreshold => "score sous le seuil",
-            Verdict::ModelRefused => "le modèle : « pas dans le catalogue »",
+            Verdict::ModelRefused => "le modèle : « pas dans le catalogue »",
         }
     }
 }
@@ -175,7 +175,7 @@ mod tests {
             .from_reader(csv.as_bytes());
         let rows: Vec<::csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
         assert_eq!(rows.len(), 3);
-        assert_eq!(&rows[1][5], "le modèle : « pas dans le catalogue »");
+        assert_eq!(&rows[1][5], "le modèle : « pas dans le catalogue »");
         assert_eq!(&rows[1][6], "mistral-small-latest");
         assert_eq!(&rows[2][1], "'=cmd|' /C calc'!A0 ; \"x\"\nsuite");
         assert_eq!((&rows[0][3], &rows[0][4]), ("2.5", "5.98"));

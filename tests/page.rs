@@ -256,7 +256,7 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
     assert!(!s.evaluation.phase.is_running());
     let said = s.evaluation.message.clone().unwrap();
     assert!(
-        said.starts_with("Mesure arrêtée : un autre catalogue"),
+        said.starts_with("Mesure arrêtée : un autre catalogue"),
         "{said}"
     );
     // The old run's last report changes nothing.
@@ -342,7 +342,7 @@ fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
     assert!(s.key.is_none());
     assert_eq!(
         s.evaluation.message.as_deref(),
-        Some("Mesure interrompue : la clé a été oubliée.")
+        Some("Mesure interrompue : la clé a été oubliée.")
     );
     // Nothing the model decides afterwards spends a key.
     let fx = send(&mut s, Msg::QuestionTyped("Un autre isolant".into()));
@@ -358,7 +358,7 @@ fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
     );
     assert_eq!(
         s.evaluation.message.as_deref(),
-        Some("Mesure interrompue : la clé a été oubliée.")
+        Some("Mesure interrompue : la clé a été oubliée.")
     );
 }
 
@@ -701,7 +701,7 @@ fn a_run_file_over_the_limit_is_refused_unread() {
     let fx = send(&mut s, Msg::RunFilesChosen(big));
     assert_eq!(count(&fx, |e| matches!(e, Effect::ReadRuns { .. })), 0);
     assert!(
-        matches!(s.data.ui.run_messages.as_slice(), [Err(m)] if m.starts_with("run.txt : plus de 50 Mo"))
+        matches!(s.data.ui.run_messages.as_slice(), [Err(m)] if m.starts_with("run.txt : plus de 50 Mo"))
     );
 }
 
@@ -842,7 +842,7 @@ fn b3_vectors_lost_is_said_with_one_full_stop() {
     );
     assert_eq!(
         s.data.vectors_origin,
-        "Vecteurs perdus : le stockage a été vidé."
+        "Vecteurs perdus : le stockage a été vidé."
     );
 }
 
@@ -1145,7 +1145,7 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
     improve(&mut s, Change::B(0.0));
     assert_eq!(
         s.improve.after.as_ref().unwrap().method,
-        "mots (b = 0 ; AR-0063 + « ne brûle pas »)"
+        "mots (b = 0 ; AR-0063 + « ne brûle pas »)"
     );
     assert_eq!(s.improve.history.len(), 3);
     improve(&mut s, Change::Undo);

@@ -41,16 +41,16 @@ pub fn fusion_lines(method: Method, e: &FusionExplanation) -> Vec<String> {
     let k = RRF_K as usize;
     let part = |name: &str, rank: Option<usize>| match rank {
         Some(rank) => format!(
-            "{name} : rang {rank} → 1/({k} + {rank}) = {}",
+            "{name} : rang {rank} → 1/({k} + {rank}) = {}",
             decimal(crate::search::fusion::points(rank), 5)
         ),
-        None => format!("{name} : absente des {RRF_DEPTH} premières → 0"),
+        None => format!("{name} : absente des {RRF_DEPTH} premières → 0"),
     };
     vec![
         part(Method::Keyword(keyword).name(), e.keyword_rank),
         part(dense.name(), e.dense_rank),
         format!(
-            "total : {} (constante k = {k}, {RRF_DEPTH} premières de chaque liste)",
+            "total : {} (constante k = {k}, {RRF_DEPTH} premières de chaque liste)",
             decimal(e.points, 5)
         ),
     ]
@@ -65,20 +65,20 @@ pub fn mots_plus_changes(changes: &[WordChange]) -> String {
         .map(|c| {
             let w = &c.word;
             match (&c.mots, &c.mots_plus) {
-                (Some(_), None) => format!("« {w} » ignoré par mots+ (mot vide)"),
+                (Some(_), None) => format!("« {w} » ignoré par mots+ (mot vide)"),
                 (None, Some((t, _))) => {
-                    format!("« {w} » ignoré par mots, cherché par mots+ comme « {t} »")
+                    format!("« {w} » ignoré par mots, cherché par mots+ comme « {t} »")
                 }
-                (_, Some((t, true))) => format!("« {w} » → « {t} », trouvé par mots+ seulement"),
-                (Some((t, true)), _) => format!("« {w} » → « {t} », trouvé par mots seulement"),
-                _ => format!("« {w} » traité autrement"),
+                (_, Some((t, true))) => format!("« {w} » → « {t} », trouvé par mots+ seulement"),
+                (Some((t, true)), _) => format!("« {w} » → « {t} », trouvé par mots seulement"),
+                _ => format!("« {w} » traité autrement"),
             }
         })
         .collect();
     if parts.is_empty() {
         "Ici, mots+ trouve les mêmes mots que mots (racines et accents mis à part).".into()
     } else {
-        format!("Ce que mots+ change ici : {}.", parts.join(" ; "))
+        format!("Ce que mots+ change ici : {}.", parts.join(" ; "))
     }
 }
 
@@ -86,24 +86,24 @@ pub fn mots_plus_changes(changes: &[WordChange]) -> String {
 pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> String {
     let n = p.wins + p.losses + p.ties;
     let base = format!(
-        "Sur {n} questions {}s : {a} place la bonne fiche plus haut que {b} {} fois, plus bas {} fois, au même rang {} fois.",
+        "Sur {n} questions {}s : {a} place la bonne fiche plus haut que {b} {} fois, plus bas {} fois, au même rang {} fois.",
         kind.as_str(),
         p.wins,
         p.losses,
         p.ties
     );
     let verdict = if p.wins + p.losses == 0 {
-        "Aucune différence : rien à tester.".to_owned()
+        "Aucune différence : rien à tester.".to_owned()
     } else if p.p_value < 0.05 {
         let (winner, loser) = if p.wins > p.losses { (a, b) } else { (b, a) };
         format!(
-            "Test du signe : p = {}. Un écart aussi net n'arriverait qu'une fois sur {} par hasard : {winner} l'emporte sur {loser} sur ces questions — pas forcément sur d'autres.",
+            "Test du signe : p = {}. Un écart aussi net n'arriverait qu'une fois sur {} par hasard : {winner} l'emporte sur {loser} sur ces questions — pas forcément sur d'autres.",
             decimal(p.p_value, 3),
             (1.0 / p.p_value).floor()
         )
     } else {
         format!(
-            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : ni {a} ni {b} ne l'emporte ; il faudrait plus de questions pour conclure.",
+            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : ni {a} ni {b} ne l'emporte ; il faudrait plus de questions pour conclure.",
             decimal(p.p_value, 2),
             p.wins + p.losses
         )
@@ -123,9 +123,9 @@ mod tests {
             points: 1.0 / 62.0,
         };
         let lines = fusion_lines(Method::Hybride(Keyword::MotsPlus), &e);
-        assert_eq!(lines[0], "mots+ : rang 2 → 1/(60 + 2) = 0,01613");
-        assert_eq!(lines[1], "sens : absente des 50 premières → 0");
-        assert!(lines[2].starts_with("total : 0,01613 (constante k = 60, 50 premières"));
+        assert_eq!(lines[0], "mots+ : rang 2 → 1/(60 + 2) = 0,01613");
+        assert_eq!(lines[1], "sens : absente des 50 premières → 0");
+        assert!(lines[2].starts_with("total : 0,01613 (constante k = 60, 50 premières"));
     }
 
     #[test]

@@ -34,18 +34,18 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
         }
     };
     match e {
-        DataError::Empty { file } => format!("{} : le fichier est vide.", name(file)),
+        DataError::Empty { file } => format!("{} : le fichier est vide.", name(file)),
         DataError::Json { line, column, problem } => {
             let at = column.map_or(String::new(), |c| format!(", colonne {c}"));
             let why = match problem {
-                JsonProblem::Syntax => "ce n'est pas du JSON valide (guillemet, virgule ou accolade manquant ?)",
+                JsonProblem::Syntax => "ce n'est pas du JSON valide (guillemet, virgule ou accolade manquant ?)",
                 JsonProblem::Truncated => "l'objet JSON s'arrête avant son accolade fermante",
                 JsonProblem::NotObject => "une fiche doit être un objet JSON { … }, pas une liste, un texte ou un nombre",
             };
-            format!("{fiches}, ligne {line}{at} : {why}.")
+            format!("{fiches}, ligne {line}{at} : {why}.")
         }
         DataError::MissingField { file, line, field } => {
-            format!("{}, ligne {line} : le champ « {field} » manque (un texte est attendu).", name(file))
+            format!("{}, ligne {line} : le champ « {field} » manque (un texte est attendu).", name(file))
         }
         DataError::WrongType {
             file,
@@ -61,45 +61,45 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
                 JsonType::Object => "un objet",
             };
             format!(
-                "{}, ligne {line} : le champ « {field} » doit être un texte entre guillemets, pas {found}.",
+                "{}, ligne {line} : le champ « {field} » doit être un texte entre guillemets, pas {found}.",
                 name(file)
             )
         }
         DataError::EmptyField { file, line, field } => {
-            format!("{}, ligne {line} : le champ « {field} » est vide.", name(file))
+            format!("{}, ligne {line} : le champ « {field} » est vide.", name(file))
         }
         DataError::IdWithSpace { line, id } => format!(
-            "fiches.jsonl, ligne {line} : l'identifiant « {} » contient une espace, un saut de ligne ou un caractère invisible ; un identifiant est un seul mot visible (les citations [AR-0040] et les fichiers TREC en ont besoin, et deux identifiants ne doivent pas se ressembler sans être égaux).",
+            "fiches.jsonl, ligne {line} : l'identifiant « {} » contient une espace, un saut de ligne ou un caractère invisible ; un identifiant est un seul mot visible (les citations [AR-0040] et les fichiers TREC en ont besoin, et deux identifiants ne doivent pas se ressembler sans être égaux).",
             id.escape_debug()
         ),
         DataError::DuplicateId { id, first_line, line } => format!(
-            "{fiches}, ligne {line} : l'identifiant « {id} » est déjà pris ligne {first_line} ; chaque fiche doit avoir le sien."
+            "{fiches}, ligne {line} : l'identifiant « {id} » est déjà pris ligne {first_line} ; chaque fiche doit avoir le sien."
         ),
         DataError::BadHeader { found } => format!(
-            "{questions}, ligne 1 : l'en-tête doit être « type;question;fiche_attendue », il est « {found} » (le séparateur est-il bien « ; » ?)."
+            "{questions}, ligne 1 : l'en-tête doit être « type;question;fiche_attendue », il est « {found} » (le séparateur est-il bien « ; » ?)."
         ),
         DataError::Csv { line, message } => {
             let hint = if message.contains("separated by") {
-                " Le séparateur est-il bien « ; » ?"
+                " Le séparateur est-il bien « ; » ?"
             } else {
                 ""
             };
-            format!("{questions}, ligne {line} : ligne illisible (guillemets non fermés, ou nombre de champs différent de 3).{hint}")
+            format!("{questions}, ligne {line} : ligne illisible (guillemets non fermés, ou nombre de champs différent de 3).{hint}")
         }
         DataError::UnknownKind { line, found } => format!(
-            "{questions}, ligne {line} : le type « {found} » n'existe pas ; exacte, courante ou absente."
+            "{questions}, ligne {line} : le type « {found} » n'existe pas ; exacte, courante ou absente."
         ),
         DataError::ExpectedMismatch { line, kind } => match kind {
             QuestionKind::Absente => format!(
-                "{questions}, ligne {line} : une question absente laisse « fiche_attendue » vide."
+                "{questions}, ligne {line} : une question absente laisse « fiche_attendue » vide."
             ),
             QuestionKind::Exacte | QuestionKind::Courante => format!(
-                "{questions}, ligne {line} : « fiche_attendue » est vide ; une question {} doit nommer sa fiche.",
+                "{questions}, ligne {line} : « fiche_attendue » est vide ; une question {} doit nommer sa fiche.",
                 kind.as_str()
             ),
         },
         DataError::UnknownExpected { line, id } => format!(
-            "{questions}, ligne {line} : la fiche attendue « {id} » n'est pas dans vos fiches."
+            "{questions}, ligne {line} : la fiche attendue « {id} » n'est pas dans vos fiches."
         ),
     }
 }
@@ -123,13 +123,13 @@ pub fn model(e: &ModelError) -> String {
             "ce n'est pas un fichier de modèle lisible, tronqué ou d'un autre format ({why})"
         ),
         ModelError::Missing(name) => {
-            format!("il manque le tenseur « {name} » : le fichier est incomplet")
+            format!("il manque le tenseur « {name} » : le fichier est incomplet")
         }
         ModelError::Shape {
             name,
             expected,
             found,
-        } => format!("le tenseur « {name} » est {found} au lieu de {expected}"),
+        } => format!("le tenseur « {name} » est {found} au lieu de {expected}"),
         ModelError::Tokenizer(why) => format!("son découpage en mots est illisible ({why})"),
     }
 }
@@ -146,41 +146,41 @@ pub fn vectors(e: &VectorsError) -> String {
             "ce n'est pas un fichier safetensors lisible (tronqué, ou d'un autre format).".into()
         }
         VectorsError::NotOurs { found } => format!(
-            "ce fichier safetensors n'a pas été fait par rag-fiches (format « {found} ») : calculez les vecteurs ici ou avec la commande vecteurs."
+            "ce fichier safetensors n'a pas été fait par rag-fiches (format « {found} ») : calculez les vecteurs ici ou avec la commande vecteurs."
         ),
         VectorsError::MissingMetadata { key } => {
-            format!("il manque l'information « {key} » dans l'en-tête : le fichier est incomplet.")
+            format!("il manque l'information « {key} » dans l'en-tête : le fichier est incomplet.")
         }
         VectorsError::BadMetadata { key, found } => {
-            format!("l'information « {key} » de l'en-tête est invalide (« {found} »).")
+            format!("l'information « {key} » de l'en-tête est invalide (« {found} »).")
         }
         VectorsError::WrongTensor { .. } => {
             "le tableau de vecteurs n'a pas le type ou la forme attendus (F16, fiches × dimensions).".into()
         }
         VectorsError::Model { expected, found } => format!(
-            "fait avec le modèle « {found} », attendu « {expected} » : des vecteurs de modèles différents ne se comparent pas."
+            "fait avec le modèle « {found} », attendu « {expected} » : des vecteurs de modèles différents ne se comparent pas."
         ),
         VectorsError::Dim { expected, found } => {
             format!("{found} dimensions, attendu {expected}.")
         }
         VectorsError::Count { expected, found } => format!(
-            "{found} vecteurs pour {expected} fiches : il a été fait pour un autre catalogue."
+            "{found} vecteurs pour {expected} fiches : il a été fait pour un autre catalogue."
         ),
         VectorsError::Ids { row, expected, found } => format!(
-            "la ligne {row} est la fiche {found}, attendu {expected} : il a été fait pour d'autres fiches."
+            "la ligne {row} est la fiche {found}, attendu {expected} : il a été fait pour d'autres fiches."
         ),
         VectorsError::OtherFiches { .. } => {
-            "l'empreinte des textes ne correspond pas : les fiches ont changé depuis son calcul.".into()
+            "l'empreinte des textes ne correspond pas : les fiches ont changé depuis son calcul.".into()
         }
         VectorsError::NotFinite { row } => {
             format!("la ligne {row} contient une valeur non numérique (NaN ou infinie).")
         }
         VectorsError::Norm { row, norm } => format!(
-            "la ligne {row} a une norme de {}, attendu 1 (à {} près) : vecteur nul ou non normalisé.",
+            "la ligne {row} a une norme de {}, attendu 1 (à {} près) : vecteur nul ou non normalisé.",
             decimal(f64::from(*norm), 4),
             decimal(f64::from(NORM_TOLERANCE), 2)
         ),
-        VectorsError::Store { .. } => "les vecteurs n'ont pas pu être écrits dans le stockage du navigateur (espace plein ?) : libérez de la place, ou chargez-les dans une fenêtre ordinaire.".into(),
+        VectorsError::Store { .. } => "les vecteurs n'ont pas pu être écrits dans le stockage du navigateur (espace plein ?) : libérez de la place, ou chargez-les dans une fenêtre ordinaire.".into(),
     }
 }
 
@@ -189,19 +189,19 @@ pub fn npy(e: &NpyError) -> String {
     match e {
         NpyError::NotNpy => "ce n'est pas un fichier .npy (il doit commencer par \\x93NUMPY).".into(),
         NpyError::Truncated { expected, found } => format!(
-            "le fichier est tronqué : {} octets de données, son en-tête en annonce {}.",
+            "le fichier est tronqué : {} octets de données, son en-tête en annonce {}.",
             int(*found as u64),
             int(*expected as u64)
         ),
         NpyError::Header { .. } => "l'en-tête du .npy est illisible.".into(),
         NpyError::Dtype { found } => format!(
-            "valeurs de type {found} : seuls les flottants float32 (<f4) et float64 (<f8) petit-boutistes sont lus."
+            "valeurs de type {found} : seuls les flottants float32 (<f4) et float64 (<f8) petit-boutistes sont lus."
         ),
         NpyError::FortranOrder => {
-            "le tableau est en ordre Fortran : enregistrez-le avec np.save(…, np.ascontiguousarray(v)).".into()
+            "le tableau est en ordre Fortran : enregistrez-le avec np.save(…, np.ascontiguousarray(v)).".into()
         }
         NpyError::Shape { found } => {
-            format!("forme {found} : attendu 2 dimensions (fiches, valeurs).")
+            format!("forme {found} : attendu 2 dimensions (fiches, valeurs).")
         }
         NpyError::TooLarge { bytes, max } => format!(
             "{} Mo, au-delà de la limite de {} Mo.",
@@ -215,17 +215,17 @@ pub fn npy(e: &NpyError) -> String {
 pub fn dense(e: &DenseError) -> String {
     match e {
         DenseError::Dim { expected, found } => format!(
-            "le vecteur de la question a {found} dimensions, ceux des fiches {expected} : ils ne viennent pas du même modèle."
+            "le vecteur de la question a {found} dimensions, ceux des fiches {expected} : ils ne viennent pas du même modèle."
         ),
         DenseError::NotFinite => {
             "le vecteur de la question contient une valeur non numérique (NaN ou infinie).".into()
         }
         DenseError::NotUnit { norm } => format!(
-            "le vecteur de la question a une norme de {}, pas de 1 : il n'est pas celui de mistral-embed.",
+            "le vecteur de la question a une norme de {}, pas de 1 : il n'est pas celui de mistral-embed.",
             crate::fr::decimal(*norm, 3)
         ),
         DenseError::Rows { .. } => {
-            "les valeurs exactes des fiches retenues n'ont pas pu être relues dans le stockage du navigateur : chargez les vecteurs à nouveau.".into()
+            "les valeurs exactes des fiches retenues n'ont pas pu être relues dans le stockage du navigateur : chargez les vecteurs à nouveau.".into()
         }
     }
 }
@@ -234,13 +234,13 @@ pub fn dense(e: &DenseError) -> String {
 pub fn search(e: &SearchError) -> String {
     match e {
         SearchError::NoVectors => {
-            "Cette méthode a besoin des vecteurs des fiches (voyez « Vecteurs des fiches »).".into()
+            "Cette méthode a besoin des vecteurs des fiches (voyez « Vecteurs des fiches »).".into()
         }
         SearchError::NoQuestionVector { .. } => {
-            "La question n'est pas encore plongée : attendez ses résultats sous cette méthode."
+            "La question n'est pas encore plongée : attendez ses résultats sous cette méthode."
                 .into()
         }
-        SearchError::Dense(d) => format!("Recherche impossible : {}", dense(d)),
+        SearchError::Dense(d) => format!("Recherche impossible : {}", dense(d)),
         SearchError::Pending => "Recherche par le sens en cours.".into(),
     }
 }
@@ -249,33 +249,33 @@ pub fn search(e: &SearchError) -> String {
 pub fn api(e: &ApiError) -> String {
     match e {
         ApiError::KeyRefused { status } => format!(
-            "Clé refusée (HTTP {status}) : vérifiez-la sur console.mistral.ai, ou créez-en une autre."
+            "Clé refusée (HTTP {status}) : vérifiez-la sur console.mistral.ai, ou créez-en une autre."
         ),
         ApiError::RateLimited => {
-            "Trop de requêtes (HTTP 429), même après avoir attendu : réessayez dans une minute.".into()
+            "Trop de requêtes (HTTP 429), même après avoir attendu : réessayez dans une minute.".into()
         }
         ApiError::Server { status } => format!(
-            "Le service de Mistral est en panne (HTTP {status}) après plusieurs essais : réessayez plus tard."
+            "Le service de Mistral est en panne (HTTP {status}) après plusieurs essais : réessayez plus tard."
         ),
         ApiError::Rejected { status, message } => {
             let stop = if message.ends_with(['.', '!', '?']) { "" } else { "." };
-            format!("La requête a été refusée (HTTP {status}) : {message}{stop}")
+            format!("La requête a été refusée (HTTP {status}) : {message}{stop}")
         }
         ApiError::Network { .. } => {
-            "Pas de réponse de l'API (hors ligne, ou requête bloquée par le navigateur) : vérifiez la connexion.".into()
+            "Pas de réponse de l'API (hors ligne, ou requête bloquée par le navigateur) : vérifiez la connexion.".into()
         }
         ApiError::Timeout {
             seconds,
             resent: true,
-        } => format!("L'API n'a pas répondu en {seconds} s, après plusieurs essais : réessayez plus tard."),
+        } => format!("L'API n'a pas répondu en {seconds} s, après plusieurs essais : réessayez plus tard."),
         ApiError::Timeout {
             seconds,
             resent: false,
         } => format!(
-            "Pas de réponse en {seconds} s. La demande n'a pas été renvoyée (elle a pu être facturée) : relancez-la si vous le souhaitez."
+            "Pas de réponse en {seconds} s. La demande n'a pas été renvoyée (elle a pu être facturée) : relancez-la si vous le souhaitez."
         ),
         ApiError::Malformed { .. } => {
-            "La réponse de l'API n'est pas celle attendue (ni le JSON documenté, ni une erreur de l'API) : réessayez plus tard.".into()
+            "La réponse de l'API n'est pas celle attendue (ni le JSON documenté, ni une erreur de l'API) : réessayez plus tard.".into()
         }
         ApiError::Cancelled => "Annulé.".into(),
     }
@@ -286,7 +286,7 @@ pub fn key(e: &KeyError) -> String {
     match e {
         KeyError::Empty => "Aucune clé.".to_owned(),
         KeyError::BadCharacter { position, code } => format!(
-            "Clé refusée avant tout envoi : son caractère {position} (U+{code:04X}) ne peut pas voyager dans un en-tête HTTP (espace insécable, caractère invisible, accent ?). Copiez-la à nouveau depuis console.mistral.ai."
+            "Clé refusée avant tout envoi : son caractère {position} (U+{code:04X}) ne peut pas voyager dans un en-tête HTTP (espace insécable, caractère invisible, accent ?). Copiez-la à nouveau depuis console.mistral.ai."
         ),
     }
 }
@@ -299,22 +299,22 @@ pub fn wait(reason: WaitReason, seconds: u32) -> String {
         WaitReason::Network => "Pas de réponse de l'API".to_owned(),
         WaitReason::Timeout => "L'API n'a pas répondu à temps".to_owned(),
     };
-    format!("{why} : nouvel essai dans {seconds} s.")
+    format!("{why} : nouvel essai dans {seconds} s.")
 }
 
 /// Why the learner's files were not read.
 pub fn intake(e: &IntakeError) -> String {
     match e {
         IntakeError::Unrecognised { name } => format!(
-            "{name} : fichier non reconnu (attendu : .jsonl, .csv, .safetensors ou .npy)."
+            "{name} : fichier non reconnu (attendu : .jsonl, .csv, .safetensors ou .npy)."
         ),
         IntakeError::TooLarge { name, bytes, max } => format!(
-            "{name} : {} Mo, au-delà de la limite de {} Mo pour ce type de fichier : il n'a pas été lu.",
+            "{name} : {} Mo, au-delà de la limite de {} Mo pour ce type de fichier : il n'a pas été lu.",
             megabytes(*bytes),
             decimal(*max as f64 / 1_048_576.0, 0)
         ),
         IntakeError::Twice { first, second } => format!(
-            "{first} et {second} sont du même type : chargez-en un seul à la fois."
+            "{first} et {second} sont du même type : chargez-en un seul à la fois."
         ),
         IntakeError::Missing { fiches, questions } => {
             let what = match (fiches, questions) {
@@ -322,10 +322,10 @@ pub fn intake(e: &IntakeError) -> String {
                 (true, false) => "vos fiches (.jsonl)",
                 (false, true) => "vos questions (.csv)",
             };
-            format!("Il faut au moins vos fiches (.jsonl) et vos questions (.csv), chargées ensemble : il manque {what}.")
+            format!("Il faut au moins vos fiches (.jsonl) et vos questions (.csv), chargées ensemble : il manque {what}.")
         }
         IntakeError::NotUtf8 { name, line } => format!(
-            "{name}, ligne {line} : ce n'est pas du texte UTF-8 valide (enregistrez le fichier en UTF-8)."
+            "{name}, ligne {line} : ce n'est pas du texte UTF-8 valide (enregistrez le fichier en UTF-8)."
         ),
     }
 }
@@ -334,27 +334,27 @@ pub fn intake(e: &IntakeError) -> String {
 pub fn run(e: &RunError, file: &str) -> String {
     let why = match &e.problem {
         RunProblem::Fields(n) => format!(
-            "{n} champs au lieu de 6 ; une ligne de run s'écrit « qid Q0 fiche rang score nom »"
+            "{n} champs au lieu de 6 ; une ligne de run s'écrit « qid Q0 fiche rang score nom »"
         ),
         RunProblem::UnknownQuestion(q) => format!(
-            "aucune question n'a l'identifiant « {q} » (q01, q02… dans l'ordre du fichier de questions, comme les exports)"
+            "aucune question n'a l'identifiant « {q} » (q01, q02… dans l'ordre du fichier de questions, comme les exports)"
         ),
-        RunProblem::UnknownFiche(d) => format!("aucune fiche n'a l'identifiant « {d} » dans ce catalogue"),
-        RunProblem::Rank(r) => format!("le rang « {r} » n'est pas un nombre entier"),
-        RunProblem::Score(x) => format!("le score « {x} » n'est pas un nombre (point décimal, pas de virgule)"),
+        RunProblem::UnknownFiche(d) => format!("aucune fiche n'a l'identifiant « {d} » dans ce catalogue"),
+        RunProblem::Rank(r) => format!("le rang « {r} » n'est pas un nombre entier"),
+        RunProblem::Score(x) => format!("le score « {x} » n'est pas un nombre (point décimal, pas de virgule)"),
         RunProblem::DuplicateRank { qid, rank } => format!("le rang {rank} est donné deux fois pour {qid}"),
         RunProblem::DuplicateFiche { qid, fiche } => format!("{fiche} est classée deux fois pour {qid}"),
         RunProblem::TooMany { qid } => format!(
-            "plus de {} résultats pour {qid} : gardez les {} premiers",
+            "plus de {} résultats pour {qid} : gardez les {} premiers",
             int(MAX_PER_QUESTION as u64),
             int(MAX_PER_QUESTION as u64)
         ),
         RunProblem::Tags { first, other } => format!(
-            "deux runs dans un seul fichier (« {first} » puis « {other} ») : un fichier par run"
+            "deux runs dans un seul fichier (« {first} » puis « {other} ») : un fichier par run"
         ),
-        RunProblem::Empty => return format!("{file} : le run est vide, rien n'a été mesuré."),
+        RunProblem::Empty => return format!("{file} : le run est vide, rien n'a été mesuré."),
     };
-    format!("{file}, ligne {} : {why}. Rien n'a été mesuré.", e.line)
+    format!("{file}, ligne {} : {why}. Rien n'a été mesuré.", e.line)
 }
 
 #[cfg(test)]

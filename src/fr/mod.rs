@@ -7,6 +7,8 @@ pub mod labels;
 /// One French sentence per error variant, by exhaustive match: a new variant does not compile
 /// until it has its sentence.
 pub mod messages;
+/// The no-break spaces of French punctuation, checked on every sentence the page writes.
+pub mod typography;
 
 /// A narrow no-break space (U+202F): before « ; ! ? % », inside « », between thousands.
 pub const NNBSP: char = '\u{202f}';

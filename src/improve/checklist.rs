@@ -75,7 +75,7 @@ pub fn checklist(
                 detail: if lost.is_empty() {
                     format!("aucune perdue face à {}", k.method)
                 } else {
-                    format!("perdues face à {} : {}", k.method, lost.join(" ; "))
+                    format!("perdues face à {} : {}", k.method, lost.join(" ; "))
                 },
             }
         }
@@ -86,12 +86,12 @@ pub fn checklist(
         Status::NeedsKey
     };
     let detail = if has_key {
-        "à mesurer dans « Évaluer les réponses »"
+        "à mesurer dans « Évaluer les réponses »"
     } else {
-        "se juge sur les réponses rédigées : il faut une clé Mistral"
+        "se juge sur les réponses rédigées : il faut une clé Mistral"
     };
     for label in [
-        "Les questions sans réponse reçoivent « pas dans le catalogue » par la génération",
+        "Les questions sans réponse reçoivent « pas dans le catalogue » par la génération",
         "Chaque réponse rédigée cite les numéros de ses fiches",
         "Le coût est noté",
     ] {

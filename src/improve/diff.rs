@@ -115,7 +115,7 @@ pub fn show_p(p: f64) -> String {
 fn verdict(wins: usize, losses: usize, sign_p: f64, rand_p: f64) -> String {
     let n = wins + losses;
     if n == 0 {
-        return "Aucune question ne change de rang : rien à conclure.".to_owned();
+        return "Aucune question ne change de rang : rien à conclure.".to_owned();
     }
     let count = format!(
         "{wins} question{} gagnée{}, {losses} perdue{}",
@@ -125,7 +125,7 @@ fn verdict(wins: usize, losses: usize, sign_p: f64, rand_p: f64) -> String {
     );
     if n < FEWEST_TO_CONCLUDE {
         return format!(
-            "{count} : avec {n} question{} qui change{}, on ne peut pas conclure — même toutes dans le même sens, il en faut au moins {FEWEST_TO_CONCLUDE} pour que le hasard ne suffise pas à l'expliquer.",
+            "{count} : avec {n} question{} qui change{}, on ne peut pas conclure — même toutes dans le même sens, il en faut au moins {FEWEST_TO_CONCLUDE} pour que le hasard ne suffise pas à l'expliquer.",
             if n > 1 { "s" } else { "" },
             if n > 1 { "nt" } else { "" },
         );
@@ -136,9 +136,9 @@ fn verdict(wins: usize, losses: usize, sign_p: f64, rand_p: f64) -> String {
         show_p(rand_p)
     );
     if sign_p < 0.05 && rand_p < 0.05 {
-        format!("{count} : différence nette ({p}).")
+        format!("{count} : différence nette ({p}).")
     } else {
-        format!("{count} : rien de démontré, le hasard l'explique ({p}).")
+        format!("{count} : rien de démontré, le hasard l'explique ({p}).")
     }
 }
 

@@ -55,13 +55,13 @@ impl std::fmt::Display for SettingsError {
         match self {
             SettingsError::UnknownMethod(m) => write!(
                 f,
-                "méthode inconnue « {m} » : mots, mots+, sens, hybride, hybride+, sens local ou hybride local"
+                "méthode inconnue « {m} » : mots, mots+, sens, hybride, hybride+, sens local ou hybride local"
             ),
-            SettingsError::Value(name, why) => write!(f, "{name} : {why}"),
+            SettingsError::Value(name, why) => write!(f, "{name} : {why}"),
             SettingsError::UnknownFiche(id) => write!(f, "aucune fiche {id} dans le catalogue"),
-            SettingsError::Json(e) => write!(f, "réglages illisibles : {e}"),
+            SettingsError::Json(e) => write!(f, "réglages illisibles : {e}"),
             SettingsError::Line(n) => {
-                write!(f, "ligne {n} : attendu « AR-0063;mots ajoutés à la fiche »")
+                write!(f, "ligne {n} : attendu « AR-0063;mots ajoutés à la fiche »")
             }
         }
     }
@@ -244,7 +244,7 @@ impl Settings {
                 } else {
                     words
                         .iter()
-                        .map(|w| format!("« {w} »"))
+                        .map(|w| format!("« {w} »"))
                         .collect::<Vec<_>>()
                         .join(", ")
                 }
@@ -263,7 +263,7 @@ impl Settings {
             }
             for e in &self.enrich {
                 let whole = if e.product { " (et ses variantes)" } else { "" };
-                out.push(format!("{}{whole} + « {} »", e.id, e.words));
+                out.push(format!("{}{whole} + « {} »", e.id, e.words));
             }
         }
         if fused {
@@ -290,7 +290,7 @@ impl Settings {
         if changes.is_empty() {
             self.method.clone()
         } else {
-            format!("{} ({})", self.method, changes.join(" ; "))
+            format!("{} ({})", self.method, changes.join(" ; "))
         }
     }
 

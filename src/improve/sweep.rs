@@ -131,7 +131,7 @@ pub fn sweep(
                         questions,
                         dense,
                         s,
-                        format!("k1 = {} ; b = {}", fr(k1), fr(b)),
+                        format!("k1 = {} ; b = {}", fr(k1), fr(b)),
                         &mut previous,
                     )?);
                 }
@@ -171,7 +171,7 @@ pub fn sweep(
     let kept = c.test - start.test;
     let hindsight = if claimed > 0.0 {
         format!(
-            " Choisi sur toutes les questions, {} semblerait gagner {} de MRR@10 : un gain qu'aucune question restée à part ne pourrait vérifier.",
+            " Choisi sur toutes les questions, {} semblerait gagner {} de MRR@10 : un gain qu'aucune question restée à part ne pourrait vérifier.",
             a.label,
             pct(claimed)
         )
@@ -180,12 +180,12 @@ pub fn sweep(
     };
     let verdict = if c.calibration <= start.calibration {
         format!(
-            "Sur la moitié de calibrage, aucun réglage de la grille ne fait mieux que le départ ({}) : rien à changer.{hindsight}",
+            "Sur la moitié de calibrage, aucun réglage de la grille ne fait mieux que le départ ({}) : rien à changer.{hindsight}",
             pct(start.calibration)
         )
     } else {
         format!(
-            "Choisi sur la moitié de calibrage, {} ({} → {} sur cette moitié) donne {} sur l'autre moitié, contre {} au départ : {}.{hindsight}",
+            "Choisi sur la moitié de calibrage, {} ({} → {} sur cette moitié) donne {} sur l'autre moitié, contre {} au départ : {}.{hindsight}",
             c.label,
             pct(start.calibration),
             pct(c.calibration),

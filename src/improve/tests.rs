@@ -67,7 +67,7 @@ fn the_seeds_synonym_brings_rock_wool_back() {
         .up
         .iter()
         .any(|m| m.question == "Un isolant qui ne brûle pas"));
-    assert_eq!(s.name(), "mots (AR-0063 + « ne brûle pas »)");
+    assert_eq!(s.name(), "mots (AR-0063 + « ne brûle pas »)");
     // Unknown fiche: said, not ignored.
     s.enrich[0].id = "AR-9999".into();
     assert!(matches!(
@@ -128,7 +128,7 @@ fn a_fusion_unchanged_is_the_seeds_rrf_and_its_settings_move_it() {
         ..s
     };
     let m = measure_with(&lab, &qs, other, &dense);
-    assert_eq!(m.method, "hybride local (CombMNZ (z-score) ; poids 2 / 1)");
+    assert_eq!(m.method, "hybride local (CombMNZ (z-score) ; poids 2 / 1)");
     assert_ne!(m.questions, base.questions);
 }
 
@@ -257,7 +257,7 @@ fn a_sweep_chooses_on_one_half_and_reports_on_the_other() {
     let seed_point = s
         .points
         .iter()
-        .find(|p| p.label == "k1 = 1,5 ; b = 0,75")
+        .find(|p| p.label == "k1 = 1,5 ; b = 0,75")
         .unwrap();
     assert_eq!(seed_point.all, s.start.all);
     let c = &s.points[s.best_calibration];

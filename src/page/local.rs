@@ -24,16 +24,16 @@ impl LocalModel {
             LocalModel::Idle | LocalModel::Ready => None,
             LocalModel::Fetching { done, total } => Some(match total {
                 Some(t) => format!(
-                    "Chargement du modèle local (une seule fois, gardé ensuite dans ce navigateur) : {} Mo sur {} Mo…",
+                    "Chargement du modèle local (une seule fois, gardé ensuite dans ce navigateur) : {} Mo sur {} Mo…",
                     crate::fr::decimal(*done as f64 / 1e6, 1),
                     crate::fr::decimal(*t as f64 / 1e6, 1)
                 ),
                 None => format!(
-                    "Chargement du modèle local (une seule fois) : {} Mo…",
+                    "Chargement du modèle local (une seule fois) : {} Mo…",
                     crate::fr::decimal(*done as f64 / 1e6, 1)
                 ),
             }),
-            LocalModel::Preparing(p) => Some(format!("Préparation du modèle local : {p} %…")),
+            LocalModel::Preparing(p) => Some(format!("Préparation du modèle local : {p} %…")),
             LocalModel::Unavailable(why) => Some(why.clone()),
         }
     }

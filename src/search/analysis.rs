@@ -175,12 +175,12 @@ impl Analyzer {
     /// A one-line description of the steps, shown beside an explanation.
     pub fn describe(self) -> &'static str {
         match self {
-            Analyzer::Seed => "minuscules ; mots = suites de [a-zà-öø-ÿ0-9] ; 52 mots vides du sujet",
+            Analyzer::Seed => "minuscules ; mots = suites de [a-zà-öø-ÿ0-9] ; 52 mots vides du sujet",
             Analyzer::French => {
-                "minuscules ; élisions (l', d', qu'…) retirées ; mots vides français ; racine Snowball ; accents retirés"
+                "minuscules ; élisions (l', d', qu'…) retirées ; mots vides français ; racine Snowball ; accents retirés"
             }
             Analyzer::FrenchWith(_) => {
-                "minuscules ; élisions (l', d', qu'…) retirées ; mots vides français modifiés ; racine Snowball ; accents retirés"
+                "minuscules ; élisions (l', d', qu'…) retirées ; mots vides français modifiés ; racine Snowball ; accents retirés"
             }
             Analyzer::Custom(c) => c.description(),
         }

@@ -42,7 +42,7 @@ impl Default for Bm25Params {
 
 /// The formula as the page and `--explain` print it.
 pub const FORMULA: &str =
-    "score = Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · longueur / longueur moyenne)) ; \
+    "score = Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · longueur / longueur moyenne)) ; \
 idf = ln(1 + (N − df + 0.5) / (df + 0.5))";
 
 /// One ranked fiche: its position in the catalogue and its raw score.

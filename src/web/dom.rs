@@ -260,8 +260,8 @@ pub fn fetch_text(path: &str) -> impl std::future::Future<Output = Result<String
     let started = fetch_started(path);
     let path = path.to_owned();
     async move {
-        let network = || format!("{path} : le réseau a échoué.");
-        let unreadable = || format!("{path} : lecture impossible.");
+        let network = || format!("{path} : le réseau a échoué.");
+        let unreadable = || format!("{path} : lecture impossible.");
         let resp: web_sys::Response = JsFuture::from(started.ok_or_else(network)?)
             .await
             .map_err(|_| network())?
@@ -269,7 +269,7 @@ pub fn fetch_text(path: &str) -> impl std::future::Future<Output = Result<String
             .map_err(|_| network())?;
         if !resp.ok() {
             return Err(format!(
-                "{path} : le serveur répond {} {}",
+                "{path} : le serveur répond {} {}",
                 resp.status(),
                 resp.status_text()
             ));

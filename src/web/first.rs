@@ -94,7 +94,7 @@ pub fn run() {
             let alert = by_id(ids::ERREUR);
             set_text(
                 &alert,
-                "Le laboratoire n'a pas pu démarrer : le module de la page ne s'est pas chargé. Rechargez la page.",
+                "Le laboratoire n'a pas pu démarrer : le module de la page ne s'est pas chargé. Rechargez la page.",
             );
             set_hidden(&alert, false);
             web_sys::console::error_2(&JsValue::from_str("rag-fiches.js"), &e);

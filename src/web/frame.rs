@@ -89,7 +89,7 @@ pub struct CostLine<'a> {
 /// there is something to pay with (`costs`) or something paid.
 pub fn header(fiches: usize, questions: usize, label: Option<&str>, costs: Option<&CostLine>) {
     let summary = match label {
-        Some(l) => format!("{fiches} fiches, {questions} questions : {l}."),
+        Some(l) => format!("{fiches} fiches, {questions} questions : {l}."),
         None => format!("{fiches} fiches, {questions} questions dont on connaît la bonne fiche."),
     };
     set_text(&by_id(ids::RESUME), &summary);
@@ -97,7 +97,7 @@ pub fn header(fiches: usize, questions: usize, label: Option<&str>, costs: Optio
         let banner = by_id(ids::TEST_BUILD);
         set_text(
             &banner,
-            &format!("Version de test : l'API est simulée à {API_BASE}."),
+            &format!("Version de test : l'API est simulée à {API_BASE}."),
         );
         set_hidden(&banner, false);
     }
@@ -113,7 +113,7 @@ pub fn header(fiches: usize, questions: usize, label: Option<&str>, costs: Optio
     set_text(
         &line,
         &format!(
-            "Coût de la session : vecteurs des fiches {} ({}), questions {} ({}) en {}, réponses {} + {} tokens (≈ {}{unknown}) ; total ≈ {} (tarifs relevés en {}).",
+            "Coût de la session : vecteurs des fiches {} ({}), questions {} ({}) en {}, réponses {} + {} tokens (≈ {}{unknown}) ; total ≈ {} (tarifs relevés en {}).",
             fr::count(c.fiches, "token", "tokens"),
             dollars(embed(c.fiches)),
             fr::count(c.questions, "token", "tokens"),
@@ -166,10 +166,10 @@ pub fn expected(question: Option<&Question>, fiches: &[Fiche]) {
                 .iter()
                 .find(|f| &f.id == id)
                 .map_or("", |f| f.nom.as_str());
-            format!("Fiche attendue : {id} — {nom}")
+            format!("Fiche attendue : {id} — {nom}")
         }
         Some(Question { expected: None, .. }) => {
-            "Aucune fiche n'y répond : la bonne réponse est « pas dans le catalogue ».".into()
+            "Aucune fiche n'y répond : la bonne réponse est « pas dans le catalogue ».".into()
         }
         None => String::new(),
     };
@@ -205,7 +205,7 @@ pub fn unavailable(
     let mut parts = Vec::new();
     if let Some((_, reason)) = blocked.first() {
         let text = format!(
-            "{} : il faut {reason}. ",
+            "{} : il faut {reason}. ",
             names(&mut blocked.iter().map(|(m, _)| *m))
         );
         parts.push(E::new("span").text(&text).build());
@@ -224,7 +224,7 @@ pub fn unavailable(
                     .class("sans-cle")
                     .text(
                         "Sans clé, le sens se calcule aussi dans votre navigateur, avec un \
-                         autre modèle (81\u{a0}Mo, téléchargés une fois) : ",
+                         autre modèle (81\u{a0}Mo, téléchargés une fois) : ",
                     )
                     .build(),
             );
@@ -238,7 +238,7 @@ pub fn unavailable(
         }
     }
     if let (Some(why), false) = (why, broken.is_empty()) {
-        let text = format!("{} : {why}", names(&mut broken.iter().copied()));
+        let text = format!("{} : {why}", names(&mut broken.iter().copied()));
         parts.push(
             E::new("span")
                 .class("local-indisponible")
@@ -328,15 +328,15 @@ fn summary_text(
             };
             match expected {
                 Some(id) => match hits.iter().position(|r| id_of(r) == id) {
-                    Some(i) => format!("{} : {id} {}", m.name(), place(i)),
-                    None => format!("{} : {id} absente des {DEPTH} premières", m.name()),
+                    Some(i) => format!("{} : {id} {}", m.name(), place(i)),
+                    None => format!("{} : {id} absente des {DEPTH} premières", m.name()),
                 },
                 None => match hits.first() {
-                    Some(r) => format!("{} : {} {}", m.name(), id_of(r), place(0)),
-                    None => format!("{} : aucune fiche", m.name()),
+                    Some(r) => format!("{} : {} {}", m.name(), id_of(r), place(0)),
+                    None => format!("{} : aucune fiche", m.name()),
                 },
             }
         })
         .collect();
-    format!("{}.", parts.join(" ; "))
+    format!("{}.", parts.join(" ; "))
 }

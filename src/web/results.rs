@@ -110,7 +110,7 @@ pub fn ranked(
     if matches!(method, Method::Keyword(_)) && query_terms.is_empty() {
         return empty(
             column,
-            "La question ne garde aucun mot après analyse (mots vides, ponctuation) : rien à chercher.",
+            "La question ne garde aucun mot après analyse (mots vides, ponctuation) : rien à chercher.",
         );
     }
     let hits = match lab.search(method, question, vector, DEPTH) {
@@ -125,7 +125,7 @@ pub fn ranked(
     if visible.is_empty() {
         return empty(
             column,
-            "Aucune fiche ne contient un mot de la question : toutes ont un score nul.",
+            "Aucune fiche ne contient un mot de la question : toutes ont un score nul.",
         );
     }
     let items = visible.iter().enumerate().filter_map(|(i, r)| {
@@ -157,7 +157,7 @@ pub fn ranked(
                     .text(&fr::decimal(r.score, method.display_decimals())),
             );
         let head = if tied {
-            head.child(E::new("span").class("exaequo").attr("title", "même score : l'ordre entre elles est celui de la règle d'égalité, pas du mérite").text("ex æquo"))
+            head.child(E::new("span").class("exaequo").attr("title", "même score : l'ordre entre elles est celui de la règle d'égalité, pas du mérite").text("ex æquo"))
         } else {
             head
         };
@@ -170,7 +170,7 @@ pub fn ranked(
             .class("pourquoi")
             .attr("data-doc", &r.doc.to_string())
             .attr("data-score", &r.score.to_string())
-            .child(E::new("summary").text("Pourquoi ce score ?"));
+            .child(E::new("summary").text("Pourquoi ce score ?"));
         Some(
             E::new("li")
                 .class(if is_expected {
@@ -255,7 +255,7 @@ fn explanation(e: &Explanation, keyword: Keyword, label: &str) -> Element {
         E::new("p").class("formule").text(FORMULA).build(),
         E::new("p")
             .text(&format!(
-                "k1 = {} ; b = {} ; N = {} fiches ; longueur de cette fiche : {} termes ; longueur moyenne : {}. Analyse : {}.",
+                "k1 = {} ; b = {} ; N = {} fiches ; longueur de cette fiche : {} termes ; longueur moyenne : {}. Analyse : {}.",
                 fr::decimal(e.params.k1, 2),
                 fr::decimal(e.params.b, 2),
                 e.n,
@@ -268,7 +268,7 @@ fn explanation(e: &Explanation, keyword: Keyword, label: &str) -> Element {
     if !e.dropped.is_empty() {
         notes.push(
             E::new("p")
-                .text(&format!("Mots ignorés : {}.", e.dropped.join(", ")))
+                .text(&format!("Mots ignorés : {}.", e.dropped.join(", ")))
                 .build(),
         );
     }

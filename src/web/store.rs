@@ -99,7 +99,7 @@ async fn open() -> Result<Conn, JsValue> {
     // given up (the page works without its cache) instead of waiting forever.
     let blocked = Closure::once_into_js(move |_: web_sys::Event| {
         web_sys::console::warn_1(&JsValue::from_str(
-            "rag-fiches : le cache (IndexedDB) est bloqué par un autre onglet ouvert sur une version plus ancienne ; la page continue sans lui.",
+            "rag-fiches : le cache (IndexedDB) est bloqué par un autre onglet ouvert sur une version plus ancienne ; la page continue sans lui.",
         ));
     });
     request.set_onblocked(Some(blocked.unchecked_ref()));

@@ -337,7 +337,7 @@ fn replied(app: &Shared, reply: Reply) {
         }
         Reply::Refused { reason } if model_refused() => Msg::LocalModelEvicted(reason),
         Reply::Refused { reason } => Msg::LocalModelFailed(format!(
-            "Le modèle local est refusé : {reason}. Sens local ne peut pas plonger de nouvelle question."
+            "Le modèle local est refusé : {reason}. Sens local ne peut pas plonger de nouvelle question."
         )),
         Reply::Question { text, vector } => Msg::LocalQuestionEmbedded {
             question: text,

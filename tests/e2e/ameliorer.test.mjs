@@ -15,10 +15,10 @@ let browser;
 let server;
 suite((s) => ({ browser, server } = s));
 
-/** The « maintenant » column of the figures table, by row label. */
+/** The «\smaintenant\s» column of the figures table, by row label (its no-break spaces as spaces). */
 async function figures(page) {
   const rows = await page.locator('#ameliorer-chiffres tbody tr').evaluateAll((trs) =>
-    trs.map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td')[1].textContent]));
+    trs.map((tr) => [tr.querySelector('th').textContent.replace(/[\u00a0\u202f]/g, ' '), tr.querySelectorAll('td')[1].textContent]));
   return Object.fromEntries(rows);
 }
 
@@ -40,7 +40,7 @@ test('a link with settings opens them and gives the terminal\'s figures for them
   assert.equal(await page.getAttribute('#onglet-ameliorer', 'aria-selected'), 'true');
   assert.equal(await page.inputValue('#ameliorer-k1'), '1.2');
   assert.equal(await page.inputValue('#ameliorer-b'), '0');
-  const name = 'mots (mots vides + « peut » ; k1 = 1,2 ; b = 0 ; AR-0063 + « ne brûle pas »)';
+  const name = 'mots (mots vides + « peut » ; k1 = 1,2 ; b = 0 ; AR-0063 + « ne brûle pas »)';
   assert.equal(await page.textContent('#ameliorer-chiffres caption'), `${name} face à mots`);
   const { settings, m } = await terminal(page);
   assert.equal(settings.k1, 1.2);
@@ -56,7 +56,7 @@ test('a link with settings opens them and gives the terminal\'s figures for them
   // Rock wool is back in the top 5 for the question the seed's synonym was for.
   const q = m.questions.find((x) => x.question === 'Un isolant qui ne brûle pas');
   assert.ok(q.rank <= 5, JSON.stringify(q));
-  assert.match(await page.textContent('.montees'), /Un isolant qui ne brûle pas : hors des 10 → \d/);
+  assert.match(await page.textContent('.montees'), /Un isolant qui ne brûle pas\s: hors des 10 → \d/);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -71,8 +71,8 @@ test('each change re-measures every question; undo, history, sweep, checklist an
   assert.equal(f['courantes : dans les 5 premières'], '15');
   assert.equal(await page.locator('.ratees-liste > li').count(), 5);
   const souffle = page.locator('.ratees-liste > li', { hasText: 'en soufflant' });
-  assert.match(await souffle.textContent(), /Mots absents de la fiche : .*«\u00a0soufflant\u00a0»/);
-  assert.match(await souffle.textContent(), /En tête à la place : AR-0130 Mastic polyuréthane.*par «\u00a0peut\u00a0»/);
+  assert.match(await souffle.textContent(), /Mots absents de la fiche\s: .*«\u202fsoufflant\u202f»/);
+  assert.match(await souffle.textContent(), /En tête à la place\s: AR-0130 Mastic polyuréthane.*par «\u202fpeut\u202f»/);
   const criteria = page.locator('#ameliorer-criteres li');
   assert.equal(await criteria.nth(0).getAttribute('data-statut'), 'tenu');
   assert.equal(await criteria.nth(1).getAttribute('data-statut'), 'non tenu');
@@ -84,7 +84,7 @@ test('each change re-measures every question; undo, history, sweep, checklist an
   await page.locator('#ameliorer-mots-vides').blur();
   await page.waitForFunction(() => /peut/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
   // « peut » no longer lifts the mastic, but « soufflant » still misses « soufflée »: no rank moves.
-  assert.equal(await page.textContent('#ameliorer-verdict'), 'Aucune question ne change de rang : rien à conclure.');
+  assert.equal(await page.textContent('#ameliorer-verdict'), 'Aucune question ne change de rang\u00a0: rien à conclure.');
   // A slider re-measures as it moves.
   await page.locator('#ameliorer-b').fill('0');
   await page.waitForFunction(() => /b = 0\b/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
@@ -119,7 +119,7 @@ test('a fusion from the shipped local vectors: its k, its weights and a score fu
   let f = await figures(page);
   assert.equal(f['courantes : bon produit en tête'], '18');
   // The fusion keeps every exacte mots+ puts first.
-  assert.match(await page.textContent('#ameliorer-criteres'), /La fusion ne perd aucune exacte : aucune perdue face à mots\+/);
+  assert.match(await page.textContent('#ameliorer-criteres'), /La fusion ne perd aucune exacte\s: aucune perdue face à mots\+/);
   await page.locator('#ameliorer-rrf-k').fill('5');
   await page.waitForFunction(() => /RRF \(k = 5\)/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
   // The dense list weighing nothing, RRF keeps the keyword list's order: mots+'s 11 courantes first.

@@ -31,7 +31,7 @@ test('an answer cites its fiches as links; a refusal and an invented citation ar
   const preview = await page.textContent('#envoi-texte');
   assert.match(preview, /^POST https:\/\/api\.mistral\.ai\/v1\/chat\/completions — modèle mistral-small-latest, température 0/);
   assert.match(preview, /\[AR-0032\] Joint époxy, seau de 3 kg/);
-  assert.match(preview, /Question : Joint époxy$/);
+  assert.match(preview, /Question\s: Joint époxy$/);
   assert.equal(await page.getAttribute('#envoi', 'open'), '');
   await page.click('#rediger');
   await page.waitForSelector('#reponse-resultat .reponse-rendue');
@@ -48,7 +48,7 @@ test('an answer cites its fiches as links; a refusal and an invented citation ar
   assert.match(await page.textContent('#reponse-resultat .drapeau.refus'), /pas dans le catalogue/);
 
   await ask(page, 'Un joint, et invente un numéro');
-  assert.match(await page.textContent('#reponse-resultat .drapeau.alerte'), /Citation inventée : AR-9999/);
+  assert.match(await page.textContent('#reponse-resultat .drapeau.alerte'), /Citation inventée\s: AR-9999/);
   assert.equal(await page.locator('.citation.inventee').textContent(), 'AR-9999');
 
   await ask(page, 'Joint époxy en morceaux');
@@ -81,7 +81,7 @@ test('« Mesurer les réponses »: estimate and confirmation, a 429 recovered, f
   await page.click('#eval-confirmer');
   await page.waitForSelector('#attente:not([hidden])', { timeout: 10000 });
   const first = await page.textContent('#attente-texte');
-  assert.match(first, /^Trop de requêtes \(HTTP 429\) : nouvel essai dans (10|9) s\.$/);
+  assert.match(first, /^Trop de requêtes \(HTTP 429\)\s: nouvel essai dans (10|9) s\.$/);
   await page.waitForFunction((t) => document.querySelector('#attente-texte').textContent !== t, first);
   assert.match(await page.textContent('#attente-texte'), /nouvel essai dans [1-9] s/, 'the countdown moves');
   await page.waitForSelector('#eval-resultat table.evaluation', { timeout: 40000 });

@@ -245,3 +245,63 @@ test('webkit without wasm SIMD: the page says which browsers work', { skip: miss
     await engine.close();
   }
 });
+
+/** The texts that come from data (fiches, questions): shown as they are, not the page's French. */
+async function dataTexts() {
+  const fiches = (await readFile(join(ROOT, 'data/fiches.jsonl'), 'utf8')).split('\n').filter((l) => l.trim())
+    .map((l) => JSON.parse(l)).flatMap((f) => [f.texte, f.nom, f.famille]);
+  const questions = (await readFile(join(ROOT, 'data/questions.csv'), 'utf8')).split('\n').slice(1)
+    .map((l) => l.split(';')[1]).filter(Boolean);
+  return [...fiches, ...questions].sort((a, b) => b.length - a.length);
+}
+
+/** What breaks French typography in the page's text (data texts taken out first): a breaking
+ *  space before « : ; ? ! » or inside « », as excerpts. Verbatim texts (`pre`: the seed's report
+ *  format, byte for byte, and the exact request sent to Mistral) are shown as they are. */
+function typographyFaults(data) {
+  const app = document.querySelector('#app').cloneNode(true);
+  app.querySelectorAll('pre').forEach((p) => p.remove());
+  let text = app.textContent;
+  for (const d of data) text = text.split(d).join('§');
+  text = text.replace(/[ \t\n\r]+/g, ' ');
+  const faults = [];
+  for (const m of text.matchAll(/ [:;?!»]|« /g)) faults.push(text.slice(Math.max(0, m.index - 30), m.index + 10));
+  return faults;
+}
+
+inEngines('the page\'s own French keeps its no-break spaces, and « Copier le lien » and the legend fit a phone', async (engine) => {
+  const data = await dataTexts();
+  const tab = await engine.open({ width: 390, height: 844 });
+  await tab.goto(`${server.url}#q=${encodeURIComponent('Un isolant qui ne brûle pas')}&m=mots,mots%2B,sens%20local,hybride%20local`);
+  await tab.ready();
+  await ids(tab, 'sens local');
+  await tab.run(() => document.querySelectorAll('details.pourquoi').forEach((d) => { d.open = true; }));
+  const faults = [];
+  faults.push(...await tab.run(typographyFaults, data));
+  // « Copier le lien » on one line (a range over its text has one box per line).
+  const lines = await tab.run(() => {
+    const range = document.createRange();
+    range.selectNodeContents(document.querySelector('#copier-lien'));
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  });
+  assert.equal(lines, 1, '« Copier le lien » wraps');
+  await tab.click('#onglet-mesurer');
+  await tab.until(() => Boolean(document.querySelector('.legende-barres')), { timeout: 60000 });
+  faults.push(...await tab.run(typographyFaults, data));
+  // Each swatch of the chart's legend on the line of its words.
+  const split = await tab.run(() => [...document.querySelectorAll('.legende-barres .entree')].filter((e) => {
+    const swatch = e.querySelector('.cle').getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(e.lastChild);
+    const words = range.getBoundingClientRect();
+    const middle = (swatch.top + swatch.bottom) / 2;
+    return middle < words.top || middle > words.bottom;
+  }).length);
+  assert.equal(split, 0, 'a legend swatch is split from its words');
+  await tab.click('#onglet-ameliorer');
+  await tab.until(() => Boolean(document.querySelector('#vue-ameliorer table')), { timeout: 60000 });
+  faults.push(...await tab.run(typographyFaults, data));
+  assert.deepEqual([...new Set(faults)], []);
+  assert.deepEqual(await tab.problems(), []);
+  await tab.close();
+});

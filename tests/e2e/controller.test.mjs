@@ -77,7 +77,7 @@ test('a smaller catalogue loaded during « Mesurer les réponses » stops the ru
   // The run's task has ended: what it says and what it sent are final.
   await page.waitForSelector('body[data-appels="0"]');
   assert.deepEqual(problems, [], 'no panic, no error');
-  assert.match(await page.textContent('#eval-etat'), /Mesure arrêtée : un autre catalogue a été chargé/);
+  assert.match(await page.textContent('#eval-etat'), /Mesure arrêtée\s: un autre catalogue a été chargé/);
   const calls = (await mock.log()).filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
   assert.ok(calls <= 4, `the run stopped (${calls} chat calls)`);
   // The module is alive: a search on the new catalogue answers.

@@ -267,7 +267,7 @@ test('shipped vectors held by the worker: sens and hybride measured without a ke
   await page.goto(shipped.url);
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForFunction(() => /livrés avec la page \(vecteurs\.safetensors\)/.test(document.querySelector('#vecteurs-etat').textContent));
-  assert.match(await page.textContent('#vecteurs-etat'), /^Vecteurs des fiches : 200 × 1024 \(mistral-embed\), livrés avec la page/);
+  assert.match(await page.textContent('#vecteurs-etat'), /^Vecteurs des fiches\s: 200 × 1024 \(mistral-embed\), livrés avec la page/);
   // Every question's vector came with the file: the page measures the dense methods at once.
   await page.click('#onglet-mesurer');
   await page.waitForSelector('table.comparaison tr[data-methode="hybride+"]');
@@ -276,8 +276,8 @@ test('shipped vectors held by the worker: sens and hybride measured without a ke
   // The terminal, on the same fiche and question vectors (seed 001's embedder, its own name).
   const { stdout } = await promisify(execFile)(join(ROOT, 'target/release/mesurer'),
     ['sens', '--embedder', 'fake', '--vectors', vectors.path], { cwd: ROOT });
-  const [, e1, e5] = stdout.match(/exactes : 15 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
-  const [, c1, c5] = stdout.match(/courantes : 20 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
+  const [, e1, e5] = stdout.match(/exactes\s: 15\s; bonne fiche en tête\s: (\d+)\s; dans les 5 premières\s: (\d+)/);
+  const [, c1, c5] = stdout.match(/courantes\s: 20\s; bonne fiche en tête\s: (\d+)\s; dans les 5 premières\s: (\d+)/);
   assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit1')), `${e1}/15`);
   assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit5')), `${e5}/15`);
   assert.equal(await ranked(courantes.locator('tr[data-methode="sens"] .hit1')), `${c1}/20`);

@@ -91,7 +91,7 @@ test('a key a header cannot carry is refused at entry, never sent, never shown; 
   const { page, context, problems, messages } = await openPage(browser, server.url);
   for (const bad of ['cle\u200bcachee', 'clé-accentuée', 'cle\u00a0insecable']) {
     await enterKey(page, bad);
-    assert.match(await page.textContent('#cle-etat'), /^Clé refusée avant tout envoi : son caractère \d+ \(U\+[0-9A-F]{4}\)/);
+    assert.match(await page.textContent('#cle-etat'), /^Clé refusée avant tout envoi\s: son caractère \d+ \(U\+[0-9A-F]{4}\)/);
     assert.equal(await page.isDisabled('#verifier-cle'), true);
     await page.fill('#question', 'Joint époxy');
     assert.equal(await page.isDisabled('#rediger'), true, 'no key, no paid call');
@@ -116,7 +116,7 @@ test('a failed batch keeps the vectors already paid for: the re-run sends only t
   await page.click('#calculer');
   await page.waitForFunction(() => /Calcul interrompu/.test(document.querySelector('#vecteurs-message').textContent));
   assert.match(await page.textContent('#vecteurs-message'),
-    /^Calcul interrompu sur le lot de \d+ fiches AR-\d{4} à AR-\d{4} : La requête a été refusée \(HTTP 400\) : Too many tokens overall.* Les \d+ vecteurs déjà obtenus sont gardés/);
+    /^Calcul interrompu sur le lot de \d+ fiches AR-\d{4} à AR-\d{4}\s: La requête a été refusée \(HTTP 400\)\s: Too many tokens overall.* Les \d+ vecteurs déjà obtenus sont gardés/);
   await page.click('#calculer');
   await page.waitForFunction(() => /Vecteurs calculés/.test(document.querySelector('#vecteurs-message').textContent));
   const sent = (await posts('/v1/embeddings')).flatMap((r) => JSON.parse(r.body).input);
@@ -166,7 +166,7 @@ test('without IndexedDB, computed vectors do not claim to be cached', async () =
   await page.click('#calculer');
   await page.waitForFunction(() => /Vecteurs calculés/.test(document.querySelector('#vecteurs-message').textContent));
   const status = await page.textContent('#vecteurs-etat');
-  assert.match(status, /non gardés : le stockage du navigateur est indisponible/);
+  assert.match(status, /non gardés\s: le stockage du navigateur est indisponible/);
   assert.doesNotMatch(status, /gardés en cache/);
   assert.deepEqual(errors, []);
   await context.close();

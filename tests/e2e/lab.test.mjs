@@ -28,7 +28,7 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
   const allee = page.locator('table.grille tr', { hasText: 'Allée où passent les voitures' });
   const tied = allee.locator('td.rang-grille').nth(1);
   assert.equal(await tied.textContent(), '1–2');
-  assert.match(await tied.getAttribute('title'), /^mots\+ : bonne fiche au rang 1, ex æquo avec d'autres fiches de même score \(rangs 1 à 2\)$/);
+  assert.match(await tied.getAttribute('title'), /^mots\+\s: bonne fiche au rang 1, ex æquo avec d'autres fiches de même score \(rangs 1 à 2\)$/);
   assert.equal(await allee.locator('td.rang-grille').first().textContent(), '—', 'mots misses it');
   assert.equal(await page.locator('svg.barres rect').count(), 16, '2 types × 4 methods (mots, mots+, and the local encoder\'s two, shipped) × 2 bars');
   // The grid: 35 answerable questions × 2 methods, ranks readable without colour.
@@ -49,10 +49,10 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
   await page.selectOption('#comparer-a', 'mots+');
   await page.selectOption('#comparer-b', 'mots');
   assert.match(await page.textContent('#comparaison p[data-type="courante"]'),
-    /mots\+ place la bonne fiche plus haut que mots 6 fois, plus bas 0 fois, au même rang 14 fois\. Test du signe : p = 0,031\..*mots\+ l'emporte sur mots sur ces questions/);
+    /mots\+ place la bonne fiche plus haut que mots 6 fois, plus bas 0 fois, au même rang 14 fois\. Test du signe\s: p = 0,031\..*mots\+ l'emporte sur mots sur ces questions/);
   // Thresholds: mots+ separates its calibration half, not all 40 questions.
   const plus = page.locator('.bande-methode[data-methode="mots+"] .seuil-texte');
-  assert.match(await plus.textContent(), /: 5,98 \(100\u202f% bien triées\) ; sur les 20 autres : 90\u202f% bien triées\. Sur les 40 questions, aucun seuil ne sépare/);
+  assert.match(await plus.textContent(), /: 5,98 \(100\u202f% bien triées\)\s; sur les 20 autres\s: 90\u202f% bien triées\. Sur les 40 questions, aucun seuil ne sépare/);
   assert.equal(await page.locator('.bande-methode[data-methode="mots"] svg line.sans').count(), 10, '5 absentes × 2 strokes');
   // A question of the grid opens its results.
   await page.click('table.grille button.ouvrir:has-text("Allée où passent les voitures")');
@@ -133,7 +133,7 @@ test('a shared link restores the view, the question, the methods and the compari
   // hybride is still chosen (its checkbox), but this browser has neither vectors nor key: one line says so.
   assert.deepEqual(shown, ['mots']);
   assert.equal(await other.page.isChecked('#voir-hybride'), true);
-  assert.match(await other.page.textContent('#indisponibles'), /^hybride : il faut les vecteurs des fiches/);
+  assert.match(await other.page.textContent('#indisponibles'), /^hybride\s: il faut les vecteurs des fiches/);
   assert.equal(await other.page.inputValue('#cle'), '');
   assert.deepEqual(problems, []);
   assert.deepEqual(other.problems, []);
@@ -173,10 +173,10 @@ test('« Importer un run »: an exported run comes back with the same figures; a
   const cells = async (kind, name) => page.locator(`table.comparaison[data-type="${kind}"] tr[data-methode="${name}"] td`).allTextContents();
   // Bad runs first: each refused with its line and reason, the tables untouched.
   const bad = [
-    [run.replace(/^q01 Q0 (\S+) 1 (\S+) mots-plus$/m, 'q01 Q0 $1 1 $2'), /ligne 1 : 5 champs au lieu de 6/],
-    [run + 'q77 Q0 AR-0001 1 1.0 mots-plus\n', /ligne \d+ : aucune question n'a l'identifiant « q77 »/],
-    [run.replace(/^q02 Q0 \S+ 1 /m, 'q02 Q0 AR-9999 1 '), /ligne \d+ : aucune fiche n'a l'identifiant « AR-9999 »/],
-    [run.replace(/^(q03 Q0 \S+ 1 )(\S+)/m, '$1quatre'), /ligne \d+ : le score « quatre » n'est pas un nombre/],
+    [run.replace(/^q01 Q0 (\S+) 1 (\S+) mots-plus$/m, 'q01 Q0 $1 1 $2'), /ligne 1\s: 5 champs au lieu de 6/],
+    [run + 'q77 Q0 AR-0001 1 1.0 mots-plus\n', /ligne \d+\s: aucune question n'a l'identifiant «\sq77\s»/],
+    [run.replace(/^q02 Q0 \S+ 1 /m, 'q02 Q0 AR-9999 1 '), /ligne \d+\s: aucune fiche n'a l'identifiant «\sAR-9999\s»/],
+    [run.replace(/^(q03 Q0 \S+ 1 )(\S+)/m, '$1quatre'), /ligne \d+\s: le score «\squatre\s» n'est pas un nombre/],
   ];
   for (const [text, reason] of bad) {
     await page.setInputFiles('#importer-run', { name: 'moteur.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
@@ -187,7 +187,7 @@ test('« Importer un run »: an exported run comes back with the same figures; a
   // The run as exported: a fifth row, named « mots+ (run) », with exactly mots+'s figures.
   await page.setInputFiles('#importer-run', { name: 'run-mots-plus.txt', mimeType: 'text/plain', buffer: Buffer.from(run) });
   await page.waitForSelector('#run-etat .run-ok');
-  assert.match(await page.textContent('#run-etat'), /Run « mots-plus » \(run-mots-plus\.txt, \d+ lignes\) mesuré sur les 40 questions/);
+  assert.match(await page.textContent('#run-etat'), /Run «\smots-plus\s» \(run-mots-plus\.txt, \d+ lignes\) mesuré sur les 40 questions/);
   for (const kind of ['exacte', 'courante']) {
     assert.equal(await rows(kind).count(), 5);
     assert.deepEqual(await cells(kind, 'mots-plus'), await cells(kind, 'mots+'));

@@ -118,7 +118,7 @@ test('a fresh page without a key: no empty method column, no button that can onl
   const columns = await page.locator('#resultats .colonne').evaluateAll((cs) => cs.map((c) => c.dataset.methode));
   assert.deepEqual(columns, ['mots', 'mots+']);
   assert.equal(await page.locator('#resultats .colonne .vide').count(), 0);
-  assert.match(await page.textContent('#indisponibles'), /^sens, hybride : il faut les vecteurs des fiches/);
+  assert.match(await page.textContent('#indisponibles'), /^sens, hybride\s: il faut les vecteurs des fiches/);
   const enabledButThatFail = await page.evaluate(() => ['rediger', 'calculer', 'eval-lancer']
     .filter((id) => { const b = document.getElementById(id); return b && !b.disabled && !b.hidden; }));
   assert.deepEqual(enabledButThatFail, []);
@@ -138,7 +138,7 @@ test('without a key, the line that says what sens and hybride need offers the lo
   assert.equal(await page.isChecked('#voir-hybride-local'), true);
   // Offered until both are shown; what sens and hybride need is still said.
   assert.equal(await offer.count(), 0);
-  assert.match(await page.textContent('#indisponibles'), /^sens, hybride : il faut les vecteurs des fiches/);
+  assert.match(await page.textContent('#indisponibles'), /^sens, hybride\s: il faut les vecteurs des fiches/);
   // The link carries them.
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('m')?.split(',').includes('hybride local'));
   // With a key typed, the offer is gone: the key is the way to sens and hybride.
@@ -174,7 +174,7 @@ test('on a phone: explanation numbers on one line, chart text of 12 px at least,
   const expected = page.locator('#colonne-mots-plus li.resultat[data-id="AR-0063"]');
   assert.match(await expected.locator('.rang').textContent(), /^\d–\d$/);
   assert.equal(await expected.locator('.exaequo').textContent(), 'ex æquo');
-  assert.match(await page.textContent('#resume-resultats'), /mots\+ : AR-0063 aux rangs \d–\d ex æquo/);
+  assert.match(await page.textContent('#resume-resultats'), /mots\+\s: AR-0063 aux rangs \d–\d ex æquo/);
   await expected.locator('details.pourquoi').evaluate((d) => { d.open = true; });
   await expected.locator('table.explication').waitFor();
   // A cell's text on more than one line shows as more than one client rect of its range.

@@ -88,7 +88,7 @@ test('« Vos données » with sens local shown: the page embeds the fiches and q
   await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
   await page.check('#voir-sens-local');
   await page.check('#voir-hybride-local');
-  await page.waitForFunction(() => window.statuses.some((t) => /^Calcul des vecteurs du modèle local pour vos fiches et vos questions : [\d  ]+ sur [\d  ]+…/.test(t)), null, { timeout: 120000 });
+  await page.waitForFunction(() => window.statuses.some((t) => /^Calcul des vecteurs du modèle local pour vos fiches et vos questions\s: [\d  ]+ sur [\d  ]+…/.test(t)), null, { timeout: 120000 });
   await page.fill('#question', 'Une plaque de plâtre pour une pièce humide');
   await page.locator('#colonne-sens-local li.resultat').first().waitFor({ timeout: 120000 });
   await page.click('#onglet-mesurer');

@@ -66,7 +66,7 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   await settings(page);
   await page.setInputFiles('#fichiers', [file('mes-fiches.jsonl', jsonl), file('mes-questions.csv', csv)]);
   await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
-  assert.equal(await page.textContent('#resume'), '24 fiches, 10 questions : vos données (mes-fiches.jsonl, mes-questions.csv).');
+  assert.equal(await page.textContent('#resume'), '24 fiches, 10 questions\u00a0: vos données (mes-fiches.jsonl, mes-questions.csv).');
   assert.equal(await page.isVisible('#revenir'), true);
   await pickExample(page, 'Vis à bois 5 x 50 mm');
   assert.equal(await page.getAttribute('.colonne[data-methode="mots"] li.resultat >> nth=0', 'data-id'), 'P-002');
@@ -149,7 +149,7 @@ test('the seed\'s vecteurs.npy is accepted after a shape check, and sens runs on
   const vectors = npy(fiches.map((f) => fakeEmbed(f.texte)));
   await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('vecteurs.npy', vectors)]);
   await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
-  assert.match(await page.textContent('#vecteurs-etat'), /24 × 1024 \(mistral-embed\), chargés depuis vecteurs\.npy \(un \.npy ne porte pas d'empreinte : seule sa forme a été vérifiée\)/);
+  assert.match(await page.textContent('#vecteurs-etat'), /24 × 1024 \(mistral-embed\), chargés depuis vecteurs\.npy \(un \.npy ne porte pas d'empreinte\s: seule sa forme a été vérifiée\)/);
   await enterKey(page, 'cle-vos-donnees');
   await page.fill('#question', 'Boulon acier 12 x 120 mm');
   await page.waitForSelector('#colonne-sens li.resultat');
@@ -157,7 +157,7 @@ test('the seed\'s vecteurs.npy is accepted after a shape check, and sens runs on
   // A .npy of the wrong shape is refused, naming the counts.
   await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('v.npy', npy(fiches.slice(0, 20).map((f) => fakeEmbed(f.texte))))]);
   await page.waitForSelector('#donnees-erreurs li');
-  assert.match(await page.textContent('#donnees-erreurs'), /v\.npy : 20 vecteurs pour 24 fiches/);
+  assert.match(await page.textContent('#donnees-erreurs'), /v\.npy\s: 20 vecteurs pour 24 fiches/);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -182,7 +182,7 @@ test('a vectors file that carries the questions\' vectors measures sens and the 
       assert.match(await ranked(row.locator('.hit5')), /^\d\/4$/);
     }
   }
-  assert.match(await page.textContent('#mesure-sens-etat'), /fournis avec votre fichier de vecteurs \(10\) : aucune clé nécessaire/);
+  assert.match(await page.textContent('#mesure-sens-etat'), /fournis avec votre fichier de vecteurs \(10\)\s: aucune clé nécessaire/);
   assert.match(await page.textContent('#cle-etat'), /mesurés sur vos questions avec les vecteurs de votre fichier/);
   assert.deepEqual(problems, []);
   await context.close();
@@ -194,23 +194,23 @@ test('bad files are refused with the line and field, and the current catalogue s
   const lines = jsonl.trim().split('\n');
   const cases = [
     [[file('f.jsonl', [lines[0], lines[1], '{"id": "P-999", "famille": "f", "nom": "n"}'].join('\n')), file('q.csv', csv)],
-      /^f\.jsonl, ligne 3 : le champ « texte » manque/],
+      /^f\.jsonl, ligne 3\s: le champ «\stexte\s» manque/],
     [[file('f.jsonl', [lines[0], '{"id": "P-900", famille: "f"}'].join('\n')), file('q.csv', csv)],
-      /^f\.jsonl, ligne 2, colonne \d+ : ce n'est pas du JSON valide/],
-    [[file('f.jsonl', [lines[0], lines[0]].join('\n')), file('q.csv', csv)], /ligne 2 : l'identifiant « P-001 » est déjà pris ligne 1/],
+      /^f\.jsonl, ligne 2, colonne \d+\s: ce n'est pas du JSON valide/],
+    [[file('f.jsonl', [lines[0], lines[0]].join('\n')), file('q.csv', csv)], /ligne 2\s: l'identifiant «\sP-001\s» est déjà pris ligne 1/],
     // One id, « é » as one code point then as e + combining acute: the same id in NFC (compared
     // through the browser's String.prototype.normalize).
     [[file('f.jsonl', [lines[0], lines[0].replace('P-001', 'P-\u00e9'), lines[0].replace('P-001', 'P-e\u0301')].join('\n')), file('q.csv', csv)],
-      /ligne 3 : l'identifiant « P-e\u0301 » est déjà pris ligne 2/],
-    [[file('f.jsonl', jsonl), file('q.csv', csv.replaceAll(';', ','))], /^q\.csv, ligne 1 : l'en-tête doit être « type;question;fiche_attendue »/],
-    [[file('f.jsonl', jsonl), file('q.csv', csv.replace('P-002', 'P-404'))], /ligne 2 : la fiche attendue « P-404 » n'est pas dans vos fiches/],
+      /ligne 3\s: l'identifiant «\sP-e\u0301\s» est déjà pris ligne 2/],
+    [[file('f.jsonl', jsonl), file('q.csv', csv.replaceAll(';', ','))], /^q\.csv, ligne 1\s: l'en-tête doit être «\stype;question;fiche_attendue\s»/],
+    [[file('f.jsonl', jsonl), file('q.csv', csv.replace('P-002', 'P-404'))], /ligne 2\s: la fiche attendue «\sP-404\s» n'est pas dans vos fiches/],
     [[file('f.jsonl', Buffer.concat([Buffer.from(lines[0] + '\n' + lines[1] + '\n'), Buffer.from([0xff, 0xfe]), Buffer.from('\n')])), file('q.csv', csv)],
-      /f\.jsonl, ligne 3 : ce n'est pas du texte UTF-8 valide/],
-    [[file('f.jsonl', Buffer.alloc(21 * 1024 * 1024, 0x20)), file('q.csv', csv)], /f\.jsonl : 21,0 Mo, au-delà de la limite de 20 Mo/],
-    [[file('f.jsonl', jsonl), file('q.csv', csv), file('notes.txt', 'x')], /notes\.txt : fichier non reconnu/],
+      /f\.jsonl, ligne 3\s: ce n'est pas du texte UTF-8 valide/],
+    [[file('f.jsonl', Buffer.alloc(21 * 1024 * 1024, 0x20)), file('q.csv', csv)], /f\.jsonl\s: 21,0 Mo, au-delà de la limite de 20 Mo/],
+    [[file('f.jsonl', jsonl), file('q.csv', csv), file('notes.txt', 'x')], /notes\.txt\s: fichier non reconnu/],
     [[file('f.jsonl', jsonl)], /Il faut au moins vos fiches \(\.jsonl\) et vos questions \(\.csv\)/],
-    [[file('f.jsonl', jsonl), file('q.csv', 'type;question;fiche_attendue\nfacile;Q;P-001\n')], /le type « facile » n'existe pas/],
-    [[file('f.jsonl', '{"id": "A", "famille": "f", "nom": "n", "texte": "   "}'), file('q.csv', csv)], /ligne 1 : le champ « texte » est vide/],
+    [[file('f.jsonl', jsonl), file('q.csv', 'type;question;fiche_attendue\nfacile;Q;P-001\n')], /le type «\sfacile\s» n'existe pas/],
+    [[file('f.jsonl', '{"id": "A", "famille": "f", "nom": "n", "texte": "   "}'), file('q.csv', csv)], /ligne 1\s: le champ «\stexte\s» est vide/],
   ];
   await settings(page);
   for (const [files, message] of cases) {

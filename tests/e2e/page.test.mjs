@@ -47,7 +47,7 @@ test('an example question marks its expected fiche, and « Pourquoi ce score ? �
   const { page, context, problems } = await openPage(browser, server.url);
   await pickExample(page, 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m');
   assert.equal(await page.inputValue('#question'), 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m');
-  assert.match(await page.textContent('#attendue'), /Fiche attendue : AR-0040/);
+  assert.match(await page.textContent('#attendue'), /Fiche attendue\s: AR-0040/);
   const top = page.locator('.colonne[data-methode="mots"] li.resultat').first();
   assert.equal(await top.getAttribute('data-id'), 'AR-0040');
   assert.equal(await top.locator('.badge').textContent(), 'fiche attendue');
@@ -269,7 +269,7 @@ test('a page module that does not load is said in French, and the first result s
   await page.route('**/rag-fiches_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
   await page.goto(`${server.url}#q=joint%20%C3%A9poxy`);
   await page.waitForSelector('#erreur:not([hidden])');
-  assert.match(await page.textContent('#erreur'), /^Le laboratoire n'a pas pu démarrer : le module de la page ne s'est pas chargé\. Rechargez la page\.$/);
+  assert.match(await page.textContent('#erreur'), /^Le laboratoire n'a pas pu démarrer\s: le module de la page ne s'est pas chargé\. Rechargez la page\.$/);
   assert.equal(await page.locator('.colonne[data-methode="mots"] li.resultat').count(), 5);
   // The one console error is the module's own failure, reported by the first module.
   assert.equal(problems.length, 1, problems.join('\n'));

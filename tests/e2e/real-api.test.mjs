@@ -37,7 +37,7 @@ after(async () => {
   await mock?.close();
 });
 
-/** Waits for the countdown, clicks « Réessayer maintenant » and waits for the request it sends. */
+/** Waits for the countdown, clicks «\sRéessayer maintenant\s» and waits for the request it sends. */
 async function retryNow(page) {
   await page.waitForSelector('#attente:not([hidden])', { timeout: 20000 });
   const before = (await mock.log()).length;
@@ -54,7 +54,7 @@ test('question vectors shipped: a fresh page with no key measures sens, hybride 
   for (const m of ['sens', 'hybride', 'hybride+']) {
     await page.waitForSelector(`section.methode[data-methode="${m}"] table`, { state: 'attached' });
   }
-  assert.match(await page.textContent('#mesure-sens-etat'), /Vecteurs des questions fournis avec la page \(40\) : aucune clé nécessaire pour mesurer/);
+  assert.match(await page.textContent('#mesure-sens-etat'), /Vecteurs des questions fournis avec la page \(40\)\s: aucune clé nécessaire pour mesurer/);
   // The grid: one row per answerable question (35), a column per method, the dense ones included.
   assert.equal(await page.locator('table.grille tbody tr').count(), 35);
   const head = await page.textContent('table.grille thead');
@@ -65,7 +65,7 @@ test('question vectors shipped: a fresh page with no key measures sens, hybride 
   await page.waitForSelector('#colonne-sens li.resultat');
   // A question the learner types has none: the key is asked for.
   await page.fill('#question', 'une colle qui tient sous l\'eau');
-  await page.waitForFunction(() => /^sens, hybride : il faut votre clé Mistral/.test(document.querySelector('#indisponibles').textContent));
+  await page.waitForFunction(() => /^sens, hybride\s: il faut votre clé Mistral/.test(document.querySelector('#indisponibles').textContent));
   assert.deepEqual(await posts(), [], 'not one request to the API');
   assert.deepEqual(problems, []);
   await context.close();
@@ -92,7 +92,7 @@ test('an embedding slower than its timeout (15 s) is abandoned, then sent again 
   await mock.faults([{ delayMs: 17000 }]);
   await page.fill('#question', 'bâche de chantier');
   await page.waitForSelector('#attente:not([hidden])', { timeout: 25000 });
-  assert.match(await page.textContent('#attente-texte'), /L'API n'a pas répondu à temps : nouvel essai dans 1 s/);
+  assert.match(await page.textContent('#attente-texte'), /L'API n'a pas répondu à temps\s: nouvel essai dans 1 s/);
   await page.waitForSelector('#colonne-sens li.resultat', { timeout: 15000 });
   assert.equal((await posts('/v1/embeddings')).length, 2);
   assert.deepEqual(problems, []);
@@ -118,7 +118,7 @@ test('a fiche over the per-input limit is cut, not a failed run; the vectors are
   await enterKey(page, KEY);
   await page.click('#calculer');
   await page.waitForFunction(() => /Vecteurs calculés/.test(document.querySelector('#vecteurs-message').textContent));
-  assert.match(await page.textContent('#vecteurs-message'), /1 fiche trop longue pour l'API \(plus de 8 192 tokens\) : seuls ses 8\u202f000 premiers octets ont été plongés/);
+  assert.match(await page.textContent('#vecteurs-message'), /1 fiche trop longue pour l'API \(plus de 8 192 tokens\)\s: seuls ses 8\u202f000 premiers octets ont été plongés/);
   const sent = (await posts('/v1/embeddings')).flatMap((r) => JSON.parse(r.body).input);
   assert.equal(sent.length, 3);
   assert.ok(sent.every((t) => tokens(t) <= LIMITS.tokensPerInput));
@@ -141,8 +141,8 @@ test('every real error body reaches « Vérifier ma clé » as French that says 
     await page.fill('#cle', `${KEY}-`); // a key edit clears the verdict
     await page.fill('#cle', KEY);
   };
-  await check([{}], /^Clé acceptée : mistral-embed a répondu \(1 token\)\.$/);
-  await check([{ status: 401 }], /^Clé refusée \(HTTP 401\) : vérifiez-la sur console\.mistral\.ai/);
+  await check([{}], /^Clé acceptée\s: mistral-embed a répondu \(1 token\)\.$/);
+  await check([{ status: 401 }], /^Clé refusée \(HTTP 401\)\s: vérifiez-la sur console\.mistral\.ai/);
   await check([{ status: 401, body: { message: 'Unauthorized', request_id: 'r-1' } }], /^Clé refusée \(HTTP 401\)/);
   // A 401 without CORS headers (unconfirmed for the real API): the browser cannot read it.
   await check(Array(4).fill({ status: 401, nocors: true }), /^Pas de réponse de l'API.*Une clé refusée peut aussi se montrer ainsi/);
@@ -151,11 +151,11 @@ test('every real error body reaches « Vérifier ma clé » as French that says 
   await check([{
     status: 422,
     body: { object: 'error', message: { detail: [{ type: 'extra_forbidden', loc: ['body', 'dimensions'], msg: 'Extra inputs are not permitted', input: 3 }] }, type: 'invalid_request_error', param: null, code: null },
-  }], /^La requête a été refusée \(HTTP 422\) : Extra inputs are not permitted \(dimensions\)\.$/);
+  }], /^La requête a été refusée \(HTTP 422\)\s: Extra inputs are not permitted \(dimensions\)\.$/);
   await check([{
     status: 400,
     body: { object: 'error', message: 'Too many tokens overall, split into more batches.', type: 'invalid_request_message_error', param: null, code: '3210' },
-  }], /^La requête a été refusée \(HTTP 400\) : Too many tokens overall, split into more batches\.$/);
+  }], /^La requête a été refusée \(HTTP 400\)\s: Too many tokens overall, split into more batches\.$/);
   // A gateway's HTML 502 or 504 carries no CORS header: for the page, no answer, retried.
   await check([{ status: 502, html: true }, { status: 504, html: true }, {}], /^Clé acceptée/);
   await check([{ status: 503 }, { status: 500 }, { status: 503 }, { status: 500 }], /^Le service de Mistral est en panne \(HTTP 500\)/);

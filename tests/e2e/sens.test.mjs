@@ -73,7 +73,7 @@ test('vectors computed in the page: estimate, progress, cost, cached, downloadab
   assert.equal(await page.getAttribute('#colonne-sens li.resultat >> nth=0', 'data-id'), 'AR-0032');
   assert.equal(await page.getAttribute('#colonne-hybride li.resultat >> nth=0', 'data-id'), 'AR-0032');
   await page.locator('#colonne-hybride summary').first().click();
-  assert.match(await page.textContent('#colonne-hybride li.resultat >> nth=0'), /mots : rang 1 → 1\/\(60 \+ 1\)/);
+  assert.match(await page.textContent('#colonne-hybride li.resultat >> nth=0'), /mots\s: rang 1 → 1\/\(60 \+ 1\)/);
   // Reloading: the vectors come from IndexedDB, nothing is paid again.
   const before = (await mock.log()).filter((r) => r.method === 'POST').length;
   await page.reload();
@@ -168,19 +168,19 @@ test('shipped vectors: sens and hybride searched and measured, the same as the t
   const { page, context, problems } = await openPage(browser, shipped.url);
   assert.match(await page.textContent('#vecteurs-etat'), /livrés avec la page \(vecteurs\.safetensors\)/);
   // Without a key, sens and hybride are one line saying what they need, never empty columns.
-  assert.match(await page.textContent('#indisponibles'), /^sens, hybride : il faut votre clé Mistral/);
+  assert.match(await page.textContent('#indisponibles'), /^sens, hybride\s: il faut votre clé Mistral/);
   await pick(page, 'Un isolant qui ne brûle pas');
   assert.equal(await page.locator('#colonne-sens').count(), 0);
   await enterKey(page);
   await page.waitForSelector('#colonne-sens li.resultat');
   assert.equal(await page.locator('#colonne-hybride li.resultat').count(), 5);
   await page.click('#onglet-mesurer');
-  assert.match(await page.textContent('#mesure-sens-etat'), /39 questions restantes : au plus [\d\u202f]+ tokens/, 'the typed question is already embedded: the panel follows');
+  assert.match(await page.textContent('#mesure-sens-etat'), /39 questions restantes\s: au plus [\d\u202f]+ tokens/, 'the typed question is already embedded: the panel follows');
   await page.click('#mesurer-sens');
   await page.waitForSelector('table.comparaison tr[data-methode="hybride+"]');
   // The terminal, on the same vectors and the same fake embedder, prints these figures.
   const golden = await readFile(new URL('../golden/sens-fake.out', import.meta.url), 'utf8');
-  const [, e1, e5] = golden.match(/exactes : 15 ; bonne fiche en tête : (\d+) ; dans les 5 premières : (\d+)/);
+  const [, e1, e5] = golden.match(/exactes\s: 15\s; bonne fiche en tête\s: (\d+)\s; dans les 5 premières\s: (\d+)/);
   const exactes = page.locator('table.comparaison[data-type="exacte"]');
   assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit1')), `${e1}/15`);
   assert.equal(await ranked(exactes.locator('tr[data-methode="sens"] .hit5')), `${e5}/15`);
@@ -201,7 +201,7 @@ test('faults: refused key, 429 recovered, 5xx, HTML and truncated bodies, each i
   await enterKey(page, 'refusee');
   await page.fill('#question', 'colle pour carrelage');
   await page.waitForSelector('#colonne-sens .erreur-api');
-  assert.match(await page.textContent('#colonne-sens .erreur-api'), /Clé refusée \(HTTP 401\) : vérifiez-la sur console\.mistral\.ai/);
+  assert.match(await page.textContent('#colonne-sens .erreur-api'), /Clé refusée \(HTTP 401\)\s: vérifiez-la sur console\.mistral\.ai/);
   assert.equal((await mock.log()).filter((r) => r.method === 'POST').length, 1, '401 is not retried');
 
   await enterKey(page);
@@ -210,7 +210,7 @@ test('faults: refused key, 429 recovered, 5xx, HTML and truncated bodies, each i
   await mock.faults([{ status: 429, retryAfter: '1' }]);
   await page.fill('#question', 'colle pour faïence');
   await page.waitForSelector('#attente:not([hidden])');
-  assert.match(await page.textContent('#attente-texte'), /^Trop de requêtes \(HTTP 429\) : nouvel essai dans (10|9) s\.$/);
+  assert.match(await page.textContent('#attente-texte'), /^Trop de requêtes \(HTTP 429\)\s: nouvel essai dans (10|9) s\.$/);
   await page.click('#reessayer');
   await page.waitForSelector('#colonne-sens li.resultat', { timeout: 5000 });
   assert.equal(await page.isHidden('#attente'), true);

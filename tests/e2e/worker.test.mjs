@@ -113,7 +113,7 @@ test('a worker whose module cannot start is said in French, and the page goes on
   const line = page.locator('#indisponibles .local-indisponible');
   await line.waitFor({ timeout: 60000 });
   const text = await line.textContent();
-  assert.match(text, /^sens local : Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables\. \(Détail du navigateur : .*CompileError.*\)$/);
+  assert.match(text, /^sens local\s: Le calcul local s'est arrêté\s: sens local et hybride local sont indisponibles jusqu'au rechargement de la page\s; les autres méthodes restent utilisables\. \(Détail du navigateur\s: .*CompileError.*\)$/);
   // Still usable: another question ranks under mots.
   await page.fill('#question', B);
   await page.waitForFunction(() => document.querySelectorAll('#colonne-mots li.resultat').length === 5);
@@ -138,7 +138,7 @@ test('a model file the worker refuses comes back as a French message, not a dead
   await page.check('#voir-sens-local');
   await page.fill('#question', A);
   await page.locator('#indisponibles .local-indisponible').waitFor({ timeout: 60000 });
-  assert.match(await page.locator('#indisponibles .local-indisponible').textContent(), /^sens local : Le modèle local est refusé : ce n'est pas un fichier de modèle lisible, tronqué ou d'un autre format \(.+\)\. Sens local ne peut pas plonger de nouvelle question\.$/);
+  assert.match(await page.locator('#indisponibles .local-indisponible').textContent(), /^sens local\s: Le modèle local est refusé\s: ce n'est pas un fichier de modèle lisible, tronqué ou d'un autre format \(.+\)\. Sens local ne peut pas plonger de nouvelle question\.$/);
   const refused = await page.evaluate(() => window.replies.filter((r) => r.kind === 'Refused').length);
   assert.equal(refused, 1);
   await page.fill('#question', B);

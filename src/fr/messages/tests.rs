@@ -23,6 +23,11 @@ fn all_french<E>(errors: &[E], message: fn(&E) -> String) {
 }
 
 fn assert_french(message: &str) {
+    assert_eq!(
+        crate::fr::typography::faults(message),
+        Vec::<String>::new(),
+        "French typography in: {message}"
+    );
     let padded = format!(" {message} ");
     for word in ENGLISH {
         assert!(!padded.contains(word), "English « {word} » in: {message}");
@@ -62,7 +67,7 @@ fn every_run_error_variant_has_a_french_sentence() {
     }
     assert_eq!(
         run(&errors[4], "bm25.txt"),
-        "bm25.txt, ligne 3 : le score « 2,5 » n'est pas un nombre (point décimal, pas de virgule). Rien n'a été mesuré."
+        "bm25.txt, ligne 3 : le score « 2,5 » n'est pas un nombre (point décimal, pas de virgule). Rien n'a été mesuré."
     );
 }
 
@@ -84,7 +89,7 @@ fn every_model_error_variant_has_a_french_clause() {
     }
     assert_eq!(
         model(&all[1]),
-        "il manque le tenseur « proj/w » : le fichier est incomplet"
+        "il manque le tenseur « proj/w » : le fichier est incomplet"
     );
 }
 
@@ -258,7 +263,7 @@ fn every_data_api_and_intake_error_variant_has_a_french_sentence() {
         ApiError::Server { status: 503 },
         ApiError::Rejected {
             status: 422,
-            message: "« input » manque".into(),
+            message: "«\u{202f}input\u{202f}» manque".into(),
         },
         ApiError::Network {
             detail: "TypeError: Failed to fetch".into(),

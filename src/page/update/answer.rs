@@ -47,7 +47,7 @@ pub(super) fn eval_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
         fx.push(Effect::Cancel(c));
         s.evaluation.phase = Phase::Idle;
         s.evaluation.message = Some(
-            "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas."
+            "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas."
                 .into(),
         );
     }
@@ -130,7 +130,7 @@ pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
                 });
             }
             Err(message) => {
-                s.evaluation.message = Some(format!("Mesure impossible : {message}"));
+                s.evaluation.message = Some(format!("Mesure impossible : {message}"));
                 return;
             }
         }

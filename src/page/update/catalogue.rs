@@ -39,7 +39,7 @@ pub(super) fn files_refused(s: &mut State, seq: u64, errors: Vec<String>) {
         return;
     }
     s.data_errors = errors;
-    s.data_status = "Fichiers refusés : le catalogue en cours reste chargé.".into();
+    s.data_status = "Fichiers refusés : le catalogue en cours reste chargé.".into();
 }
 
 /// A catalogue read from the files of selection `seq`: installed if that selection is still the
@@ -81,14 +81,14 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     // The question belonged to the old catalogue's view: a new one starts empty.
     s.question.clear();
     s.question_generation += 1;
-    s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
+    s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
     s.answering.pending = false;
     s.answering.result = None;
     s.evaluation.confirming = false;
     s.evaluation.phase = Phase::Idle;
     s.evaluation.outcomes = None;
     s.evaluation.message = stopped.then(|| {
-        "Mesure arrêtée : un autre catalogue a été chargé ; relancez-la sur celui-ci.".into()
+        "Mesure arrêtée : un autre catalogue a été chargé ; relancez-la sur celui-ci.".into()
     });
     s.data_errors.clear();
     s.data_status = match &s.data.label {

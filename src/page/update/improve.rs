@@ -20,9 +20,9 @@ fn dense_problem(e: &SearchError, encoder: Encoder) -> String {
         Encoder::Mistral => "sens",
     };
     match e {
-        SearchError::NoVectors => format!("Les vecteurs des fiches de « {method} » ne sont pas là."),
+        SearchError::NoVectors => format!("Les vecteurs des fiches de « {method} » ne sont pas là."),
         _ => format!(
-            "Les vecteurs des questions de « {method} » manquent : mesurez d'abord « {method} » dans « Mesurer », puis revenez ici."
+            "Les vecteurs des questions de « {method} » manquent : mesurez d'abord « {method} » dans « Mesurer », puis revenez ici."
         ),
     }
 }

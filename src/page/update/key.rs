@@ -74,7 +74,7 @@ pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     s.evaluation.confirming = false;
     if s.evaluation.phase.is_running() {
         s.evaluation.phase = Phase::Idle;
-        s.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
+        s.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
     }
     fx.push(Effect::RememberKey(None));
 }

@@ -79,10 +79,10 @@ pub(super) fn evicted(s: &mut State, why: String) {
 pub(super) fn worker_died(s: &mut State, detail: String) {
     if s.data.lab.vectors_away().is_some() {
         s.data.lab.forget_vectors_away();
-        s.data.vectors_origin = "Vecteurs perdus : le calcul en arrière-plan qui les gardait s'est arrêté ; sens et hybride reviendront au rechargement de la page.".to_owned();
+        s.data.vectors_origin = "Vecteurs perdus : le calcul en arrière-plan qui les gardait s'est arrêté ; sens et hybride reviendront au rechargement de la page.".to_owned();
     }
     s.local = LocalModel::Unavailable(format!(
-        "Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables. (Détail du navigateur : {detail})"
+        "Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables. (Détail du navigateur : {detail})"
     ));
     s.local_fiches = None;
 }

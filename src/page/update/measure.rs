@@ -15,7 +15,7 @@ pub(super) fn run_files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<
     s.data.ui.run_messages.clear();
     if let Some(f) = files.iter().find(|f| f.size > RUN_MAX_BYTES) {
         s.data.ui.run_messages.push(Err(format!(
-            "{} : plus de {} Mo, au-delà de ce qu'un run de {} résultats par question peut peser : il n'a pas été lu.",
+            "{} : plus de {} Mo, au-delà de ce qu'un run de {} résultats par question peut peser : il n'a pas été lu.",
             f.name,
             RUN_MAX_BYTES / 1_000_000,
             crate::measure::import::MAX_PER_QUESTION
@@ -87,7 +87,7 @@ pub(super) fn measured(s: &mut State, seq: u64, result: Result<Vec<Measurement>,
             }
         }
         Err(message) if dense => {
-            s.data.ui.dense_message = Some(format!("Mesure impossible : {message}"))
+            s.data.ui.dense_message = Some(format!("Mesure impossible : {message}"))
         }
         Err(_) => {}
     }
@@ -152,13 +152,13 @@ pub(super) fn import_run(
     }
     if taken(&m.method, &s.data) {
         return Err(format!(
-            "{file} : un run nommé « {} » est déjà mesuré : retirez les runs importés ou renommez celui-ci (6e colonne).",
+            "{file} : un run nommé « {} » est déjà mesuré : retirez les runs importés ou renommez celui-ci (6e colonne).",
             m.method
         ));
     }
     let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
     let said = format!(
-        "Run « {} » ({file}, {} lignes) mesuré sur les {} questions : il est dans chaque tableau, la grille, la comparaison et les exports.",
+        "Run « {} » ({file}, {} lignes) mesuré sur les {} questions : il est dans chaque tableau, la grille, la comparaison et les exports.",
         m.method,
         crate::fr::int(lines as u64),
         s.data.questions.len()

@@ -103,8 +103,8 @@ pub(super) fn fragment(s: &mut State, link: ViewState) {
         // Said under the header, where the learner looks, not in the collapsed « Réglages »:
         // the figures shown are the exercise's.
         s.link_note = Some(
-            "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
-             Les chiffres montrés ici sont ceux du catalogue de l'exercice ; chargez les mêmes fichiers (« Vos données », dans « Réglages ») pour retrouver la vue."
+            "Ce lien porte sur des données chargées dans un autre navigateur : elles ne voyagent pas avec le lien. \
+             Les chiffres montrés ici sont ceux du catalogue de l'exercice ; chargez les mêmes fichiers (« Vos données », dans « Réglages ») pour retrouver la vue."
                 .into(),
         );
     }

@@ -82,7 +82,7 @@ pub(super) fn lost(s: &mut State, set: u64, reason: String) {
     if s.data.lab.vectors_away() == Some(set) {
         s.data.lab.forget_vectors_away();
         let reason = reason.trim_end_matches('.');
-        s.data.vectors_origin = format!("Vecteurs perdus : {reason}.");
+        s.data.vectors_origin = format!("Vecteurs perdus : {reason}.");
     }
 }
 

@@ -127,23 +127,23 @@ impl Steps {
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         parts.push(match (self.words, self.lowercase) {
-            (WordChars::Seed, true) => "minuscules ; mots = suites de [a-zà-öø-ÿ0-9]",
-            (WordChars::Seed, false) => "sans minuscules ; mots = suites de [a-zà-öø-ÿ0-9]",
-            (WordChars::Unicode, true) => "minuscules ; mots = lettres et chiffres",
-            (WordChars::Unicode, false) => "sans minuscules ; mots = lettres et chiffres",
+            (WordChars::Seed, true) => "minuscules ; mots = suites de [a-zà-öø-ÿ0-9]",
+            (WordChars::Seed, false) => "sans minuscules ; mots = suites de [a-zà-öø-ÿ0-9]",
+            (WordChars::Unicode, true) => "minuscules ; mots = lettres et chiffres",
+            (WordChars::Unicode, false) => "sans minuscules ; mots = lettres et chiffres",
         });
         if self.elisions {
             parts.push("élisions (l', d', qu'…) retirées");
         }
         let stops = format!("{} mots vides", self.stop_words.len());
-        let mut out = parts.join(" ; ");
-        out += " ; ";
+        let mut out = parts.join(" ; ");
+        out += " ; ";
         out += &stops;
         if self.stem {
-            out += " ; racine Snowball";
+            out += " ; racine Snowball";
         }
         if self.fold {
-            out += " ; accents retirés";
+            out += " ; accents retirés";
         }
         out
     }

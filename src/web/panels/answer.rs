@@ -113,7 +113,7 @@ fn preview(s: &State, method: Option<crate::lab::Method>, model: &str) -> String
         return "Choisissez une méthode affichée.".into();
     };
     if s.question.trim().is_empty() {
-        return "Tapez une question : la demande envoyée s'affichera ici.".into();
+        return "Tapez une question : la demande envoyée s'affichera ici.".into();
     }
     match s.fiches_for(method, &s.question) {
         Ok(sent) => {
@@ -126,7 +126,7 @@ fn preview(s: &State, method: Option<crate::lab::Method>, model: &str) -> String
                 _ => false,
             };
             let note = if nothing {
-                "Aucune fiche ne contient les mots de la question : les 5 fiches envoyées ont toutes un score nul.\n\n"
+                "Aucune fiche ne contient les mots de la question : les 5 fiches envoyées ont toutes un score nul.\n\n"
             } else {
                 ""
             };

@@ -34,7 +34,7 @@ fn answer_text(text: &str, check: &AnswerCheck) -> Element {
                         .class("citation inventee")
                         .attr(
                             "title",
-                            "numéro absent des fiches envoyées : citation inventée",
+                            "numéro absent des fiches envoyées : citation inventée",
                         )
                         .text(id)
                 } else {
@@ -69,7 +69,7 @@ pub fn render_answer(
             E::new("p")
                 .class("drapeau alerte coupee")
                 .attr("role", "alert")
-                .text("Réponse coupée (limite de longueur) : sa fin, et peut-être ses citations, manquent.")
+                .text("Réponse coupée (limite de longueur) : sa fin, et peut-être ses citations, manquent.")
                 .build(),
         );
     }
@@ -77,7 +77,7 @@ pub fn render_answer(
         flags.push(
             E::new("p")
                 .class("drapeau refus")
-                .text("Refus : « pas dans le catalogue ».")
+                .text("Refus : « pas dans le catalogue ».")
                 .build(),
         );
     }
@@ -87,7 +87,7 @@ pub fn render_answer(
                 .class("drapeau alerte")
                 .attr("role", "alert")
                 .text(&format!(
-                    "Citation inventée : {} ne fait pas partie des fiches envoyées.",
+                    "Citation inventée : {} ne fait pas partie des fiches envoyées.",
                     check.invented.join(", ")
                 ))
                 .build(),
@@ -97,7 +97,7 @@ pub fn render_answer(
         flags.push(
             E::new("p")
                 .class("drapeau alerte")
-                .text("Réponse sans citation : rien ne permet de vérifier d'où elle vient.")
+                .text("Réponse sans citation : rien ne permet de vérifier d'où elle vient.")
                 .build(),
         );
     }
@@ -111,7 +111,7 @@ pub fn render_answer(
             .map(|d| format!(" le {} à {}", &d[..10], &d[11..16]))
             .unwrap_or_default();
         format!(
-            "Réponse déjà obtenue (cache de ce navigateur{when} UTC, {model}, pour les fiches ci-dessous) : rien de plus à payer."
+            "Réponse déjà obtenue (cache de ce navigateur{when} UTC, {model}, pour les fiches ci-dessous) : rien de plus à payer."
         )
     } else {
         let (sent_t, got_t) = (chat.prompt_tokens, chat.completion_tokens);
@@ -124,7 +124,7 @@ pub fn render_answer(
             None => format!("prix inconnu pour {model}"),
         };
         format!(
-            "{} tokens envoyés, {} reçus : {price}.",
+            "{} tokens envoyés, {} reçus : {price}.",
             fr::int(sent_t),
             fr::int(got_t),
         )
@@ -199,7 +199,7 @@ pub fn render_evaluation(
         } else if o.check.refused {
             "refus".to_owned()
         } else if !o.check.invented.is_empty() {
-            format!("inventée : {}", o.check.invented.join(", "))
+            format!("inventée : {}", o.check.invented.join(", "))
         } else if o.check.citations.is_empty() {
             "sans citation".to_owned()
         } else {
@@ -229,7 +229,7 @@ pub fn render_evaluation(
     });
     let head = E::new("tr").children(
         [
-            "juste ?",
+            "juste ?",
             "question",
             "type",
             "attendue",

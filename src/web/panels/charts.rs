@@ -36,7 +36,7 @@ pub fn stat_cells(k: &KindStats) -> [Element; 3] {
                     .class("pessimiste")
                     .attr(
                         "title",
-                        "pessimiste : chaque fiche de même score que la bonne comptée devant elle",
+                        "pessimiste : chaque fiche de même score que la bonne comptée devant elle",
                     )
                     .text(&format!(" ({worst})")),
             );
@@ -60,7 +60,7 @@ pub fn stat_cells(k: &KindStats) -> [Element; 3] {
 }
 
 /// The sentence under every table with pessimistic figures.
-pub const PESSIMISTIC_NOTE: &str = "Entre parenthèses, quand il diffère, le chiffre pessimiste : chaque fiche ex æquo avec la bonne (exactement le même score) est comptée devant elle. L'écart est ce que le chiffre doit à la règle qui départage les égalités (pour mots, l'identifiant le plus grand d'abord, comme dans le sujet), pas à la méthode.";
+pub const PESSIMISTIC_NOTE: &str = "Entre parenthèses, quand il diffère, le chiffre pessimiste : chaque fiche ex æquo avec la bonne (exactement le même score) est comptée devant elle. L'écart est ce que le chiffre doit à la règle qui départage les égalités (pour mots, l'identifiant le plus grand d'abord, comme dans le sujet), pas à la méthode.";
 
 /// The answerable types that have questions in this set (a learner's file may have none of one).
 fn kinds_present(ms: &[Measurement]) -> Vec<QuestionKind> {
@@ -75,7 +75,7 @@ fn kinds_present(ms: &[Measurement]) -> Vec<QuestionKind> {
 }
 
 /// The sentence under the tables when the product level is shown.
-pub const PRODUCT_NOTE: &str = "« Fiche en tête » : la fiche attendue est la première. « Produit en tête » : la première est la fiche attendue ou une autre variante du même produit (autre longueur, autre coloris), que la question souvent ne distingue pas. « Dans les 5 » : la fiche attendue est dans les 5 premières.";
+pub const PRODUCT_NOTE: &str = "« Fiche en tête » : la fiche attendue est la première. « Produit en tête » : la première est la fiche attendue ou une autre variante du même produit (autre longueur, autre coloris), que la question souvent ne distingue pas. « Dans les 5 » : la fiche attendue est dans les 5 premières.";
 
 /// One table per answerable type: methods in rows, hit@1, hit@1 by product (when the catalogue
 /// has variants), hit@5, MRR@10.
@@ -217,12 +217,19 @@ pub fn bars(ms: &[Measurement]) -> Element {
         .attr("aria-label", title)
         .children(nodes)
         .build();
+    // Each swatch kept with its words (a narrow screen split them).
+    let entry = |class: &str, words: &str| {
+        E::new("span")
+            .class("entree")
+            .child(E::new("span").class(class).attr("aria-hidden", "true"))
+            .text(words)
+    };
     let legend = E::new("p")
         .class("legende-barres")
-        .child(E::new("span").class("cle top1").attr("aria-hidden", "true"))
-        .text("barre foncée : bonne fiche en tête")
-        .child(E::new("span").class("cle top5").attr("aria-hidden", "true"))
-        .text("barre claire : dans les 5 premières ; les chiffres : en tête · dans les 5 / questions.");
+        .child(entry("cle top1", "barre foncée"))
+        .text("\u{a0}: bonne fiche en tête ")
+        .child(entry("cle top5", "barre claire"))
+        .text("\u{a0}: dans les 5 premières\u{202f}; les chiffres\u{a0}: en tête · dans les 5 / questions.");
     E::new("div")
         .child(scroller("Barres des méthodes", svg))
         .child(legend)
@@ -356,8 +363,8 @@ pub fn question_grid(ms: &[Measurement], order: &[usize], limit: usize) -> Eleme
             let rank = outcome.and_then(|o| o.rank);
             let (class, mut text) = rank_class(rank);
             let mut title = match rank {
-                Some(r) => format!("{} : bonne fiche au rang {r}", m.method),
-                None => format!("{} : bonne fiche hors des 10 premières", m.method),
+                Some(r) => format!("{} : bonne fiche au rang {r}", m.method),
+                None => format!("{} : bonne fiche hors des 10 premières", m.method),
             };
             let tie = outcome.filter(|o| o.tied()).and_then(|o| o.tie_ranks);
             if let Some((a, b)) = tie {
@@ -389,7 +396,7 @@ pub fn question_grid(ms: &[Measurement], order: &[usize], limit: usize) -> Eleme
         )
     });
     let legend = E::new("p").class("legende").text(
-        "Rang de la bonne fiche : 1 (en tête), 2 à 5, 6 à 10, — (hors des 10 premières) ; « 1–2 » : ex æquo, même score qu'une autre fiche, rangée devant ou derrière par la règle d'égalité. Cliquez une question pour voir ses résultats, un nom de méthode pour trier.",
+        "Rang de la bonne fiche : 1 (en tête), 2 à 5, 6 à 10, — (hors des 10 premières) ; « 1–2 » : ex æquo, même score qu'une autre fiche, rangée devant ou derrière par la règle d'égalité. Cliquez une question pour voir ses résultats, un nom de méthode pour trier.",
     );
     let table = E::new("table")
         .class("grille")

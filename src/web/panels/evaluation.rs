@@ -102,7 +102,7 @@ pub fn render(s: &State, memo: &mut Memo) {
                     .and_then(compare::calibrate_split)
                     .map(|c| {
                         format!(
-                            "À comparer : un seuil de score sous {} (calibré sur les questions de rang pair) trie {} des questions de test ; \
+                            "À comparer : un seuil de score sous {} (calibré sur les questions de rang pair) trie {} des questions de test ; \
                              le modèle, lui, refuse {} des {} questions sans réponse et {} des {} qui en ont une.",
                             method.name(),
                             fr::percent(c.test_accuracy),
@@ -160,7 +160,7 @@ fn estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
         None => format!("prix inconnu pour {model}"),
     };
     format!(
-        "{} questions, au plus {} tokens envoyés ({price}) ; les réponses déjà obtenues ne coûtent rien.",
+        "{} questions, au plus {} tokens envoyés ({price}) ; les réponses déjà obtenues ne coûtent rien.",
         s.data.questions.len(),
         fr::int(tokens as u64),
     )

@@ -69,10 +69,10 @@ pub fn render(s: &State) {
             let state = match copied {
                 None => "",
                 Some(true) => {
-                    "Lien copié : il garde la vue, la question et les méthodes, jamais la clé."
+                    "Lien copié : il garde la vue, la question et les méthodes, jamais la clé."
                 }
                 Some(false) => {
-                    "Copiez ce lien : il garde la vue, la question et les méthodes, jamais la clé."
+                    "Copiez ce lien : il garde la vue, la question et les méthodes, jamais la clé."
                 }
             };
             set_text(&by_id(ids::LIEN_ETAT), state);

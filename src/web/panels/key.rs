@@ -21,11 +21,11 @@ pub fn render(s: &State) {
         remember.set_checked(s.remembered);
     }
     let text = match (s.key.is_some(), s.remembered) {
-        (false, _) if s.data.questions_shipped > 0 && s.data.label.is_some() => "Aucune clé : sens et hybride sont mesurés sur vos questions avec les vecteurs de votre fichier ; une question que vous tapez demande votre clé.",
-        (false, _) if s.data.questions_shipped > 0 => "Aucune clé : sens et hybride sont mesurés sur les questions de l'exercice avec les vecteurs fournis ; une question que vous tapez demande votre clé.",
-        (false, _) => "Aucune clé : les méthodes sens et hybride attendent la vôtre.",
+        (false, _) if s.data.questions_shipped > 0 && s.data.label.is_some() => "Aucune clé : sens et hybride sont mesurés sur vos questions avec les vecteurs de votre fichier ; une question que vous tapez demande votre clé.",
+        (false, _) if s.data.questions_shipped > 0 => "Aucune clé : sens et hybride sont mesurés sur les questions de l'exercice avec les vecteurs fournis ; une question que vous tapez demande votre clé.",
+        (false, _) => "Aucune clé : les méthodes sens et hybride attendent la vôtre.",
         (true, false) => "Clé en mémoire, pour cet onglet seulement.",
-        (true, true) => "Clé retenue sur cet appareil (« oublier » l'efface).",
+        (true, true) => "Clé retenue sur cet appareil (« oublier » l'efface).",
     };
     set_text(
         &by_id(ids::CLE_ETAT),
@@ -39,7 +39,7 @@ pub fn render(s: &State) {
         set_text(
             &by_id(ids::RETENIR_AVERTISSEMENT_TEXTE),
             &format!(
-                "Attention : {host} est partagé par toutes les pages GitHub Pages de ce compte. Une clé retenue ici, toute autre page de {host} peut la lire. Retenez-la plutôt sur une copie de la page à un domaine à vous ; sinon, gardez-la en mémoire (rien à cocher)."
+                "Attention : {host} est partagé par toutes les pages GitHub Pages de ce compte. Une clé retenue ici, toute autre page de {host} peut la lire. Retenez-la plutôt sur une copie de la page à un domaine à vous ; sinon, gardez-la en mémoire (rien à cocher)."
             ),
         );
     }

@@ -159,11 +159,11 @@ fn thresholds_and_exports(s: &State, ms: &[Measurement]) -> Vec<Element> {
     let names: Vec<&str> = ms.iter().map(|m| m.method.as_str()).collect();
     let mut out = Vec::new();
     out.push(
-        section("Les questions sans réponse : un seuil de score suffit-il ?", "partie-seuils")
+        section("Les questions sans réponse : un seuil de score suffit-il ?", "partie-seuils")
             .child(E::new("p").class("intro").text(
                 "Chaque point est le meilleur score d'une question qui a une réponse, chaque croix celui d'une question \
-                 sans réponse ; le trait vertical est le seuil de refus. Il est calibré comme dans le cours : candidats à \
-                 mi-chemin entre deux scores voisins, le plus juste gagne, le plus bas à égalité ; calibré sur les \
+                 sans réponse ; le trait vertical est le seuil de refus. Il est calibré comme dans le cours : candidats à \
+                 mi-chemin entre deux scores voisins, le plus juste gagne, le plus bas à égalité ; calibré sur les \
                  questions de rang pair, testé sur les autres.",
             ))
             .children(ms.iter().map(super::threshold::strip_plot))
@@ -191,7 +191,7 @@ fn thresholds_and_exports(s: &State, ms: &[Measurement]) -> Vec<Element> {
     out.push(
         section("Exporter", "partie-exports")
             .child(E::new("p").text(
-                "Les mesures en CSV et JSON ; chaque méthode au format TREC, avec les jugements (qrels), pour vérifier \
+                "Les mesures en CSV et JSON ; chaque méthode au format TREC, avec les jugements (qrels), pour vérifier \
                  nos chiffres avec trec_eval ou ranx (voir le README).",
             ))
             .child(E::new("div").class("ligne").children(exports))
@@ -216,7 +216,7 @@ fn import_section(s: &State) -> Element {
     let mut part = section("Importer le run d'un autre moteur", "partie-runs")
         .child(E::new("p").class("intro").text(
             "Faites tourner Elasticsearch, OpenSearch, Qdrant, Lucene ou tantivy sur les questions exportées, puis \
-             rapportez leur run au format TREC (une ligne par résultat : « qid Q0 fiche rang score nom », les qid \
+             rapportez leur run au format TREC (une ligne par résultat : « qid Q0 fiche rang score nom », les qid \
              q01, q02… dans l'ordre des questions, comme l'export qrels.txt). Il est mesuré comme nos méthodes, \
              avec les mêmes questions, et rien ne quitte votre navigateur.",
         ))
@@ -349,7 +349,7 @@ fn method_section(m: &Measurement, method: Method) -> Element {
 fn dense_part(s: &State, missing: usize) -> Vec<Element> {
     if let Some(m) = s.measuring_of(Method::Sens) {
         let text = format!(
-            "Mesure de sens, hybride et hybride+ en cours : {} questions sur {}…",
+            "Mesure de sens, hybride et hybride+ en cours : {} questions sur {}…",
             m.done, m.total
         );
         return vec![E::new("p")
@@ -367,7 +367,7 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
             None => "avec la page",
         };
         let text = format!(
-            "Vecteurs des questions fournis {from} ({}) : aucune clé nécessaire pour mesurer sens et hybride. Une question que vous tapez, elle, demande votre clé.",
+            "Vecteurs des questions fournis {from} ({}) : aucune clé nécessaire pour mesurer sens et hybride. Une question que vous tapez, elle, demande votre clé.",
             s.data.questions_shipped
         );
         return vec![E::new("p")
@@ -395,18 +395,18 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
     } else if let Phase::Running { done, total } = s.data.ui.dense {
         format!("Plongement des questions… {done} sur {total}")
     } else if !s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
-        "sens et hybride : il faut d'abord les vecteurs des fiches (panneau « Vecteurs des fiches »).".to_owned()
+        "sens et hybride : il faut d'abord les vecteurs des fiches (panneau « Vecteurs des fiches »).".to_owned()
     } else if missing == 0 {
-        "Toutes les questions ont déjà leur vecteur : mesurer sens et hybride ne coûte rien."
+        "Toutes les questions ont déjà leur vecteur : mesurer sens et hybride ne coûte rien."
             .to_owned()
     } else if s.key.is_none() {
         format!(
-            "sens et hybride : entrez votre clé Mistral ; plonger les {missing} questions coûte {}.",
+            "sens et hybride : entrez votre clé Mistral ; plonger les {missing} questions coûte {}.",
             cost(tokens)
         )
     } else {
         format!(
-            "Plonger les {missing} questions restantes : {}, en une requête.",
+            "Plonger les {missing} questions restantes : {}, en une requête.",
             cost(tokens)
         )
     };

@@ -235,7 +235,7 @@ fn fill_examples(questions: &[Question]) {
                 E::new("option")
                     .attr("disabled", "")
                     .text(&format!(
-                        "… et {} autres (« Mesurer » les compte toutes)",
+                        "… et {} autres (« Mesurer » les compte toutes)",
                         crate::fr::int(more as u64)
                     ))
                     .build()
@@ -274,7 +274,7 @@ fn column(s: &State, method: Method) -> Element {
     let vector = s.vector_for(method, question);
     if local && vector.is_none() && s.local_waits_for_gesture() {
         let ask = E::new("p").class("vide").text(
-            "Cette question vient d'un lien : la plonger avec le modèle local demande de le télécharger (une fois, gardé ensuite dans ce navigateur), seulement si vous le demandez.",
+            "Cette question vient d'un lien : la plonger avec le modèle local demande de le télécharger (une fois, gardé ensuite dans ce navigateur), seulement si vous le demandez.",
         );
         let button = E::new("button")
             .attr("type", "button")
@@ -289,7 +289,7 @@ fn column(s: &State, method: Method) -> Element {
         if !lab.has_vectors(crate::lab::Encoder::Mistral) {
             return empty(
                 column,
-                "Pas encore de vecteurs des fiches : voyez le panneau « Vecteurs des fiches ».",
+                "Pas encore de vecteurs des fiches : voyez le panneau « Vecteurs des fiches ».",
             );
         }
         if let Some((_, message)) = s.search_error.as_ref().filter(|(q, _)| q == question) {
@@ -301,7 +301,7 @@ fn column(s: &State, method: Method) -> Element {
         }
         if vector.is_none() && s.key.is_some() && s.question_from_link {
             let ask = E::new("p").class("vide").text(
-                "Cette question vient d'un lien : la plonger coûte quelques tokens de votre clé, seulement si vous le demandez.",
+                "Cette question vient d'un lien : la plonger coûte quelques tokens de votre clé, seulement si vous le demandez.",
             );
             let button = E::new("button")
                 .attr("type", "button")
@@ -321,7 +321,7 @@ fn column(s: &State, method: Method) -> Element {
     let expected = s.example_question().and_then(|q| q.expected.as_deref());
     let column = if local && s.local_not_kept {
         column.child(E::new("p").class("note").text(
-            "Modèle local utilisé sans être gardé dans ce navigateur (stockage refusé : fenêtre privée ou espace plein) : il sera chargé à nouveau à la prochaine visite.",
+            "Modèle local utilisé sans être gardé dans ce navigateur (stockage refusé : fenêtre privée ou espace plein) : il sera chargé à nouveau à la prochaine visite.",
         ))
     } else {
         column
@@ -358,7 +358,7 @@ fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
     let (text, progress) = match (&s.local, s.local_fiches) {
         (LocalModel::Ready, Some((_, done, total))) => (
             format!(
-                "Calcul des vecteurs du modèle local pour vos fiches et vos questions : {} sur {}…",
+                "Calcul des vecteurs du modèle local pour vos fiches et vos questions : {} sur {}…",
                 fr::int(done as u64),
                 fr::int(total as u64)
             ),
@@ -403,7 +403,7 @@ fn why(s: &State, method: Method, doc: usize, score: f64) -> Element {
         Method::Keyword(k) => results::keyword_why(lab, k, &s.question, doc),
         Method::Sens | Method::SensLocal => E::new("p")
             .text(&format!(
-                "Cosinus entre le vecteur de la question et celui de la fiche : {}. Le sens ne se décompose pas mot à mot : \
+                "Cosinus entre le vecteur de la question et celui de la fiche : {}. Le sens ne se décompose pas mot à mot : \
                  deux textes proches par le sens ont des vecteurs proches, même sans mot commun.",
                 fr::decimal(score, 4)
             ))

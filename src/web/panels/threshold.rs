@@ -28,7 +28,7 @@ pub fn strip_plot(m: &Measurement) -> Element {
     let mut nodes = vec![
         E::svg("title")
             .text(&format!(
-                "Meilleurs scores sous {} : points = questions avec réponse, croix = sans réponse",
+                "Meilleurs scores sous {} : points = questions avec réponse, croix = sans réponse",
                 m.method
             ))
             .build(),
@@ -124,7 +124,7 @@ pub fn strip_plot(m: &Measurement) -> Element {
         Some(c) => {
             let separates = best_separable(&best);
             let mut t = format!(
-                "Seuil calibré sur les {} questions de rang pair : {} ({} bien triées) ; sur les {} autres : {} bien triées.",
+                "Seuil calibré sur les {} questions de rang pair : {} ({} bien triées) ; sur les {} autres : {} bien triées.",
                 c.calibration_questions,
                 score_text(m, c.calibration.threshold),
                 pct(c.calibration.accuracy),
@@ -132,9 +132,9 @@ pub fn strip_plot(m: &Measurement) -> Element {
                 pct(c.test_accuracy)
             );
             if !separates {
-                t += &format!(" Sur les {} questions, aucun seuil ne sépare celles qui ont une réponse de celles qui n'en ont pas : un score haut ne garantit pas une réponse. C'est au modèle qui lit les fiches trouvées de dire « pas dans le catalogue ».", m.questions.len());
+                t += &format!(" Sur les {} questions, aucun seuil ne sépare celles qui ont une réponse de celles qui n'en ont pas : un score haut ne garantit pas une réponse. C'est au modèle qui lit les fiches trouvées de dire « pas dans le catalogue ».", m.questions.len());
             } else {
-                t += &format!(" Ici un seuil sépare les {} questions, mais sur ces seules questions : de nouvelles questions le mettraient en défaut ; le modèle qui lit les fiches reste le juge.", m.questions.len());
+                t += &format!(" Ici un seuil sépare les {} questions, mais sur ces seules questions : de nouvelles questions le mettraient en défaut ; le modèle qui lit les fiches reste le juge.", m.questions.len());
             }
             t
         }
@@ -179,7 +179,7 @@ fn overlap(m: &Measurement, best: &[(f64, bool)]) -> Option<Element> {
         E::new("p")
             .class("preuve")
             .text(&format!(
-                "La preuve : « {} » n'a pas de réponse dans le catalogue et obtient {} ; « {} » en a une et n'obtient que {}. Tout seuil qui garde la seconde laisse passer la première.",
+                "La preuve : « {} » n'a pas de réponse dans le catalogue et obtient {} ; « {} » en a une et n'obtient que {}. Tout seuil qui garde la seconde laisse passer la première.",
                 text(absent.0),
                 score_text(m, absent.1),
                 text(lowest.0),
@@ -206,7 +206,7 @@ fn points_list(m: &Measurement, best: &[(f64, bool)], threshold: Option<f64>) ->
         Some(
             E::new("li")
                 .text(&format!(
-                    "« {} » : {} ({what})",
+                    "« {} » : {} ({what})",
                     q.question,
                     score_text(m, *score)
                 ))
@@ -215,7 +215,7 @@ fn points_list(m: &Measurement, best: &[(f64, bool)], threshold: Option<f64>) ->
     });
     E::new("div")
         .child(E::new("p").class("points-titre").text(
-            "Les points à regarder : les questions sans réponse, et celles avec réponse sous le seuil.",
+            "Les points à regarder : les questions sans réponse, et celles avec réponse sous le seuil.",
         ))
         .child(
             E::new("ul")

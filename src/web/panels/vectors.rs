@@ -19,7 +19,7 @@ pub fn render(s: &State) {
         Some(v) => {
             set_hidden(&calculer, true);
             format!(
-                "Vecteurs des fiches : {} × {} ({}), {}.",
+                "Vecteurs des fiches : {} × {} ({}), {}.",
                 v.count, v.dim, v.model, origin
             )
         }
@@ -33,7 +33,7 @@ pub fn render(s: &State) {
                 format!("{origin} ")
             };
             format!(
-                "{prefix}Aucun vecteur pour ces fiches : les calculer coûte au plus {} tokens, soit au plus {}, une seule fois.",
+                "{prefix}Aucun vecteur pour ces fiches : les calculer coûte au plus {} tokens, soit au plus {}, une seule fois.",
                 fr::int(tokens),
                 dollars(mistral::cost_usd(tokens))
             )

@@ -16,7 +16,7 @@ use crate::page::{Dataset, Msg};
 /// and held a second copy of the file in JavaScript until it was copied.
 pub(super) async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     const STEP: f64 = (4 << 20) as f64;
-    let failed = || format!("{} : lecture impossible.", file.name());
+    let failed = || format!("{} : lecture impossible.", file.name());
     let pacer = Pacer::new();
     let size = file.size();
     let mut out = Vec::with_capacity(size as usize);
@@ -84,11 +84,11 @@ pub async fn read_files(app: Shared, seq: u64, files: Vec<web_sys::File>, select
             let fingerprint = data.lab.fingerprint().to_owned();
             let a = attach_vectors(&app, v, ids, fingerprint, kind == FileKind::Npy)
                 .await
-                .map_err(|e| format!("{name} : {e}"))?;
+                .map_err(|e| format!("{name} : {e}"))?;
             data.shipped_questions = a.questions;
             data.lab.set_vectors_away(a.set, a.info);
             data.vectors_origin = if kind == FileKind::Npy {
-                format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
+                format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
             } else {
                 format!("chargés depuis {name}")
             };

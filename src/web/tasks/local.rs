@@ -96,7 +96,7 @@ pub(super) async fn fetch_with_progress(
 ) -> Result<web_sys::Blob, Download> {
     use wasm_bindgen::JsCast;
     let absent = || {
-        "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
+        "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
     };
     let window = web_sys::window().ok_or_else(absent)?;
     // Not wanted any more (the learner unticked or cancelled meanwhile): stopped, not failed.
@@ -115,7 +115,7 @@ pub(super) async fn fetch_with_progress(
     let resp: web_sys::Response = match resp {
         Ok(r) => r.dyn_into().map_err(|_| absent())?,
         Err(_) if stopped() => return Err(Download::Stopped),
-        Err(_) => return Err("Le modèle local n'a pas pu être chargé : le réseau a échoué. Tapez une autre question pour réessayer.".to_owned().into()),
+        Err(_) => return Err("Le modèle local n'a pas pu être chargé : le réseau a échoué. Tapez une autre question pour réessayer.".to_owned().into()),
     };
     // A file the site does not have is not built with it; any other answer may pass.
     match resp.status() {
@@ -123,7 +123,7 @@ pub(super) async fn fetch_with_progress(
         404 | 410 => return Err(absent().into()),
         status => {
             return Err(format!(
-                "Le modèle local n'a pas pu être chargé : le serveur a répondu {status}. Tapez une autre question pour réessayer."
+                "Le modèle local n'a pas pu être chargé : le serveur a répondu {status}. Tapez une autre question pour réessayer."
             )
             .into())
         }
@@ -159,7 +159,7 @@ pub(super) async fn fetch_with_progress(
         let Some(chunk) = read.await else {
             let _ = reader.cancel();
             return Err(format!(
-                "Le modèle local n'arrive plus (rien reçu depuis {} s) : téléchargement abandonné. Tapez une autre question pour réessayer.",
+                "Le modèle local n'arrive plus (rien reçu depuis {} s) : téléchargement abandonné. Tapez une autre question pour réessayer.",
                 STALL_MS / 1000
             )
             .into());
@@ -167,7 +167,7 @@ pub(super) async fn fetch_with_progress(
         let chunk = match chunk {
             Ok(c) => c,
             Err(_) if stopped() => return Err(Download::Stopped),
-            Err(_) => return Err("Le modèle local n'a pas pu être chargé : la connexion a été coupée. Tapez une autre question pour réessayer.".to_owned().into()),
+            Err(_) => return Err("Le modèle local n'a pas pu être chargé : la connexion a été coupée. Tapez une autre question pour réessayer.".to_owned().into()),
         };
         let done = js_sys::Reflect::get(&chunk, &"done".into())
             .ok()

@@ -45,7 +45,7 @@ pub async fn measure(
     });
     if let Some(Some((set, missing))) = wanted {
         if let Err(reason) = dense(&app, set, missing, false).await {
-            let result = Err(format!("Mesure impossible : {reason}."));
+            let result = Err(format!("Mesure impossible : {reason}."));
             app.dispatch(Msg::Measured { seq, epoch, result });
             return;
         }

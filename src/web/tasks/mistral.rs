@@ -29,7 +29,7 @@ pub async fn check_key(app: Shared, job: Job) {
         Ok(e) => {
             app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
             Ok(format!(
-                "Clé acceptée : {} a répondu ({} token{}).",
+                "Clé acceptée : {} a répondu ({} token{}).",
                 mistral::MODEL,
                 e.prompt_tokens,
                 if e.prompt_tokens > 1 { "s" } else { "" }
@@ -37,7 +37,7 @@ pub async fn check_key(app: Shared, job: Job) {
         }
         Err(ApiError::Cancelled) => return,
         Err(e @ ApiError::Network { .. }) => Err(format!(
-            "{} Une clé refusée peut aussi se montrer ainsi, si l'API répond sans les en-têtes CORS qui laissent le navigateur lire son refus : « vecteurs --verifier » le dit dans un terminal.",
+            "{} Une clé refusée peut aussi se montrer ainsi, si l'API répond sans les en-têtes CORS qui laissent le navigateur lire son refus : « vecteurs --verifier » le dit dans un terminal.",
             messages::api(&e)
         )),
         Err(e) => Err(messages::api(&e)),
@@ -145,7 +145,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
                     .and_then(|&i| fiches.get(i))
                     .map(|f| f.id.as_str());
                 let message = format!(
-                    "Calcul interrompu sur le lot de {} fiches {} à {} : {} Les {} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas.",
+                    "Calcul interrompu sur le lot de {} fiches {} à {} : {} Les {} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas.",
                     which.len(),
                     first.unwrap_or("?"),
                     last.unwrap_or("?"),
@@ -158,7 +158,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         }
         if call.is_cancelled() || !app.is_current(epoch) {
             let message = format!(
-                "Calcul interrompu : Annulé. Les {done} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas."
+                "Calcul interrompu : Annulé. Les {done} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas."
             );
             app.dispatch(Msg::ComputeEnded { epoch, message });
             return;
@@ -171,7 +171,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     let bytes = match built {
         Ok(b) => b,
         Err(e) => {
-            let message = format!("Vecteurs refusés : {}", messages::vectors(&e));
+            let message = format!("Vecteurs refusés : {}", messages::vectors(&e));
             app.dispatch(Msg::ComputeEnded { epoch, message });
             return;
         }
@@ -188,7 +188,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     let origin = if kept {
         "calculés dans ce navigateur (gardés en cache)".to_owned()
     } else {
-        "calculés dans ce navigateur (non gardés : le stockage du navigateur est indisponible ; « Télécharger » les garde)".to_owned()
+        "calculés dans ce navigateur (non gardés : le stockage du navigateur est indisponible ; « Télécharger » les garde)".to_owned()
     };
     let ids = fiches.iter().map(|f| f.id.clone()).collect();
     let fingerprint = crate::data::vectors::fingerprint(&fiches);
@@ -199,7 +199,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     match attached {
         Ok(a) => app.dispatch(a.loaded(epoch, origin, Some(bytes))),
         Err(reason) => {
-            let message = format!("Vecteurs refusés : {reason}");
+            let message = format!("Vecteurs refusés : {reason}");
             app.dispatch(Msg::ComputeEnded { epoch, message });
             return;
         }
@@ -207,7 +207,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     let cut_note = match cut {
         0 => String::new(),
         n => format!(
-            " {} trop longue{} pour l'API (plus de 8 192 tokens) : seuls {} {} premiers octets ont été plongés.",
+            " {} trop longue{} pour l'API (plus de 8 192 tokens) : seuls {} {} premiers octets ont été plongés.",
             crate::fr::count(n as u64, "fiche", "fiches"),
             if n > 1 { "s" } else { "" },
             if n > 1 { "leurs" } else { "ses" },
@@ -215,7 +215,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         ),
     };
     let message = format!(
-        "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page.{cut_note}"
+        "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page.{cut_note}"
     );
     app.dispatch(Msg::ComputeEnded { epoch, message });
 }
@@ -257,7 +257,7 @@ pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
             }
             Err(e) => {
                 // What was embedded stays in memory and in the cache: a retry pays only the rest.
-                let message = Some(format!("Mesure interrompue : {}", messages::api(&e)));
+                let message = Some(format!("Mesure interrompue : {}", messages::api(&e)));
                 app.dispatch(Msg::DenseEnded { epoch, message });
                 return;
             }
@@ -331,9 +331,9 @@ pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, item
             Ok((chat, _)) => outcomes.push(outcome(item, chat)),
             Err(e) => {
                 let message = match e {
-                    ApiError::Cancelled => "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.".to_owned(),
+                    ApiError::Cancelled => "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.".to_owned(),
                     other => format!(
-                        "Mesure interrompue : {} Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.",
+                        "Mesure interrompue : {} Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.",
                         messages::api(&other)
                     ),
                 };

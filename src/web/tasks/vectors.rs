@@ -20,17 +20,17 @@ pub(super) async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {
     let resp = fetch_ok(path).await?;
     let read = web_sys::Response::from(resp)
         .blob()
-        .map_err(|_| format!("{path} : lecture impossible."))?;
+        .map_err(|_| format!("{path} : lecture impossible."))?;
     wasm_bindgen_futures::JsFuture::from(read)
         .await
         .ok()
         .and_then(|b| b.dyn_into::<web_sys::Blob>().ok())
-        .ok_or_else(|| format!("{path} : lecture impossible."))
+        .ok_or_else(|| format!("{path} : lecture impossible."))
 }
 
 /// The response for `path`, if the server answered it with a success.
 async fn fetch_ok(path: &str) -> Result<gloo_net::http::Response, String> {
-    let network = || format!("{path} : le réseau a échoué.");
+    let network = || format!("{path} : le réseau a échoué.");
     let started = crate::web::dom::fetch_started(path).ok_or_else(network)?;
     use wasm_bindgen::JsCast;
     let resp: web_sys::Response = wasm_bindgen_futures::JsFuture::from(started)
@@ -40,7 +40,7 @@ async fn fetch_ok(path: &str) -> Result<gloo_net::http::Response, String> {
         .map_err(|_| network())?;
     let resp = gloo_net::http::Response::from(resp);
     if !resp.ok() {
-        return Err(format!("{path} : le serveur répond {}", resp.status()));
+        return Err(format!("{path} : le serveur répond {}", resp.status()));
     }
     Ok(resp)
 }
@@ -49,7 +49,7 @@ pub(super) async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
     let resp = fetch_ok(path).await?;
     resp.binary()
         .await
-        .map_err(|_| format!("{path} : lecture impossible."))
+        .map_err(|_| format!("{path} : lecture impossible."))
 }
 
 /// Mistral fiche vectors the page's worker has read, checked and kept as `set`.
@@ -203,7 +203,7 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
                     epoch,
                     set: Box::new(set),
                 }),
-                Err(e) => web_sys::console::warn_1(&format!("{name} : {e}").into()),
+                Err(e) => web_sys::console::warn_1(&format!("{name} : {e}").into()),
             }
         }
         if let Some(name) = manifest.vecteurs {
@@ -224,7 +224,7 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
                     }
                 }
                 Err(message) => {
-                    let origin = format!("Le fichier livré {name} est refusé : {message}");
+                    let origin = format!("Le fichier livré {name} est refusé : {message}");
                     app.dispatch(Msg::VectorsRefused { epoch, origin });
                 }
             }

@@ -155,7 +155,7 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                         .text(&a.stop_words.join(" ")),
                 )
                 .child(E::new("div").class("ligne").children([
-                    E::new("span").text("Partir de :").build(),
+                    E::new("span").text("Partir de :").build(),
                     button("la liste du sujet", ("data-mots-vides", "sujet")),
                     button("celle de mots+", ("data-mots-vides", "mots-plus")),
                     button("Snowball", ("data-mots-vides", "snowball")),
@@ -190,7 +190,7 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
         let enriched = settings.enrich.iter().enumerate().map(|(i, e)| {
             E::new("li")
                 .text(&format!(
-                    "{}{} + «\u{a0}{}\u{a0}» ",
+                    "{}{} + «\u{202f}{}\u{202f}» ",
                     e.id,
                     if e.product { " et ses variantes" } else { "" },
                     e.words
@@ -203,7 +203,7 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                 .class("panneau")
                 .child(E::new("legend").text("Enrichir une fiche"))
                 .child(E::new("p").class("etat").text(
-                    "« C'est la fiche qu'on enrichit, pas la question » : ajoutez à une fiche les mots que les clients emploient.",
+                    "« C'est la fiche qu'on enrichit, pas la question » : ajoutez à une fiche les mots que les clients emploient.",
                 ))
                 .child(E::new("div").class("ligne").children([
                     E::new("label").attr("for", FICHE).text("Fiche").build(),

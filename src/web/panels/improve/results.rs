@@ -34,28 +34,28 @@ fn figures_table(before: &Measurement, after: &Measurement) -> Element {
             _ => "courantes",
         };
         rows.push((
-            format!("{label} : bonne fiche en tête"),
+            format!("{label} : bonne fiche en tête"),
             a.hit1 as f64,
             b.hit1 as f64,
             0,
         ));
         if let (Some(pa), Some(pb)) = (&a.product, &b.product) {
             rows.push((
-                format!("{label} : bon produit en tête"),
+                format!("{label} : bon produit en tête"),
                 pa.hit1 as f64,
                 pb.hit1 as f64,
                 0,
             ));
         }
         rows.push((
-            format!("{label} : dans les 5 premières"),
+            format!("{label} : dans les 5 premières"),
             a.hit5 as f64,
             b.hit5 as f64,
             0,
         ));
-        rows.push((format!("{label} : MRR@10"), a.mrr10, b.mrr10, 3));
+        rows.push((format!("{label} : MRR@10"), a.mrr10, b.mrr10, 3));
         rows.push((
-            format!("{label} : bonne fiche en tête, ex æquo comptés contre"),
+            format!("{label} : bonne fiche en tête, ex æquo comptés contre"),
             a.worst_hit1 as f64,
             b.worst_hit1 as f64,
             0,
@@ -106,7 +106,7 @@ fn moved_list(title: &str, class: &str, moved: &[Moved]) -> Element {
     let items = moved.iter().map(|m| {
         E::new("li")
             .text(&format!(
-                "{} : {} → {}",
+                "{} : {} → {}",
                 m.question,
                 rank(m.before),
                 rank(m.after)
@@ -166,7 +166,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             .filter(|q| q.kind == QuestionKind::Courante)
             .count();
         out.push(E::new("p").class("etat").text(&format!(
-            "« Bon produit » : la fiche attendue ou une autre variante du même produit (autre longueur, autre coloris). {with_siblings} des {courantes} questions courantes attendent une variante que la question ne nomme pas."
+            "« Bon produit » : la fiche attendue ou une autre variante du même produit (autre longueur, autre coloris). {with_siblings} des {courantes} questions courantes attendent une variante que la question ne nomme pas."
         )).build());
     }
     if let Some(d) = &im.diff {
@@ -202,7 +202,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
                         .text(mark)
                         .build(),
                     E::new("span")
-                        .text(&format!("{} : {} ({word})", c.label, c.detail))
+                        .text(&format!("{} : {} ({word})", c.label, c.detail))
                         .build(),
                 ])
                 .build()
@@ -229,7 +229,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             .map(|d| s.data.lab.fiches()[d].nom.clone())
             .unwrap_or_default()
     };
-    let quoted = |w: &str| format!("«\u{a0}{w}\u{a0}»");
+    let quoted = |w: &str| format!("«\u{202f}{w}\u{202f}»");
     let items = misses.iter().map(|r| {
         let lifted: Vec<String> = r
             .lifted
@@ -245,7 +245,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
                     .build(),
                 E::new("p")
                     .text(&format!(
-                        "Fiche attendue {} {} (rang : {}). Mots absents de la fiche : {}.",
+                        "Fiche attendue {} {} (rang : {}). Mots absents de la fiche : {}.",
                         r.expected,
                         name(&r.expected),
                         rank(r.rank),
@@ -259,7 +259,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
                 E::new("p")
                     .text(&match &r.first {
                         Some(id) => format!(
-                            "En tête à la place : {id} {}, par {}.",
+                            "En tête à la place : {id} {}, par {}.",
                             name(id),
                             if lifted.is_empty() {
                                 "aucun mot".into()
@@ -275,7 +275,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
     });
     let table = E::new("div")
         .child(E::new("p").class("etat").text(&format!(
-            "{} question{} hors des 5 premières ; mots lus avec : {}.",
+            "{} question{} hors des 5 premières ; mots lus avec : {}.",
             misses.len(),
             if misses.len() > 1 { "s" } else { "" },
             index.analyzer().describe()
@@ -286,7 +286,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
         E::new("section")
             .class("partie")
             .attr("id", "ameliorer-ratees")
-            .child(E::new("h3").text("Les ratées : quel mot de la question manque à la fiche ?"))
+            .child(E::new("h3").text("Les ratées : quel mot de la question manque à la fiche ?"))
             .child(table)
             .build(),
     );

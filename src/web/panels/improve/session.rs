@@ -17,7 +17,7 @@ pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
         .attr("id", "ameliorer-balayage")
         .child(E::new("h3").text("Régler sur une moitié, vérifier sur l'autre"))
         .child(E::new("p").class("intro").text(
-            "Un balayage essaie toute une grille de réglages. Le meilleur sur les 40 questions est surtout chanceux : on le choisit sur les questions de rang pair, et on regarde ce qu'il donne sur les autres.",
+            "Un balayage essaie toute une grille de réglages. Le meilleur sur les 40 questions est surtout chanceux : on le choisit sur les questions de rang pair, et on regarde ce qu'il donne sur les autres.",
         ));
     let mut buttons = Vec::new();
     if settings.keyword().is_some() {
@@ -73,14 +73,14 @@ pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
         )];
         rows.push(row(
             &format!(
-                "choisi sur le calibrage : {}",
+                "choisi sur le calibrage : {}",
                 sw.points[sw.best_calibration].label
             ),
             &sw.points[sw.best_calibration],
             "choisi",
         ));
         rows.push(row(
-            &format!("meilleur sur toutes : {}", sw.points[sw.best_all].label),
+            &format!("meilleur sur toutes : {}", sw.points[sw.best_all].label),
             &sw.points[sw.best_all],
             "",
         ));
