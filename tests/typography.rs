@@ -4,6 +4,7 @@
 //! builders' outputs are checked too: every error message by `fr::messages`'s tests, and the
 //! rendered page, in three engines, by `tests/e2e/browsers.test.mjs`. Test modules are left out:
 //! their inputs are data (the exercise's questions are written as they are).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use rag_fiches::fr::typography::faults;
 use std::path::{Path, PathBuf};
 
