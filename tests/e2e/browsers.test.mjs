@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveDist, LOCAL_MODEL, localModelPresent, asMistralEmbed } from './harness.mjs';
-import { ENGINES, missing, startEngine, RECORDER, withRecorder } from './engines.mjs';
+import { ENGINES, missing, startEngine, RECORDER, withRecorder, SAFARI_STORAGE } from './engines.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The build under test (RAG_FICHES_DIST=dist-old runs these tests on an older build). */
@@ -25,6 +25,8 @@ const DIST = process.env.RAG_FICHES_DIST ?? 'dist';
 const ran = Object.fromEntries(ENGINES.map((e) => [e, []]));
 let server;
 const engines = {};
+/** Each engine's version, as its first page reported it. */
+const versions = {};
 
 before(async () => {
   const html = withRecorder(await readFile(join(ROOT, DIST, 'index.html'), 'utf8'));
@@ -35,7 +37,7 @@ after(async () => {
   for (const e of Object.values(engines)) await e.close();
   await server?.close();
   for (const engine of ENGINES) {
-    const version = engines[engine]?.version ?? missing(engine) ?? 'not started';
+    const version = engines[engine]?.version ?? versions[engine] ?? missing(engine) ?? 'not started';
     console.log(`[browsers] ${engine} (${version}): ${ran[engine].length} tests: ${ran[engine].join(' | ')}`);
   }
 });
@@ -191,59 +193,53 @@ async function ownData(engine) {
 
 inEngines('« Vos données » with a vectors file: kept by the worker, measured without a key', ownData);
 
+/** Declares `name` in a WebKit of its own, started with `setup` (JavaScriptCore's flags in `env`,
+ *  MiniBrowser's `features`): what only some Safari versions or settings show. */
+function inWebKit(name, setup, body) {
+  test(`webkit ${name}`, { skip: missing('webkit') ?? false }, async () => {
+    const engine = await startEngine('webkit', setup);
+    try {
+      await body(engine);
+      ran.webkit.push(name);
+      versions.webkit ??= engine.version;
+    } finally {
+      await engine.close();
+    }
+  });
+}
+
 // WebKitGTK's defaults have no `navigator.storage` (the worker died there); with Safari's storage
 // features on, the API exists and fails in an ephemeral session (the fallback ran already).
-test('webkit with Safari\'s storage features: « Vos données » with a vectors file', { skip: missing('webkit') ?? false }, async () => {
-  const { SAFARI_STORAGE } = await import('./engines.mjs');
-  const engine = await startEngine('webkit', { features: SAFARI_STORAGE });
-  try {
-    await ownData(engine);
-    ran.webkit.push('« Vos données » with Safari\'s storage features');
-  } finally {
-    await engine.close();
-  }
-});
+inWebKit('with Safari\'s storage features: « Vos données » with a vectors file', { features: SAFARI_STORAGE }, ownData);
 
 // JavaScriptCore with relaxed SIMD on (off in Safari by default) validated the older probe's
 // instruction and refused the fast worker's: the local columns disappeared.
-test('webkit with relaxed SIMD on: the local columns work', { skip: missing('webkit') ?? false }, async () => {
-  const engine = await startEngine('webkit', { env: { JSC_useWasmRelaxedSIMD: 'true' } });
-  try {
-    if (!localModelPresent('webkit with relaxed SIMD on')) return;
-    const tab = await openReady(engine);
-    // A typed question: the worker (and its model) embeds it.
-    await tab.click('#indisponibles #essayer-local');
-    await tab.type('#question', 'Une colle pour la faïence de la cuisine', { enter: true });
-    assert.equal(await ids(tab, 'sens local'), 'AR-0023 AR-0024 AR-0020 AR-0019 AR-0146');
-    assert.deepEqual(await tab.problems(), []);
-    await tab.close();
-    ran.webkit.push('relaxed SIMD on');
-  } finally {
-    await engine.close();
-  }
+inWebKit('with relaxed SIMD on: the local columns work', { env: { JSC_useWasmRelaxedSIMD: 'true' } }, async (engine) => {
+  if (!localModelPresent('webkit with relaxed SIMD on')) return;
+  const tab = await openReady(engine);
+  // A typed question: the worker (and its model) embeds it.
+  await tab.click('#indisponibles #essayer-local');
+  await tab.type('#question', 'Une colle pour la faïence de la cuisine', { enter: true });
+  assert.equal(await ids(tab, 'sens local'), 'AR-0023 AR-0024 AR-0020 AR-0019 AR-0146');
+  assert.deepEqual(await tab.problems(), []);
+  await tab.close();
 });
 
 // Without wasm SIMD (Safari before 16.4) no module compiles: the page says so, in French.
-test('webkit without wasm SIMD: the page says which browsers work', { skip: missing('webkit') ?? false }, async () => {
-  const engine = await startEngine('webkit', { env: { JSC_useWasmSIMD: 'false' } });
-  try {
-    const tab = await engine.open();
-    await tab.goto(server.url);
-    const said = await tab.until(() => {
-      const alert = document.querySelector('#erreur');
-      return alert && !alert.hidden && alert.textContent;
-    }, { timeout: 15000, what: 'the message of #erreur' });
-    assert.match(said, /il lui manque WebAssembly SIMD\. Il faut Safari 16\.4 ou plus récent/);
-    assert.equal(await tab.run(() => document.body.dataset.incompatible), 'simd');
-    assert.equal(await tab.run(() => document.querySelector('#resume').textContent), 'Navigateur trop ancien pour ce laboratoire.');
-    // What goes wrong is the modules' refusal, and only that.
-    const problems = await tab.problems();
-    assert.ok(problems.every((p) => /CompileError|simd/i.test(p)), problems.join('\n'));
-    await tab.close();
-    ran.webkit.push('without wasm SIMD');
-  } finally {
-    await engine.close();
-  }
+inWebKit('without wasm SIMD: the page says which browsers work', { env: { JSC_useWasmSIMD: 'false' } }, async (engine) => {
+  const tab = await engine.open();
+  await tab.goto(server.url);
+  const said = await tab.until(() => {
+    const alert = document.querySelector('#erreur');
+    return alert && !alert.hidden && alert.textContent;
+  }, { timeout: 15000, what: 'the message of #erreur' });
+  assert.match(said, /il lui manque WebAssembly SIMD\. Il faut Safari 16\.4 ou plus récent/);
+  assert.equal(await tab.run(() => document.body.dataset.incompatible), 'simd');
+  assert.equal(await tab.run(() => document.querySelector('#resume').textContent), 'Navigateur trop ancien pour ce laboratoire.');
+  // What goes wrong is the modules' refusal, and only that.
+  const problems = await tab.problems();
+  assert.ok(problems.every((p) => /CompileError|simd/i.test(p)), problems.join('\n'));
+  await tab.close();
 });
 
 /** The texts that come from data (fiches, questions): shown as they are, not the page's French. */
