@@ -20,11 +20,12 @@ html = open(path, encoding="utf-8").read()
 # The first module's wasm: asked for by the page's first script (FIRST_WASM), which every engine
 # honours, instead of Trunk's <link rel="preload">, which WebKit ignored (it fetched the file twice);
 # the loader takes that request's answer.
-preloads = re.findall(r'<link rel="preload" href="(\./premier-[0-9a-f]+_bg\.wasm)"[^>]*>', html)
+# Its href is "./premier-…" or, built with --public-url, "/<repo>/premier-…".
+preloads = re.findall(r'<link rel="preload" href="([^"]*premier-[0-9a-f]+_bg\.wasm)"[^>]*>', html)
 if len(preloads) != 1:
     sys.exit(f"csp.py: expected one preload of the first module's wasm in {path}, found {len(preloads)}")
 wasm = preloads[0]
-html = re.sub(r'<link rel="preload" href="\./premier-[0-9a-f]+_bg\.wasm"[^>]*>\n?', "", html)
+html = re.sub(r'<link rel="preload" href="[^"]*premier-[0-9a-f]+_bg\.wasm"[^>]*>\n?', "", html)
 if html.count("'FIRST_WASM'") != 1:
     sys.exit(f"csp.py: expected the first script's 'FIRST_WASM' in {path}")
 html = html.replace("'FIRST_WASM'", f"'{wasm}'")
