@@ -18,7 +18,7 @@ import sys
 path = os.path.join(os.environ.get("TRUNK_STAGING_DIR", sys.argv[1] if len(sys.argv) > 1 else "dist"), "index.html")
 html = open(path, encoding="utf-8").read()
 # The first module's wasm: asked for by the page's first script (FIRST_WASM), which every engine
-# honours, instead of Trunk's <link rel="preload">, which WebKit ignored (it fetched the file twice);
+# honours, instead of Trunk's <link rel="preload">, whose answer WebKit does not hand to the loader;
 # the loader takes that request's answer.
 # Its href is "./premier-…" or, built with --public-url, "/<repo>/premier-…".
 preloads = re.findall(r'<link rel="preload" href="([^"]*premier-[0-9a-f]+_bg\.wasm)"[^>]*>', html)

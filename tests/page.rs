@@ -887,6 +887,16 @@ fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
         .any(|e| matches!(e, Effect::LoadVectors { epoch } if *epoch == s.data.epoch)));
 }
 
+/// `sens local` shown and « Un isolant » typed: the local model's download asked for, once.
+fn downloading_local_model() -> State {
+    let mut s = state();
+    with_local_vectors(&mut s);
+    show(&mut s, Method::SensLocal);
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    s
+}
+
 /// The exercise's local fiche vectors, as the page loads them at start-up.
 fn with_local_vectors(s: &mut State) {
     let rows = (0..s.data.lab.fiches().len())
@@ -941,11 +951,7 @@ fn b8_a_link_with_a_local_method_downloads_no_model_before_a_gesture() {
 
 #[test]
 fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
-    let mut s = state();
-    with_local_vectors(&mut s);
-    show(&mut s, Method::SensLocal);
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    let mut s = downloading_local_model();
     // The cached copy was refused (and deleted by the shell): fetched again.
     let fx = send(&mut s, Msg::LocalModelEvicted("empreinte".into()));
     assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
@@ -961,11 +967,7 @@ fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
 
 #[test]
 fn b7_unticking_or_cancelling_aborts_the_download_and_a_question_fetches_it_again() {
-    let mut s = state();
-    with_local_vectors(&mut s);
-    show(&mut s, Method::SensLocal);
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    let mut s = downloading_local_model();
     // « Annuler le téléchargement »: its request aborted, said.
     let fx = send(&mut s, Msg::LocalModelCancelled);
     assert_eq!(count(&fx, |e| matches!(e, Effect::AbortLocalModel)), 1);
@@ -1056,10 +1058,7 @@ fn b11_a_vos_donnees_link_opened_without_those_files_says_so_where_the_learner_l
 
 #[test]
 fn b7_a_failed_download_is_tried_again_by_the_next_gesture_not_before() {
-    let mut s = state();
-    with_local_vectors(&mut s);
-    show(&mut s, Method::SensLocal);
-    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let mut s = downloading_local_model();
     send(&mut s, Msg::LocalModelDownloadFailed("503".into()));
     assert!(matches!(s.local, LocalModel::Unavailable(_)));
     // Nothing else retries by itself.
@@ -1076,10 +1075,7 @@ fn b7_a_failed_download_is_tried_again_by_the_next_gesture_not_before() {
 
 #[test]
 fn b7_unticking_the_local_methods_stops_the_download() {
-    let mut s = state();
-    with_local_vectors(&mut s);
-    show(&mut s, Method::SensLocal);
-    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let mut s = downloading_local_model();
     send(
         &mut s,
         Msg::LocalModelProgress {

@@ -246,8 +246,8 @@ pub fn fetch_started(path: &str) -> Option<js_sys::Promise> {
 }
 
 /// Starts the request for `path` now; the page's own request for it, made later through
-/// [`fetch_started`], gets its answer. Works alike in every engine, where
-/// `<link rel="preload" as="fetch">` was ignored by WebKit (the file was then fetched again).
+/// [`fetch_started`], gets its answer. Works alike in every engine, which
+/// `<link rel="preload" as="fetch">` does not: WebKit fetches the file again.
 pub fn fetch_ahead(path: &str) {
     fetches_call("ask", path);
 }

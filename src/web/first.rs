@@ -85,8 +85,8 @@ pub fn run() {
         }
         // The local encoder's vectors of the fiches (250 kB) are the page's, not the first
         // result's: asked for only now, while the page's module loads, and taken from this
-        // request by the page's own. Asked for with the fiches, they shared the network with
-        // the first module: over a link of 1.6 Mbit/s, the first result came 1.1 s later.
+        // request by the page's own. Asked for with the fiches, they would share a slow
+        // network with the first module and delay the first result.
         if let Some(name) = &manifest.vecteurs_local {
             fetch_ahead(&format!("data/{name}"));
         }
