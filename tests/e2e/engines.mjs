@@ -13,7 +13,7 @@
 // Chromium's and Firefox's own consoles are read as well.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -239,11 +239,12 @@ async function chromiumEngine() {
 
 async function firefoxEngine() {
   const { default: puppeteer } = await import('puppeteer-core');
+  const profile = await mkdtemp(join(tmpdir(), 'rag-fiches-firefox-'));
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
     headless: true,
-    userDataDir: await mkdtemp(join(tmpdir(), 'rag-fiches-firefox-')),
+    userDataDir: profile,
   });
   return {
     name: 'firefox',
@@ -262,7 +263,7 @@ async function firefoxEngine() {
       page.on('pageerror', (e) => tab.consoleProblems.push(`page error: ${e.message}`));
       return tab;
     },
-    close: () => browser.close(),
+    close: async () => { await browser.close(); await rm(profile, { recursive: true, force: true }); },
   };
 }
 

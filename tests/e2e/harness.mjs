@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
@@ -143,7 +143,11 @@ export async function launch() {
  *  has: its origin-private file system is on disk, where `launch()`'s contexts keep it in memory
  *  as an incognito window does. Returns the context; closing it closes the browser. */
 export async function launchWithProfile() {
-  return chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), 'rag-fiches-profile-')), LAUNCH);
+  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-profile-'));
+  const context = await chromium.launchPersistentContext(dir, LAUNCH);
+  const close = context.close.bind(context);
+  context.close = async () => { await close(); await rm(dir, { recursive: true, force: true }); };
+  return context;
 }
 
 /** A new page whose problems are collected in `problems` (console errors, page errors,
