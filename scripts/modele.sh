@@ -55,3 +55,15 @@ if [ ! -f "$OUT" ]; then
     --controle tests/questions-francaises.txt --out "$OUT"
 fi
 say "local model: $OUT ($(stat -c %s "$OUT") bytes)"
+# The page's copy (src/encoder/blocks.rs): the head, xz-compressed, and the table's rows in block
+# files fetched as questions need them. The head's hash goes into data/manifeste.json.
+PAGE=data/modele-local
+if [ ! -f "$PAGE/tete.safetensors.xz" ] || [ "$OUT" -nt "$PAGE/tete.safetensors.xz" ]; then
+  rm -rf "$DIR/tete" "$PAGE"
+  cargo run --locked --quiet --release --bin modele -- --tete "$DIR/tete" --modele "$OUT"
+  mkdir -p "$PAGE"
+  xz -9e -T1 -c "$DIR/tete/tete.safetensors" > "$PAGE/tete.safetensors.xz.part"
+  mv "$DIR/tete/lignes" "$PAGE/lignes"
+  mv "$PAGE/tete.safetensors.xz.part" "$PAGE/tete.safetensors.xz"
+fi
+say "the page's copy: $PAGE/tete.safetensors.xz ($(stat -c %s "$PAGE/tete.safetensors.xz") bytes) and $(ls "$PAGE/lignes" | wc -l) blocks of rows"

@@ -166,3 +166,81 @@ fn our_encoder_agrees_with_the_reference_on_fiches_questions_and_awkward_inputs(
     );
     assert!(worst.0 >= 0.9999, "cosine {} for {:?}", worst.0, worst.1);
 }
+
+/// The page's model: the head (`Model::to_head`) and the blocks of rows fetched as texts need
+/// them (`encoder::blocks`). Its vectors are the whole model's, bit for bit, and its ids too.
+#[test]
+fn the_head_and_its_blocks_embed_exactly_as_the_whole_model() {
+    let path = root().join(rag_fiches::encoder::identity::MODEL_FILE);
+    if !path.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "with CI=true the local model is required: no {}",
+            path.display()
+        );
+        eprintln!(
+            "\n*** SKIPPED the head's test: no {} (bash scripts/modele.sh) ***\n",
+            path.display()
+        );
+        return;
+    }
+    let model = Model::from_safetensors(&std::fs::read(&path).unwrap()).unwrap();
+    let questions =
+        rag_fiches::data::parse_questions(include_str!("../data/questions.csv")).unwrap();
+    let mut common = std::collections::BTreeSet::new();
+    for q in &questions {
+        common.extend(model.tokenizer.encode(&q.text));
+    }
+    let head_bytes = model.to_head(&common).unwrap();
+    let mut head = Model::from_safetensors(&head_bytes).unwrap();
+    assert_eq!(head.rows_here(), common.len());
+    let files: Vec<Vec<u8>> = model.block_files().map(|(_, f)| f).collect();
+    // A damaged block is refused and changes nothing.
+    let some = texts()
+        .into_iter()
+        .find_map(|t| head.try_embed(&t).err())
+        .unwrap()[0];
+    let mut damaged = files[some as usize].clone();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x40;
+    assert!(head.add_block(some, &damaged).is_err());
+    assert!(head.add_block(some, &files[some as usize][..100]).is_err());
+    assert_eq!(head.rows_here(), common.len());
+    let mut fetched = 0;
+    for text in texts() {
+        assert_eq!(
+            head.tokenizer.encode(&text),
+            model.tokenizer.encode(&text),
+            "ids of {text:?}"
+        );
+        let vector = match head.try_embed(&text) {
+            Ok(v) => v,
+            Err(blocks) => {
+                fetched += blocks.len();
+                for b in blocks {
+                    head.add_block(b, &files[b as usize]).unwrap();
+                }
+                head.try_embed(&text).unwrap()
+            }
+        };
+        assert_eq!(
+            vector,
+            model.embed(&text),
+            "{text:?} embedded as the whole model does"
+        );
+    }
+    // The French control questions, which the head did not see: the blocks each one adds.
+    let control = include_str!("questions-francaises.txt");
+    let fresh = Model::from_safetensors(&head_bytes).unwrap();
+    let added: Vec<usize> = control
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| fresh.missing_blocks(&fresh.tokenizer.encode(l)).len())
+        .collect();
+    eprintln!(
+        "head: {} bytes, {} rows; 254 texts fetched {fetched} blocks; a control question alone needs {:?} blocks",
+        head_bytes.len(),
+        common.len(),
+        added
+    );
+}

@@ -872,3 +872,35 @@ fn the_manifest_names_the_local_model_the_shipped_vectors_were_computed_with() {
         Err(e) => panic!("{MODEL_FILE}: {e} (CI=true requires it: bash scripts/modele.sh)"),
     }
 }
+
+/// The page's head (what it fetches and caches) is the one made from that model, with the
+/// exercise's questions' rows: the manifest names it by the hash of its bytes.
+#[test]
+fn the_manifest_names_the_page_head_made_from_that_model() {
+    use rag_fiches::encoder::identity::{content_hash, HEAD_FIELD, MODEL_FILE};
+    let text = std::fs::read_to_string("data/manifeste.json").unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let named = manifest[HEAD_FIELD]
+        .as_str()
+        .expect("the manifest names the page's head");
+    let bytes = match std::fs::read(MODEL_FILE) {
+        Ok(bytes) => bytes,
+        Err(_) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("*** SKIPPED: no {MODEL_FILE} (bash scripts/modele.sh) ***");
+            return;
+        }
+        Err(e) => panic!("{MODEL_FILE}: {e} (CI=true requires it: bash scripts/modele.sh)"),
+    };
+    let model = rag_fiches::encoder::Model::from_safetensors(&bytes).unwrap();
+    let questions: Vec<String> =
+        parse_questions(&std::fs::read_to_string("data/questions.csv").unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|q| q.text)
+            .collect();
+    assert_eq!(
+        content_hash(&model.page_head(&questions).unwrap()),
+        named,
+        "data/manifeste.json does not name this model's head: modele --tete writes it"
+    );
+}

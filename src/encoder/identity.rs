@@ -8,6 +8,10 @@ use sha2::{Digest, Sha256};
 /// Where the page is served the local model, relative to the page.
 pub const MODEL_FILE: &str = "data/modele-local.safetensors";
 
+/// The manifest's field naming the page's model head ([`super::blocks::HEAD_FILE`]) by the
+/// content hash of its bytes once decompressed.
+pub const HEAD_FIELD: &str = "modele_local_tete";
+
 /// `sha256:` and the hex SHA-256 of `bytes`: the form the manifest and the worker use.
 pub fn content_hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

