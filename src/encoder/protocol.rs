@@ -75,6 +75,12 @@ pub enum Reply {
     Refused { reason: String },
     /// A question's vector.
     Question { text: String, vector: Vec<f32> },
+    /// The text being embedded needs rows of the table not fetched yet: `done` of `total`
+    /// blocks arrived, `bytes` of them from the network ([`super::blocks`]).
+    Rows { done: u32, total: u32, bytes: u64 },
+    /// Blocks of rows could not be fetched, after retries, and why (in French): the text in
+    /// hand is dropped, and the worker waits for the page.
+    RowsFailed { reason: String },
     /// How many of catalogue `epoch`'s texts are embedded so far.
     Progress { epoch: u64, done: usize },
     /// Every text of catalogue `epoch`, embedded, in the order sent. Between the worker and the

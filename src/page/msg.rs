@@ -118,6 +118,15 @@ pub enum Msg {
     LocalModelRequested,
     /// « Annuler » on the model's download.
     LocalModelCancelled,
+    /// The text being embedded needs rows of the model's table: `done` of `total` blocks
+    /// arrived (`bytes` from the network).
+    LocalRows {
+        done: u32,
+        total: u32,
+        bytes: u64,
+    },
+    /// Rows of the model's table could not be fetched (why, in French).
+    LocalRowsFailed(String),
     ExportRequested(String),
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),

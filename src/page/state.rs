@@ -80,6 +80,8 @@ pub struct State {
     pub local: LocalModel,
     /// The model in use could not be kept in this browser: the next visit downloads it again.
     pub local_not_kept: bool,
+    /// Blocks of the model's rows arriving for the text being embedded: (done, total, bytes).
+    pub local_rows: Option<(u32, u32, u64)>,
     /// The learner asked for the local model (a gesture): a link's question may then download it.
     pub local_download_ok: bool,
     /// The model's download failed: a gesture that needs the model tries it again.
@@ -145,6 +147,7 @@ impl State {
             journal: Journal::default(),
             local: LocalModel::Idle,
             local_not_kept: false,
+            local_rows: None,
             local_download_ok: false,
             local_retry: false,
             local_qvectors: QuestionVectors::new(),

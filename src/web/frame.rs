@@ -33,9 +33,12 @@ pub struct Manifest {
     pub vecteurs: Option<String>,
     /// The local encoder's vectors of the fiches and the questions.
     pub vecteurs_local: Option<String>,
-    /// The content hash of the local model those vectors were computed with
-    /// ([`crate::encoder::identity::content_hash`]): the only model the page uses or caches.
+    /// The content hash of the page's head of the local model those vectors were computed with
+    /// ([`crate::encoder::identity::HEAD_FIELD`]): the only model the page uses or caches.
     pub modele_local: Option<String>,
+    /// The content hash of the whole model file: what pages before the head cached (81 MB),
+    /// deleted from this browser when the head is fetched.
+    pub modele_entier: Option<String>,
 }
 
 impl Manifest {
@@ -48,7 +51,8 @@ impl Manifest {
         Manifest {
             vecteurs: name("vecteurs"),
             vecteurs_local: name("vecteurs_local"),
-            modele_local: name("modele_local"),
+            modele_local: name(crate::encoder::identity::HEAD_FIELD),
+            modele_entier: name("modele_local"),
         }
     }
 }

@@ -344,6 +344,8 @@ fn replied(app: &Shared, reply: Reply) {
             vector,
         },
         Reply::Progress { epoch, done } => Msg::LocalFichesProgress { epoch, done },
+        Reply::Rows { done, total, bytes } => Msg::LocalRows { done, total, bytes },
+        Reply::RowsFailed { reason } => Msg::LocalRowsFailed(reason),
         Reply::Texts { epoch, vectors } => Msg::LocalTextsEmbedded { epoch, vectors },
         Reply::Vectors { set, .. } | Reply::VectorsRefused { set, .. } => {
             return wake(set, Some(reply));

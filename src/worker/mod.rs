@@ -23,6 +23,7 @@ use crate::fr::messages;
 use crate::lab::Lab;
 use crate::mistral;
 
+mod blocks;
 mod rows;
 mod sets;
 
@@ -48,6 +49,9 @@ struct Worker {
 }
 
 type Shared = Rc<RefCell<Worker>>;
+
+/// How an xz file starts.
+const XZ_MAGIC: &[u8] = b"\xfd7zXZ\x00";
 
 /// How often, at most, the page hears of a catalogue's progress.
 const PROGRESS_MS: f64 = 250.0;
@@ -193,6 +197,20 @@ async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>, sha256: Option<&s
             return;
         }
     };
+    // The page's head comes xz-compressed (`encoder::blocks::HEAD_FILE`); a whole model file
+    // (the tests' own) as it is.
+    let bytes = if bytes.starts_with(XZ_MAGIC) {
+        let mut out = Vec::with_capacity(bytes.len() * 2);
+        if let Err(e) = lzma_rs::xz_decompress(&mut &bytes[..], &mut out) {
+            post(&Reply::Refused {
+                reason: format!("le fichier du modèle est illisible ({e})"),
+            });
+            return;
+        }
+        out
+    } else {
+        bytes
+    };
     // Only the model the page names: a cached copy of another build, a truncated download or a
     // server's fallback page is refused before anything is read from it.
     if let Some(expected) = sha256 {
@@ -260,11 +278,37 @@ async fn pump(worker: Shared) {
     loop {
         let work = worker.borrow_mut().queue.take_next();
         let Some(work) = work else { break };
-        let vector = {
+        let text = match &work {
+            Work::Question(text) | Work::Text { text, .. } => text.clone(),
+        };
+        let attempt = {
             let w = worker.borrow();
             let Some(model) = w.model.as_ref() else { break };
-            match &work {
-                Work::Question(text) | Work::Text { text, .. } => model.embed(text),
+            model.try_embed(&text)
+        };
+        let vector = match attempt {
+            Ok(vector) => vector,
+            // Rows this text needs are not here yet: fetched (or read from Cache Storage).
+            Err(missing) => {
+                let fetched = blocks::fetch(&worker, &missing).await;
+                let w = worker.borrow();
+                let embedded = w.model.as_ref().map(|m| m.try_embed(&text));
+                match (fetched, embedded) {
+                    (Ok(()), Some(Ok(vector))) => vector,
+                    (Err(reason), _) => {
+                        drop(w);
+                        post(&Reply::RowsFailed { reason });
+                        break;
+                    }
+                    _ => {
+                        drop(w);
+                        post(&Reply::RowsFailed {
+                            reason: "des lignes du modèle manquent encore après leur chargement"
+                                .to_owned(),
+                        });
+                        break;
+                    }
+                }
             }
         };
         let reply = worker.borrow_mut().queue.done(work, vector);

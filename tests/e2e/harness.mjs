@@ -262,7 +262,7 @@ export function giantCatalogue() {
 }
 
 /** The local encoder's model file, under the served page. */
-export const LOCAL_MODEL = 'data/modele-local.safetensors';
+export const LOCAL_MODEL = 'data/modele-local/tete.safetensors.xz';
 
 /** Whether dist/ holds the local encoder's model (`bash scripts/modele.sh`, then build). Without
  *  it the tests that need it are skipped, loudly; with `CI=true` its absence fails the run. */

@@ -65,6 +65,18 @@ pub(super) fn cancelled(s: &mut State, fx: &mut Vec<Effect>) {
     }
 }
 
+/// Rows of the model's table could not be fetched: said, and the next gesture that needs the
+/// model tries again (the head from this browser's cache, the rows it already has from theirs).
+pub(super) fn rows_failed(s: &mut State, why: String) {
+    s.local_rows = None;
+    s.local = LocalModel::Unavailable(format!(
+        "Le modèle local n'a pas pu charger les lignes de cette question : {why}. Tapez une autre question pour réessayer ; les autres méthodes restent utilisables."
+    ));
+    s.local_retry = true;
+    s.local_asked = None;
+    s.local_fiches = None;
+}
+
 /// The cached model was refused and deleted: it is fetched again, once (a download refused in
 /// turn is [`Msg::LocalModelFailed`](super::super::msg::Msg::LocalModelFailed)).
 pub(super) fn evicted(s: &mut State, why: String) {

@@ -217,6 +217,10 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             local::retry(s);
         }
         Msg::LocalModelCancelled => local::cancelled(s, fx),
+        Msg::LocalRows { done, total, bytes } => {
+            s.local_rows = (done < total).then_some((done, total, bytes));
+        }
+        Msg::LocalRowsFailed(why) => local::rows_failed(s, why),
         Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
         Msg::JournalExported(what) => journal::export(s, &what, fx),
         Msg::JournalErased => {

@@ -356,6 +356,18 @@ pub fn fill_why(s: &State, details: &Element) {
 /// the step under way and its progress bar (`otherwise` when the model is ready).
 fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
     let (text, progress) = match (&s.local, s.local_fiches) {
+        (LocalModel::Ready, _) if s.local_rows.is_some() => {
+            let (done, total, bytes) = s.local_rows.unwrap_or_default();
+            (
+                format!(
+                    "Chargement des lignes du modèle local pour cette question : {} blocs sur {} ({} ko)…",
+                    fr::int(u64::from(done)),
+                    fr::int(u64::from(total)),
+                    fr::int(bytes.div_ceil(1000))
+                ),
+                Some((u64::from(done), u64::from(total))),
+            )
+        }
         (LocalModel::Ready, Some((_, done, total))) => (
             format!(
                 "Calcul des vecteurs du modèle local pour vos fiches et vos questions : {} sur {}…",

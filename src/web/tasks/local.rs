@@ -7,6 +7,7 @@ use super::super::dom::fetch_text;
 use super::super::frame::Manifest;
 use super::super::runtime::Shared;
 use super::super::store;
+use crate::encoder::blocks::HEAD_FILE;
 use crate::encoder::identity::{cache_key, MODEL_FILE};
 use crate::page::Msg;
 
@@ -14,10 +15,15 @@ use crate::page::Msg;
 /// with its progress shown; then handed to its Web Worker as a Blob, which checks and prepares it
 /// off the page's thread.
 pub async fn load_local_model(app: Shared) {
-    let expected = match fetch_text("data/manifeste.json").await {
-        Ok(text) => Manifest::parse(&text).modele_local,
-        Err(_) => None,
+    let manifest = match fetch_text("data/manifeste.json").await {
+        Ok(text) => Manifest::parse(&text),
+        Err(_) => Manifest::default(),
     };
+    let expected = manifest.modele_local;
+    // The whole model an earlier page kept here (81 MB): the head replaces it.
+    if let Some(whole) = manifest.modele_entier {
+        store::delete(store::MODEL, &cache_key(&whole)).await;
+    }
     match local_model_blob(&app, expected.as_deref()).await {
         Ok((blob, cached)) => {
             app.dispatch(Msg::LocalModelPreparing(0));
@@ -84,7 +90,7 @@ pub(super) async fn local_model_blob(
         }
     }
     store::delete(store::MODEL, MODEL_FILE).await;
-    let blob = fetch_with_progress(app, MODEL_FILE).await?;
+    let blob = fetch_with_progress(app, HEAD_FILE).await?;
     Ok((blob, false))
 }
 
@@ -180,8 +186,8 @@ pub(super) async fn fetch_with_progress(
             received += u64::from(js_sys::Uint8Array::new(&value).length());
             chunks.push(&value);
         }
-        // One message per megabyte: the bar moves, the page does not re-render per packet.
-        if received - reported >= 1_000_000 {
+        // One message per quarter megabyte: the bar moves, the page does not re-render per packet.
+        if received - reported >= 250_000 {
             reported = received;
             app.dispatch(Msg::LocalModelProgress {
                 done: reported,

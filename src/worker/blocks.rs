@@ -1,0 +1,167 @@
+//! The local model's blocks of rows ([`crate::encoder::blocks`]), fetched by the worker when a
+//! text needs them: from Cache Storage when an earlier visit kept them, else from the site, all
+//! at once. Each block is checked (length, header, checksum) before it is used or kept; a
+//! failed or damaged fetch is tried again, and only a checked block is ever cached.
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::{post, Shared};
+use crate::encoder::blocks::{block_path, fingerprint_hex};
+use crate::encoder::protocol::Reply;
+
+/// Tries per block before the failure is said: a dropped connection or a server's hiccup is
+/// tried again after 0.5 s, then 2 s.
+const TRIES: u32 = 3;
+const WAIT_MS: [i32; 2] = [500, 2_000];
+
+/// Fetches blocks `missing` into the worker's model, saying how many arrived.
+pub(super) async fn fetch(worker: &Shared, missing: &[u32]) -> Result<(), String> {
+    let fingerprint = worker
+        .borrow()
+        .model
+        .as_ref()
+        .and_then(crate::encoder::Model::fingerprint)
+        .ok_or_else(|| "le modèle n'attend aucune ligne".to_owned())?;
+    let cache = open_cache(&format!(
+        "rag-fiches-lignes-{}",
+        fingerprint_hex(&fingerprint)
+    ))
+    .await;
+    let total = missing.len() as u32;
+    let mut done = 0u32;
+    let mut bytes = 0u64;
+    let mut wanted = Vec::new();
+    for &block in missing {
+        match cached(cache.as_ref(), block).await {
+            Some(file) if add(worker, block, &file).is_ok() => done += 1,
+            Some(_) => {
+                // Not this model's block after all: never read again.
+                if let Some(c) = &cache {
+                    let _ = JsFuture::from(c.delete_with_str(&block_path(block))).await;
+                }
+                wanted.push(block);
+            }
+            None => wanted.push(block),
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    post(&Reply::Rows { done, total, bytes });
+    // Every request starts at once; they are read in order.
+    let first: Vec<_> = wanted.iter().map(|&b| request(b)).collect();
+    for (&block, started) in wanted.iter().zip(first) {
+        let mut answer = receive(started).await;
+        let mut tries = 1;
+        loop {
+            let checked = match answer {
+                Ok(file) => add(worker, block, &file).map(|()| file),
+                Err(why) => Err(why),
+            };
+            match checked {
+                Ok(file) => {
+                    bytes += file.len() as u64;
+                    if let Some(c) = &cache {
+                        keep(c, block, file).await;
+                    }
+                    break;
+                }
+                Err(why) if tries >= TRIES => {
+                    return Err(format!(
+                        "le bloc {block} des lignes du modèle n'a pas pu être chargé après {TRIES} essais ({why})"
+                    ))
+                }
+                Err(_) => {
+                    sleep(WAIT_MS[(tries - 1) as usize]).await;
+                    tries += 1;
+                    answer = receive(request(block)).await;
+                }
+            }
+        }
+        done += 1;
+        post(&Reply::Rows { done, total, bytes });
+    }
+    Ok(())
+}
+
+/// Block `block`'s file taken into the worker's model, checked.
+fn add(worker: &Shared, block: u32, file: &[u8]) -> Result<(), String> {
+    let mut w = worker.borrow_mut();
+    let model = w
+        .model
+        .as_mut()
+        .ok_or_else(|| "plus de modèle".to_owned())?;
+    model.add_block(block, file).map_err(|e| match e {
+        crate::encoder::blocks::BlockError::Length { found, expected } => {
+            format!("{found} octets reçus sur {expected}")
+        }
+        _ => "fichier endommagé".to_owned(),
+    })
+}
+
+fn scope() -> web_sys::WorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn request(block: u32) -> Result<js_sys::Promise, String> {
+    Ok(scope().fetch_with_str(&block_path(block)))
+}
+
+/// The block's bytes, or why not (a status, a connection cut).
+async fn receive(started: Result<js_sys::Promise, String>) -> Result<Vec<u8>, String> {
+    let response: web_sys::Response = JsFuture::from(started?)
+        .await
+        .map_err(|_| "le réseau a échoué".to_owned())?
+        .dyn_into()
+        .map_err(|_| "réponse illisible".to_owned())?;
+    if response.status() != 200 {
+        return Err(format!("le serveur a répondu {}", response.status()));
+    }
+    let body = response
+        .array_buffer()
+        .map_err(|_| "réponse illisible".to_owned())?;
+    let buffer = JsFuture::from(body)
+        .await
+        .map_err(|_| "la connexion a été coupée".to_owned())?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// This model's Cache Storage, where the browser has one (not in an insecure context).
+async fn open_cache(name: &str) -> Option<web_sys::Cache> {
+    let has = js_sys::Reflect::get(&scope(), &JsValue::from_str("caches"))
+        .ok()
+        .is_some_and(|c| !c.is_undefined() && !c.is_null());
+    if !has {
+        return None;
+    }
+    let storage = scope().caches().ok()?;
+    JsFuture::from(storage.open(name))
+        .await
+        .ok()?
+        .dyn_into()
+        .ok()
+}
+
+async fn cached(cache: Option<&web_sys::Cache>, block: u32) -> Option<Vec<u8>> {
+    let found = JsFuture::from(cache?.match_with_str(&block_path(block)))
+        .await
+        .ok()?;
+    let response: web_sys::Response = found.dyn_into().ok()?;
+    let buffer = JsFuture::from(response.array_buffer().ok()?).await.ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Keeps a checked block. A cache that refuses (full, private window) only costs a fetch later.
+async fn keep(cache: &web_sys::Cache, block: u32, mut file: Vec<u8>) {
+    if let Ok(response) = web_sys::Response::new_with_opt_u8_array(Some(&mut file)) {
+        let _ = JsFuture::from(cache.put_with_str(&block_path(block), &response)).await;
+    }
+}
+
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(promise).await;
+}
