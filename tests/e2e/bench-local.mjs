@@ -55,7 +55,7 @@ const baseline = await page.evaluate(async () => {
   const tasks = [];
   const o = new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push(e.duration); });
   o.observe({ type: 'longtask' });
-  const reader = (await fetch(`data/modele-local.safetensors?${Math.random()}`)).body.getReader();
+  const reader = (await fetch(`data/modele-local/tete.safetensors.xz?${Math.random()}`)).body.getReader();
   const chunks = [];
   for (;;) { const { done, value } = await reader.read(); if (done) break; chunks.push(value); }
   const blob = new Blob(chunks);

@@ -29,7 +29,7 @@ const TYPES = {
 
 /** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
  *  BASE. `overrides` maps paths under BASE (e.g. 'data/manifeste.json') to contents served instead. */
-export async function serveDist({ dir = 'dist', overrides = {}, slow = {} } = {}) {
+export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {} } = {}) {
   const ROOT = resolve(fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
   const outside = [];
   // Each response of `slow` (path → { body, chunk, every, stallAfter }): `chunk` bytes every
@@ -38,6 +38,19 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {} } = {}
   const served = [];
   // Every request's path under BASE, in order, as the server saw it.
   const requests = [];
+  // Every file response's path and the bytes of its body the server wrote.
+  const bytes = [];
+  // `faults`: path → { kind, times, prefix }: the next `times` requests of `path` (of every path
+  // it starts, with `prefix`) fail as `kind` says
+  // ('404'; 'cut': headers and half the body, then the connection is destroyed; 'short': half
+  // the body with a Content-Length saying so, a complete-looking response).
+  const fault = (rel) => {
+    const f = faults[rel] ?? Object.entries(faults).find(([k, v]) => v.prefix && rel.startsWith(k))?.[1];
+    if (!f || !(f.times > 0)) return null;
+    f.times -= 1;
+    f.seen = (f.seen ?? 0) + 1;
+    return f.kind;
+  };
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     requests.push(url.pathname.slice(BASE.length - 1));
@@ -83,8 +96,27 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {} } = {}
       const info = await stat(file);
       const path = info.isDirectory() ? join(file, 'index.html') : file;
       const body = await readFile(path);
-      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
+      const type = TYPES[extname(path)] ?? 'application/octet-stream';
+      const kind = fault(rel);
+      if (kind === '404') {
+        res.writeHead(404).end();
+        return;
+      }
+      if (kind === 'cut') {
+        res.writeHead(200, { 'content-type': type, 'content-length': body.length });
+        res.write(body.subarray(0, body.length >> 1), () => res.destroy());
+        bytes.push({ path: rel, bytes: body.length >> 1 });
+        return;
+      }
+      if (kind === 'short') {
+        res.writeHead(200, { 'content-type': type, 'content-length': body.length >> 1 });
+        res.end(body.subarray(0, body.length >> 1));
+        bytes.push({ path: rel, bytes: body.length >> 1 });
+        return;
+      }
+      res.writeHead(200, { 'content-type': type });
       res.end(body);
+      bytes.push({ path: rel, bytes: body.length });
     } catch {
       res.writeHead(404).end();
     }
@@ -92,7 +124,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {} } = {}
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
   const close = () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); });
-  return { url: origin + BASE, origin, outside, served, requests, close };
+  return { url: origin + BASE, origin, outside, served, requests, bytes, close };
 }
 
 /** The test build served with a vectors file made by the terminal (`vecteurs --embedder mistral`)

@@ -15,12 +15,17 @@ let server;
 const overrides = {};
 let model;
 let manifest;
+/** The head before xz (target/usem/tete/, scripts/modele.sh). */
+let rawHead;
 
 before(async () => {
   browser = await launch();
   server = await serveDist({ overrides });
   if (!present) return;
   model = await readFile(new URL(`../../dist/${LOCAL_MODEL}`, import.meta.url));
+  // The head as modele --tete wrote it, before xz (scripts/modele.sh): the worker takes it
+  // uncompressed too, so a test can change its bytes.
+  rawHead = await readFile(new URL('../../target/usem/tete/tete.safetensors', import.meta.url));
   manifest = JSON.parse(await readFile(new URL('../../dist/data/manifeste.json', import.meta.url), 'utf8'));
 });
 after(async () => {
@@ -28,13 +33,14 @@ after(async () => {
   await server?.close();
 });
 
-/** The model with the last dense layer's weights negated (as the red team simulated a deploy
- *  that changes the model): a valid file, another content, other vectors. */
+/** The model's head with the last dense layer's weights negated (as the red team simulated a
+ *  deploy that changes the model): a valid file, another content, other vectors. The layer is
+ *  coded (one byte per weight, `d3.valeurs` its f32 values): its values are negated. */
 function changedModel() {
-  const bytes = Buffer.from(model);
+  const bytes = Buffer.from(rawHead);
   const headerLen = Number(bytes.readBigUInt64LE(0));
   const header = JSON.parse(bytes.subarray(8, 8 + headerLen).toString('utf8'));
-  const [start, end] = header.d3.data_offsets;
+  const [start, end] = header['d3.valeurs'].data_offsets;
   const base = 8 + headerLen;
   for (let i = base + start + 3; i < base + end; i += 4) bytes[i] ^= 0x80;
   return bytes;
@@ -73,9 +79,9 @@ test('b1: a model changed by a deploy is fetched again, never the cached one use
   assert.equal(models.length, 1);
   // A deploy changes the model (same path, same size, same model name) and names its hash.
   const changed = changedModel();
-  assert.equal(changed.length, model.length);
+  assert.equal(changed.length, rawHead.length);
   overrides[LOCAL_MODEL] = changed;
-  overrides['data/manifeste.json'] = JSON.stringify({ ...manifest, modele_local: sha(changed) });
+  overrides['data/manifeste.json'] = JSON.stringify({ ...manifest, modele_local_tete: sha(changed) });
   await askLocally(page, true);
   const after = await firstLocalResult(page);
   assert.equal(models.length, 2, 'the changed model is fetched, not read from the cache');
@@ -151,13 +157,13 @@ test('b7: a server error is said as such, and the next question fetches the mode
 
 test('b9: a model the browser would not keep is used and said not kept', { skip: !present }, async () => {
   for (const k of Object.keys(overrides)) delete overrides[k];
-  // A profile on disk whose origin is allowed 20 MB, set before the page opens: the 81 MB model
-  // cannot be stored.
+  // A profile on disk whose origin is allowed 1 MB, set before the page opens: the model's 3 MB
+  // head cannot be stored.
   const { page, context, problems } = await openPageIn(await launchWithProfile(), null);
   // A profile on disk is a browser of its own: closed whatever the test's outcome.
   try {
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 20e6 });
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(server.url).origin, quotaSize: 1e6 });
     await askLocally(page);
     await firstLocalResult(page);
     const note = page.locator('#colonne-sens-local p.note', { hasText: /sans être gardé dans ce navigateur/ });

@@ -130,7 +130,7 @@ test('a model file the worker refuses comes back as a French message, not a dead
   // (with the hash named, the hash check refuses it first: model-cache.test.mjs).
   await page.route('**/data/manifeste.json', async (route) => {
     const manifest = await (await route.fetch()).json();
-    delete manifest.modele_local;
+    delete manifest.modele_local_tete;
     await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(manifest) });
   });
   await page.goto(server.url);
