@@ -228,7 +228,7 @@ pub fn unavailable(
                     .class("sans-cle")
                     .text(
                         "Sans clé, le sens se calcule aussi dans votre navigateur, avec un \
-                         autre modèle (81\u{a0}Mo, téléchargés une fois) : ",
+                         autre modèle (3\u{a0}Mo téléchargés une fois, puis quelques ko par question) : ",
                     )
                     .build(),
             );

@@ -131,7 +131,7 @@ test('without a key, the line that says what sens and hybride need offers the lo
   const { page, context, problems } = await openPage(browser, server.url);
   const offer = page.locator('#indisponibles #essayer-local');
   assert.equal(await offer.textContent(), 'Montrer sens local et hybride local');
-  assert.match(await page.textContent('#indisponibles .sans-cle'), /dans votre navigateur.*81\u00a0Mo/);
+  assert.match(await page.textContent('#indisponibles .sans-cle'), /dans votre navigateur.*\(3\u00a0Mo téléchargés une fois, puis quelques ko par question\)/);
   assert.equal(await page.isChecked('#voir-sens-local'), false);
   await offer.click();
   assert.equal(await page.isChecked('#voir-sens-local'), true);

@@ -70,7 +70,7 @@ pub(super) fn cancelled(s: &mut State, fx: &mut Vec<Effect>) {
 pub(super) fn rows_failed(s: &mut State, why: String) {
     s.local_rows = None;
     s.local = LocalModel::Unavailable(format!(
-        "Le modèle local n'a pas pu charger les lignes de cette question : {why}. Tapez une autre question pour réessayer ; les autres méthodes restent utilisables."
+        "Le modèle local n'a pas pu charger les lignes de cette question\u{a0}: {why}. Tapez une autre question pour réessayer\u{202f}; les autres méthodes restent utilisables."
     ));
     s.local_retry = true;
     s.local_asked = None;

@@ -360,7 +360,7 @@ fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
             let (done, total, bytes) = s.local_rows.unwrap_or_default();
             (
                 format!(
-                    "Chargement des lignes du modèle local pour cette question : {} blocs sur {} ({} ko)…",
+                    "Chargement des lignes du modèle local pour cette question\u{a0}: {} blocs sur {} ({} ko)…",
                     fr::int(u64::from(done)),
                     fr::int(u64::from(total)),
                     fr::int(bytes.div_ceil(1000))
