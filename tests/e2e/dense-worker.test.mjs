@@ -229,7 +229,7 @@ test('where the engine compiles relaxed SIMD the worker scans with it, and both 
   const ids = (await readFile(join(dir, 'fiches.jsonl'), 'utf8')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).id);
   const { page, context, problems } = await openPage(browser, server.url);
   const modules = [];
-  page.on('request', (r) => { const m = r.url().match(/\/(encodeur[^/]*)_bg\.wasm$/); if (m) modules.push(m[1]); });
+  page.on('request', (r) => { const m = r.url().match(/\/(encodeur[^/]*)_bg\.wasm(\.gz)?$/); if (m) modules.push(m[1]); });
   // An engine without relaxed SIMD, as the starter sees it: its check says no.
   await page.route('**/encodeur-demarrage.js?sans-relaxed', async (route) => {
     const real = await route.fetch();
@@ -297,7 +297,7 @@ test('shipped vectors held by the worker: sens and hybride measured without a ke
 test('a worker that cannot start loses the vectors in French; keyword search goes on', { timeout: 60000 }, async () => {
   const shipped = await serveShipped();
   const { page, context, problems } = await openPage(browser, null);
-  await page.route('**/encodeur*_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
+  await page.route('**/encodeur*_bg.wasm*', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
   await page.goto(shipped.url);
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForFunction(() => /Vecteurs perdus|arrêté/.test(document.querySelector('#vecteurs-etat').textContent));

@@ -105,7 +105,7 @@ test('while the worker embeds a learner\'s catalogue, a typed question is embedd
 test('a worker whose module cannot start is said in French, and the page goes on with the other methods', { skip: !present }, async () => {
   const { page, context, problems } = await openPage(browser, null);
   // Served, but not WebAssembly: the worker's start fails and it reports the error.
-  await page.route('**/encodeur*_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
+  await page.route('**/encodeur*_bg.wasm*', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
   await page.check('#voir-sens-local');
