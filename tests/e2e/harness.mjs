@@ -29,7 +29,7 @@ const TYPES = {
 
 /** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
  *  BASE. `overrides` maps paths under BASE (e.g. 'data/manifeste.json') to contents served instead. */
-export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {} } = {}) {
+export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {}, link = null } = {}) {
   const ROOT = resolve(fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
   const outside = [];
   // Each response of `slow` (path → { body, chunk, every, stallAfter }): `chunk` bytes every
@@ -44,6 +44,25 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
   // it starts, with `prefix`) fail as `kind` says
   // ('404'; 'cut': headers and half the body, then the connection is destroyed; 'short': half
   // the body with a Content-Length saying so, a complete-looking response).
+  // `link`: { bytesPerSecond, latencyMs }: every file response waits `latencyMs`, then its body
+  // goes out in 16 kB chunks through one shared link of `bytesPerSecond` (the benchmarks' slow
+  // network, on the server's side, so that the worker's requests are slowed too).
+  let linkFree = 0;
+  const send = async (res, body) => {
+    if (!link) {
+      res.end(body);
+      return;
+    }
+    await new Promise((ok) => setTimeout(ok, link.latencyMs));
+    for (let at = 0; at < body.length; at += 16384) {
+      const chunk = body.subarray(at, Math.min(body.length, at + 16384));
+      const start = Math.max(Date.now(), linkFree);
+      linkFree = start + (chunk.length / link.bytesPerSecond) * 1000;
+      await new Promise((ok) => setTimeout(ok, linkFree - Date.now()));
+      res.write(chunk);
+    }
+    res.end();
+  };
   const fault = (rel) => {
     const f = faults[rel] ?? Object.entries(faults).find(([k, v]) => v.prefix && rel.startsWith(k))?.[1];
     if (!f || !(f.times > 0)) return null;
@@ -114,9 +133,9 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
         bytes.push({ path: rel, bytes: body.length >> 1 });
         return;
       }
-      res.writeHead(200, { 'content-type': type });
-      res.end(body);
+      res.writeHead(200, { 'content-type': type, 'content-length': body.length });
       bytes.push({ path: rel, bytes: body.length });
+      await send(res, body);
     } catch {
       res.writeHead(404).end();
     }
