@@ -639,3 +639,69 @@ fn settings_on_the_command_line_measure_what_the_page_measures() {
     assert!(String::from_utf8(out.stderr).unwrap().contains("ligne 1"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn fiches_are_read_as_a_stream_exactly_as_a_whole_text_is_parsed() {
+    use rag_fiches::cli::read_fiches;
+    use rag_fiches::data::parse_fiches;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let text = std::fs::read_to_string(format!("{root}/data/fiches.jsonl")).unwrap();
+    assert_eq!(
+        read_fiches(&format!("{root}/data/fiches.jsonl")),
+        Ok(parse_fiches(&text).unwrap())
+    );
+    let dir = Scratch::new("fiches-flux");
+    // A byte-order mark, CRLF, a blank line, no final newline.
+    let odd = "\u{feff}{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}\r\n\r\n{\"id\":\"B\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"u\"}";
+    let path = dir.file("odd.jsonl", odd.as_bytes());
+    assert_eq!(read_fiches(&path), Ok(parse_fiches(odd).unwrap()));
+    // A byte that is not UTF-8 on line 3: the same words as for any file the terminal reads.
+    let mut bad = odd.replace("\r\n\r\n", "\n\n").into_bytes();
+    let at = bad.len() - 3;
+    bad[at] = 0xff;
+    let path = dir.file("bad.jsonl", &bad);
+    let err = read_fiches(&path).unwrap_err();
+    assert_eq!(
+        err,
+        format!(
+            "{path}, line 3: not UTF-8 text (byte {} of the file); save it as UTF-8",
+            at + 1
+        )
+    );
+    // A duplicate id names both lines, as before.
+    let dup = "{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}\n{\"id\":\"A\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}\n";
+    let path = dir.file("dup.jsonl", dup.as_bytes());
+    assert_eq!(
+        read_fiches(&path).unwrap_err(),
+        format!("{path}: {}", parse_fiches(dup).unwrap_err())
+    );
+}
+
+#[test]
+fn a_catalogue_larger_than_memory_allows_is_stopped_and_said_in_english_and_french() {
+    // This machine "has" 80 kB: its limit is 20 kB of fiches; the exercise's file is 58 kB.
+    let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
+        .args(["mots"])
+        .env("RAG_FICHES_MEMOIRE", "80000")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("data/fiches.jsonl: stopped at line "), "{err}");
+    assert!(err.contains("more than this machine can hold with their index (20.0 kB: a quarter of its 80.0 kB of available memory)"), "{err}");
+    assert!(err.contains("arrêté à la ligne "), "{err}");
+    // With 800 kB it measures as always.
+    let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
+        .args(["mots"])
+        .env("RAG_FICHES_MEMOIRE", "800000")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

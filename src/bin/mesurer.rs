@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use rag_fiches::cli::{Fail, TerminalEmbedder};
 use rag_fiches::data::vectors::VectorSet;
-use rag_fiches::data::{check_expected, parse_fiches, parse_questions, Fiche, QuestionKind};
+use rag_fiches::data::{check_expected, parse_questions, Fiche, QuestionKind};
 use rag_fiches::lab::{Encoder, Lab, Method, QuestionVectors};
 use rag_fiches::measure::compare;
 use rag_fiches::measure::{export, import};
@@ -210,7 +210,7 @@ fn read(path: &str) -> Result<String, String> {
 }
 
 fn load_fiches(path: &str) -> Result<Vec<Fiche>, String> {
-    parse_fiches(&read(path)?).map_err(|e| format!("{path}: {e}"))
+    rag_fiches::cli::read_fiches(path)
 }
 
 fn print_explanation(e: &Explanation, fiche: &Fiche) {

@@ -266,17 +266,42 @@ where
     F: FnMut(usize) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    const FILE: &str = "fiches.jsonl";
-    let mut fiches = Vec::new();
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (i, raw) in strip_bom(text).split('\n').enumerate() {
+    let mut lines = FicheLines::new(normalize);
+    // The byte-order mark is taken off the first line by `push`.
+    for (i, raw) in text.split('\n').enumerate() {
         let line = i + 1;
         if line % LINES_PER_STEP == 0 {
             pause(line).await;
         }
+        lines.push(line, raw)?;
+    }
+    lines.finish()
+}
+
+/// Fiches read line by line: [`parse_fiches`] feeds it a whole text, the terminal a file as it
+/// reads it (`cli::read_fiches`), so that a large catalogue is never held twice.
+pub struct FicheLines {
+    fiches: Vec<Fiche>,
+    seen: std::collections::HashMap<String, usize>,
+    normalize: IdNormalizer,
+}
+
+impl FicheLines {
+    pub fn new(normalize: IdNormalizer) -> FicheLines {
+        FicheLines {
+            fiches: Vec::new(),
+            seen: std::collections::HashMap::new(),
+            normalize,
+        }
+    }
+
+    /// Line number `line` (from 1), without its `\n`: a fiche, or a blank line skipped.
+    pub fn push(&mut self, line: usize, raw: &str) -> Result<(), DataError> {
+        const FILE: &str = "fiches.jsonl";
+        let raw = if line == 1 { strip_bom(raw) } else { raw };
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         if raw.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| DataError::Json {
             line,
@@ -337,24 +362,31 @@ where
         }
         // One id equality everywhere: ids are kept in NFC, and expected ids, runs and answers
         // are compared in NFC too.
-        let canonical = normalize(&fiche.id);
-        if let Some(&first_line) = seen.get(&canonical) {
+        let canonical = (self.normalize)(&fiche.id);
+        if let Some(&first_line) = self.seen.get(&canonical) {
             return Err(DataError::DuplicateId {
                 id: fiche.id,
                 first_line,
                 line,
             });
         }
-        seen.insert(canonical.clone(), line);
-        fiches.push(Fiche {
+        self.seen.insert(canonical.clone(), line);
+        self.fiches.push(Fiche {
             id: canonical,
             ..fiche
         });
+        Ok(())
     }
-    if fiches.is_empty() {
-        return Err(DataError::Empty { file: FILE });
+
+    /// The fiches read, in order; none is an error.
+    pub fn finish(self) -> Result<Vec<Fiche>, DataError> {
+        if self.fiches.is_empty() {
+            return Err(DataError::Empty {
+                file: "fiches.jsonl",
+            });
+        }
+        Ok(self.fiches)
     }
-    Ok(fiches)
 }
 
 /// `text` in Unicode Normalization Form C: the terminal's [`IdNormalizer`] (the page passes the
