@@ -363,6 +363,11 @@ impl Model {
         }
     }
 
+    /// The blocks `text` needs that are not here yet (as [`Model::try_embed`] reads it).
+    pub fn missing_blocks_for(&self, text: &str) -> Vec<u32> {
+        self.missing_blocks(&self.tokenizer.encode(cut(text)))
+    }
+
     /// The blocks holding rows of `ids` not here yet, in order, each once.
     pub fn missing_blocks(&self, ids: &[u32]) -> Vec<u32> {
         let mut out: Vec<u32> = ids

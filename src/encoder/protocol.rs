@@ -221,6 +221,18 @@ impl Queue {
     pub fn is_empty(&self) -> bool {
         self.question.is_none() && self.batch.is_none()
     }
+
+    /// The catalogue's texts after the one [`Queue::take_next`] gave, at most `n`: what the
+    /// worker fetches the model's rows for in one go, rather than text by text.
+    pub fn upcoming(&self, n: usize) -> &[String] {
+        match &self.batch {
+            Some(b) => {
+                let from = (b.vectors.len() + 1).min(b.texts.len());
+                &b.texts[from..(from + n).min(b.texts.len())]
+            }
+            None => &[],
+        }
+    }
 }
 
 /// One dense request under way: its vectors, and the tops found so far.
@@ -360,6 +372,20 @@ mod tests {
             replies.extend(q.done(work, vec![len]));
         }
         replies
+    }
+
+    #[test]
+    fn the_texts_after_the_one_in_hand_are_known_ahead() {
+        let mut q = Queue::new();
+        assert!(q.upcoming(3).is_empty());
+        q.push(texts(1, &["a", "b", "c", "d"]));
+        let first = q.take_next().unwrap();
+        assert_eq!(q.upcoming(2), ["b", "c"]);
+        q.done(first, vec![1.0]);
+        q.take_next();
+        assert_eq!(q.upcoming(5), ["c", "d"]);
+        drain(&mut q);
+        assert!(q.upcoming(5).is_empty());
     }
 
     fn texts(epoch: u64, texts: &[&str]) -> Request {
