@@ -679,25 +679,24 @@ fn fiches_are_read_as_a_stream_exactly_as_a_whole_text_is_parsed() {
 
 #[test]
 fn a_catalogue_larger_than_memory_allows_is_stopped_and_said_in_english_and_french() {
-    // This machine "has" 80 kB: its limit is 20 kB of fiches; the exercise's file is 58 kB.
-    let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-        .args(["mots"])
-        .env("RAG_FICHES_MEMOIRE", "80000")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    // `mesurer mots` on a machine that "has" `memory` bytes.
+    let with_memory = |memory: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mesurer"))
+            .args(["mots"])
+            .env("RAG_FICHES_MEMOIRE", memory)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap()
+    };
+    // 80 kB: the limit is 20 kB of fiches; the exercise's file is 58 kB.
+    let out = with_memory("80000");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("data/fiches.jsonl: stopped at line "), "{err}");
     assert!(err.contains("more than this machine can hold with their index (20.0 kB: a quarter of its 80.0 kB of available memory)"), "{err}");
     assert!(err.contains("arrêté à la ligne "), "{err}");
     // With 800 kB it measures as always.
-    let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
-        .args(["mots"])
-        .env("RAG_FICHES_MEMOIRE", "800000")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let out = with_memory("800000");
     assert_eq!(
         out.status.code(),
         Some(0),
