@@ -13,8 +13,7 @@ const relaxedDot = WebAssembly.validate(new Uint8Array([
 ]));
 
 // Each module is also served gzipped (`<name>_bg.wasm.gz`, written by Trunk.toml's last hook):
-// a static host need not compress wasm, and DecompressionStream inflates it here (about 40 % of
-// the bytes). An engine without DecompressionStream (Firefox before 113) fetches the plain file.
+// a static host need not compress wasm, and DecompressionStream inflates it here. An engine without DecompressionStream (Firefox before 113) fetches the plain file.
 async function compiled(name) {
   if (typeof DecompressionStream === 'function') {
     try {

@@ -502,7 +502,7 @@ fn regular_file(path: &str) -> Result<std::fs::Metadata, String> {
 
 /// How many bytes of fiches the terminal reads before it stops: a quarter of the memory this
 /// machine has available (`MemAvailable` of /proc/meminfo; 4 GiB where there is none), as the
-/// fiches and the index built over them peak at about 3.5 times the file's size (`mots+`,
+/// fiches and the index built over them peak at several times the file's size (`mots+`,
 /// BENCHMARKS.md). `RAG_FICHES_MEMOIRE` (bytes) sets the available memory instead (the tests').
 /// Returns (the limit, the memory available).
 pub fn fiches_limit() -> (u64, u64) {

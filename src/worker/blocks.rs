@@ -104,13 +104,13 @@ fn scope() -> web_sys::WorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-fn request(block: u32) -> Result<js_sys::Promise, String> {
-    Ok(scope().fetch_with_str(&block_path(block)))
+fn request(block: u32) -> js_sys::Promise {
+    scope().fetch_with_str(&block_path(block))
 }
 
 /// The block's bytes, or why not (a status, a connection cut).
-async fn receive(started: Result<js_sys::Promise, String>) -> Result<Vec<u8>, String> {
-    let response: web_sys::Response = JsFuture::from(started?)
+async fn receive(started: js_sys::Promise) -> Result<Vec<u8>, String> {
+    let response: web_sys::Response = JsFuture::from(started)
         .await
         .map_err(|_| "le réseau a échoué".to_owned())?
         .dyn_into()

@@ -283,12 +283,12 @@ async fn pump(worker: Shared) {
         let work = worker.borrow_mut().queue.take_next();
         let Some(work) = work else { break };
         let text = match &work {
-            Work::Question(text) | Work::Text { text, .. } => text.clone(),
+            Work::Question(text) | Work::Text { text, .. } => text.as_str(),
         };
         let attempt = {
             let w = worker.borrow();
             let Some(model) = w.model.as_ref() else { break };
-            model.try_embed(&text)
+            model.try_embed(text)
         };
         let vector = match attempt {
             Ok(vector) => vector,
@@ -307,7 +307,7 @@ async fn pump(worker: Shared) {
                 }
                 let fetched = blocks::fetch(&worker, &missing).await;
                 let w = worker.borrow();
-                let embedded = w.model.as_ref().map(|m| m.try_embed(&text));
+                let embedded = w.model.as_ref().map(|m| m.try_embed(text));
                 match (fetched, embedded) {
                     (Ok(()), Some(Ok(vector))) => vector,
                     (Err(reason), _) => {

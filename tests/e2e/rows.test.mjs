@@ -66,8 +66,7 @@ test('a typed question: at most 3.5 MiB served from asking for the local methods
     console.log(`[rows] first question: ${total(first)} bytes in ${first.length} responses (${blockPaths(first).length} blocks); `
       + `second: ${total(second)} bytes, ${blockPaths(second).length} blocks; third: ${total(third)} bytes, ${blockPaths(third).length} blocks`);
     console.log(`[rows] first question's files: ${first.filter((b) => !b.path.startsWith(BLOCKS)).map((b) => `${b.path} ${b.bytes}`).join(', ')}`);
-    // The head (tokenizer and layers, exact) is 2.9 MiB and the worker's module comes with it:
-    // the whole model file was 77.3 MiB.
+    // The head (tokenizer and layers, exact) and the worker's module; figures in BENCHMARKS.md.
     assert.ok(total(first) <= 3.5 * MIB, `${total(first)} bytes: ${first.map((b) => b.path).join(' ')}`);
     for (const later of [second, third]) {
       assert.deepEqual(later.map((b) => b.path).filter((p) => !p.startsWith(BLOCKS)), [], 'only blocks of rows');
