@@ -56,17 +56,32 @@ if [ ! -f "$OUT" ]; then
 fi
 say "local model: $OUT ($(stat -c %s "$OUT") bytes)"
 # The page's copy (src/encoder/blocks.rs): the head, xz-compressed, and the table's rows in block
-# files fetched as questions need them. The head's hash goes into data/manifeste.json. The head
-# stays uncompressed in $DIR/tete/ (the model-cache e2e test changes its bytes).
+# files, each xz-compressed, fetched as questions need them. The head's hash goes into
+# data/manifeste.json. The head stays uncompressed in $DIR/tete/ (the model-cache e2e test changes
+# its bytes). A copy of an older layout (blocks not compressed) is made again.
 PAGE=data/modele-local
-if [ ! -f "$PAGE/tete.safetensors.xz" ] || [ "$OUT" -nt "$PAGE/tete.safetensors.xz" ]; then
+if [ ! -f "$PAGE/tete.safetensors.xz" ] || [ ! -f "$PAGE/lignes/00000.xz" ] \
+  || [ "$OUT" -nt "$PAGE/tete.safetensors.xz" ]; then
   rm -rf "$DIR/tete" "$PAGE"
   cargo run --locked --quiet --release --bin modele -- --tete "$DIR/tete" --modele "$OUT"
-  mkdir -p "$PAGE"
-  # xz at its strongest preset, by Python's standard library (no xz-utils needed).
-  python3 -c 'import lzma, sys; open(sys.argv[2], "wb").write(lzma.compress(open(sys.argv[1], "rb").read(), preset=9 | lzma.PRESET_EXTREME))' \
-    "$DIR/tete/tete.safetensors" "$PAGE/tete.safetensors.xz.part"
-  mv "$DIR/tete/lignes" "$PAGE/lignes"
+  mkdir -p "$PAGE/lignes.part"
+  # By Python's standard library (no xz-utils needed), xz at its strongest preset: the head; each
+  # block with no literal context (lc=0, pb=0: a row's bytes do not predict the next one's) and
+  # no integrity check of xz's own (the block carries its SHA-256).
+  python3 - "$DIR/tete" "$PAGE" <<'PY'
+import lzma, os, sys
+src, page = sys.argv[1], sys.argv[2]
+strongest = 9 | lzma.PRESET_EXTREME
+with open(f"{src}/tete.safetensors", "rb") as f, open(f"{page}/tete.safetensors.xz.part", "wb") as out:
+    out.write(lzma.compress(f.read(), preset=strongest))
+block = [{"id": lzma.FILTER_LZMA2, "preset": strongest, "dict_size": 1 << 16, "lc": 0, "lp": 0, "pb": 0}]
+for name in sorted(os.listdir(f"{src}/lignes")):
+    with open(f"{src}/lignes/{name}", "rb") as f:
+        packed = lzma.compress(f.read(), format=lzma.FORMAT_XZ, check=lzma.CHECK_NONE, filters=block)
+    with open(f"{page}/lignes.part/{name.removesuffix('.bin')}.xz", "wb") as out:
+        out.write(packed)
+PY
+  mv "$PAGE/lignes.part" "$PAGE/lignes"
   mv "$PAGE/tete.safetensors.xz.part" "$PAGE/tete.safetensors.xz"
 fi
-say "the page's copy: $PAGE/tete.safetensors.xz ($(stat -c %s "$PAGE/tete.safetensors.xz") bytes) and $(ls "$PAGE/lignes" | wc -l) blocks of rows"
+say "the page's copy: $PAGE/tete.safetensors.xz ($(stat -c %s "$PAGE/tete.safetensors.xz") bytes) and $(ls "$PAGE/lignes" | wc -l) blocks of rows ($(du -sb "$PAGE/lignes" | cut -f1) bytes)"

@@ -185,15 +185,11 @@ fn the_head_and_its_blocks_embed_exactly_as_the_whole_model() {
         return;
     }
     let model = Model::from_safetensors(&std::fs::read(&path).unwrap()).unwrap();
-    let questions =
-        rag_fiches::data::parse_questions(include_str!("../data/questions.csv")).unwrap();
-    let mut common = std::collections::BTreeSet::new();
-    for q in &questions {
-        common.extend(model.tokenizer.encode(&q.text));
-    }
-    let head_bytes = model.to_head(&common).unwrap();
+    let head_bytes = model.page_head().unwrap();
     let mut head = Model::from_safetensors(&head_bytes).unwrap();
-    assert_eq!(head.rows_here(), common.len());
+    // UNK, BOS and EOS: every other row comes in a block.
+    assert_eq!(head.rows_here(), 3);
+    assert_eq!(head.tokenizer.scores(), model.tokenizer.scores());
     let files: Vec<Vec<u8>> = model.block_files().map(|(_, f)| f).collect();
     // A damaged block is refused and changes nothing.
     let some = texts()
@@ -205,7 +201,7 @@ fn the_head_and_its_blocks_embed_exactly_as_the_whole_model() {
     damaged[at] ^= 0x40;
     assert!(head.add_block(some, &damaged).is_err());
     assert!(head.add_block(some, &files[some as usize][..100]).is_err());
-    assert_eq!(head.rows_here(), common.len());
+    assert_eq!(head.rows_here(), 3);
     let mut fetched = 0;
     for text in texts() {
         assert_eq!(
@@ -238,9 +234,47 @@ fn the_head_and_its_blocks_embed_exactly_as_the_whole_model() {
         .map(|l| fresh.missing_blocks(&fresh.tokenizer.encode(l)).len())
         .collect();
     eprintln!(
-        "head: {} bytes, {} rows; 254 texts fetched {fetched} blocks; a control question alone needs {:?} blocks",
+        "head: {} bytes; 254 texts fetched {fetched} blocks; a control question alone needs {:?} blocks",
         head_bytes.len(),
-        common.len(),
         added
     );
+}
+
+/// What the page is served (`scripts/modele.sh`): the xz head inflates to the head the manifest
+/// names, and every LZMA block inflates to the model's block, so a checked block is this
+/// model's row for row.
+#[test]
+fn the_served_head_and_blocks_inflate_to_the_model_s() {
+    use rag_fiches::encoder::blocks::{block_path, unpack, HEAD_FILE};
+    use rag_fiches::encoder::identity::{content_hash, HEAD_FIELD, MODEL_FILE};
+    let path = root().join(MODEL_FILE);
+    let served = root().join(HEAD_FILE);
+    if !path.exists() || !served.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "with CI=true the page's copy of the model is required: bash scripts/modele.sh"
+        );
+        eprintln!(
+            "\n*** SKIPPED: no {} (bash scripts/modele.sh) ***\n",
+            served.display()
+        );
+        return;
+    }
+    let mut head = Vec::new();
+    lzma_rs::xz_decompress(&mut &std::fs::read(&served).unwrap()[..], &mut head).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(include_str!("../data/manifeste.json")).unwrap();
+    assert_eq!(
+        Some(content_hash(&head).as_str()),
+        manifest[HEAD_FIELD].as_str()
+    );
+    let model = Model::from_safetensors(&std::fs::read(&path).unwrap()).unwrap();
+    let (mut blocks, mut bytes) = (0, 0);
+    for (b, file) in model.block_files() {
+        let packed = std::fs::read(root().join(block_path(b))).unwrap();
+        assert_eq!(unpack(&packed).as_ref(), Ok(&file), "block {b}");
+        blocks += 1;
+        bytes += packed.len();
+    }
+    eprintln!("{blocks} blocks served in {bytes} bytes");
 }

@@ -873,8 +873,8 @@ fn the_manifest_names_the_local_model_the_shipped_vectors_were_computed_with() {
     }
 }
 
-/// The page's head (what it fetches and caches) is the one made from that model, with the
-/// exercise's questions' rows: the manifest names it by the hash of its bytes.
+/// The page's head (what it fetches and caches) is the one made from that model: the manifest
+/// names it by the hash of its bytes.
 #[test]
 fn the_manifest_names_the_page_head_made_from_that_model() {
     use rag_fiches::encoder::identity::{content_hash, HEAD_FIELD, MODEL_FILE};
@@ -892,14 +892,8 @@ fn the_manifest_names_the_page_head_made_from_that_model() {
         Err(e) => panic!("{MODEL_FILE}: {e} (CI=true requires it: bash scripts/modele.sh)"),
     };
     let model = rag_fiches::encoder::Model::from_safetensors(&bytes).unwrap();
-    let questions: Vec<String> =
-        parse_questions(&std::fs::read_to_string("data/questions.csv").unwrap())
-            .unwrap()
-            .into_iter()
-            .map(|q| q.text)
-            .collect();
     assert_eq!(
-        content_hash(&model.page_head(&questions).unwrap()),
+        content_hash(&model.page_head().unwrap()),
         named,
         "data/manifeste.json does not name this model's head: modele --tete writes it"
     );

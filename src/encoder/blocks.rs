@@ -10,6 +10,10 @@
 //! ```text
 //! "RFL1" | block (u32 LE) | rows (u32 LE) | fingerprint (8 bytes) | rows × 512 bytes | checksum (8 bytes)
 //! ```
+//!
+//! Each block is served xz-compressed (`.xz`, [`unpack`]): the rows
+//! are one byte per value with few distinct values, so a block shrinks to about 40 % of its
+//! size, which static hosts would not do for a binary file (BENCHMARKS.md).
 
 use std::fmt;
 
@@ -17,7 +21,7 @@ use sha2::{Digest, Sha256};
 
 use super::DIM;
 
-/// Rows per block file: 4 kB of rows. A question's missing rows are spread over the whole
+/// Rows per block file: 4 kB of rows, under 2 kB compressed. A question's missing rows are spread over the whole
 /// table, so each costs a block: smaller blocks, fewer bytes; larger ones, fewer files.
 pub const ROWS_PER_BLOCK: usize = 8;
 const MAGIC: &[u8; 4] = b"RFL1";
@@ -73,7 +77,7 @@ pub fn rows_in(block: u32, vocab: usize) -> usize {
 
 /// The block file's name in [`BLOCKS_DIR`].
 pub fn block_name(block: u32) -> String {
-    format!("{block:05}.bin")
+    format!("{block:05}.xz")
 }
 
 /// The block file's path, relative to the page.
@@ -107,6 +111,8 @@ pub enum BlockError {
     OtherModel,
     /// Its bytes are not those it was written with.
     Checksum,
+    /// The served file does not inflate to a block (cut short, not xz, or too long).
+    Compressed,
 }
 
 impl fmt::Display for BlockError {
@@ -119,11 +125,26 @@ impl fmt::Display for BlockError {
             BlockError::OtherBlock { found } => write!(f, "block {found}, not the one asked for"),
             BlockError::OtherModel => write!(f, "a block of another model"),
             BlockError::Checksum => write!(f, "its checksum does not match its bytes"),
+            BlockError::Compressed => write!(f, "it does not inflate to a block"),
         }
     }
 }
 
 impl std::error::Error for BlockError {}
+
+/// The longest block file: a block of [`ROWS_PER_BLOCK`] rows.
+const MAX_BLOCK: usize = HEADER + ROWS_PER_BLOCK * DIM + CHECKSUM;
+
+/// A served block file inflated ([`parse_block`] then checks it), by the same xz reader as the
+/// head's: a second LZMA format would add its own code to the worker.
+pub fn unpack(served: &[u8]) -> Result<Vec<u8>, BlockError> {
+    let mut out = Vec::with_capacity(MAX_BLOCK);
+    lzma_rs::xz_decompress(&mut &served[..], &mut out).map_err(|_| BlockError::Compressed)?;
+    if out.len() > MAX_BLOCK {
+        return Err(BlockError::Compressed);
+    }
+    Ok(out)
+}
 
 /// The rows of block `block`'s file `bytes`, checked: its length for `rows` rows, its header
 /// and its checksum.
@@ -216,6 +237,30 @@ mod tests {
         assert_eq!(parse_block(&page, 12, n, &f), Err(BlockError::NotABlock));
     }
 
+    fn compressed(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        lzma_rs::xz_compress(&mut &bytes[..], &mut out).unwrap_or_default();
+        out
+    }
+
+    #[test]
+    fn a_served_block_inflates_to_its_file() {
+        let f = fingerprint(b"table");
+        let file = block_file(12, &f, &rows(ROWS_PER_BLOCK, 3));
+        let served = compressed(&file);
+        assert_eq!(unpack(&served), Ok(file.clone()));
+        // Cut short, not xz at all, or inflating to more than a block.
+        assert_eq!(
+            unpack(&served[..served.len() / 2]),
+            Err(BlockError::Compressed)
+        );
+        assert_eq!(unpack(&[]), Err(BlockError::Compressed));
+        assert_eq!(unpack(&file), Err(BlockError::Compressed));
+        let mut longer = file;
+        longer.push(0);
+        assert_eq!(unpack(&compressed(&longer)), Err(BlockError::Compressed));
+    }
+
     #[test]
     fn the_last_block_is_shorter() {
         assert_eq!(blocks(128_000), 16_000);
@@ -223,7 +268,7 @@ mod tests {
         assert_eq!(rows_in(2, 17), 1);
         assert_eq!(rows_in(3, 17), 0);
         assert_eq!(block_of(17), 2);
-        assert_eq!(block_path(7), "data/modele-local/lignes/00007.bin");
+        assert_eq!(block_path(7), "data/modele-local/lignes/00007.xz");
         let f = fingerprint(b"t");
         assert_eq!(parse_fingerprint(&fingerprint_hex(&f)), Some(f));
         assert_eq!(parse_fingerprint("zz"), None);

@@ -5,7 +5,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use safetensors::tensor::{Dtype, TensorView};
 
-use super::{blocks, canonical_header, spm, tensor_shapes, Model, ModelError, CODED, DIM, MODEL};
+use super::{
+    blocks, canonical_header, spm, tensor_shapes, Model, ModelError, CODED, DIM, MODEL,
+    SCORE_DELTAS,
+};
 
 impl Model {
     /// The model's head, for the page ([`blocks`]): the whole tokenizer, the layers, and the
@@ -24,13 +27,8 @@ impl Model {
         let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
         let pieces = self.tokenizer.pieces().join("\0").into_bytes();
         owned.push(("spm_pieces".into(), Dtype::U8, vec![pieces.len()], pieces));
-        let scores: Vec<u8> = self
-            .tokenizer
-            .scores()
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        owned.push(("spm_scores".into(), Dtype::F32, vec![vocab], scores));
+        let scores = super::scores_to_deltas(self.tokenizer.scores());
+        owned.push((SCORE_DELTAS.into(), Dtype::U8, vec![scores.len()], scores));
         owned.push((
             "spm_min_score".into(),
             Dtype::F32,
@@ -108,14 +106,11 @@ impl Model {
         Ok(bytes)
     }
 
-    /// The page's head ([`Model::to_head`]): with the rows of UNK, BOS, EOS and the pieces of
-    /// `texts` (the exercise's questions: the words typed questions share most).
-    pub fn page_head(&self, texts: &[String]) -> Result<Vec<u8>, ModelError> {
-        let mut common: BTreeSet<u32> = [spm::UNK, spm::BOS, spm::EOS].into();
-        for t in texts {
-            common.extend(self.tokenizer.encode(t));
-        }
-        self.to_head(&common)
+    /// The page's head ([`Model::to_head`]), with the rows of UNK, BOS and EOS only: every
+    /// text's other rows come in blocks, a few kB each, which costs a first question less than
+    /// the head's share of any set of frequent rows would (BENCHMARKS.md).
+    pub fn page_head(&self) -> Result<Vec<u8>, ModelError> {
+        self.to_head(&[spm::UNK, spm::BOS, spm::EOS].into())
     }
 
     /// Every block file of a whole model's table, with its number ([`blocks`]).

@@ -48,6 +48,8 @@ pub const MAX_INPUT_CHARS: usize = 2_000;
 const CHUNKS: usize = 17;
 /// A head's coded layer `NAME` (u8) has its values in `NAME` + this (f32).
 const CODED: &str = ".valeurs";
+/// A head's tokenizer scores, coded by [`scores_to_deltas`] (U8).
+const SCORE_DELTAS: &str = "spm_scores_deltas";
 const CNN: usize = 256;
 const FEATS: usize = DIM + 3 * CNN;
 /// (n-gram order, left context) of the three branches.
@@ -646,7 +648,17 @@ impl Model {
             .split('\0')
             .map(str::to_owned)
             .collect();
-        let kept_scores = floats(tensor("spm_scores", Dtype::F32)?.data());
+        // A head's scores are coded as deltas ([`scores_to_deltas`]); a whole model's are f32.
+        let kept_scores = match st.tensor(SCORE_DELTAS) {
+            Ok(t) if t.dtype() == Dtype::U8 => {
+                scores_from_deltas(t.data()).ok_or_else(|| ModelError::Shape {
+                    name: SCORE_DELTAS.to_owned(),
+                    expected: "LEB128 deltas".to_owned(),
+                    found: "a truncated or overlong number".to_owned(),
+                })?
+            }
+            _ => floats(tensor("spm_scores", Dtype::F32)?.data()),
+        };
         let min_score = floats(tensor("spm_min_score", Dtype::F32)?.data())
             .first()
             .copied()
@@ -822,5 +834,98 @@ fn canonical_header(bytes: &mut [u8]) {
     let used = header.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
     if sorted.len() == used {
         header[..used].copy_from_slice(&sorted);
+    }
+}
+
+/// The tokenizer's scores as the differences of their bits, each a wrapping u32 in LEB128.
+/// SentencePiece lists pieces by falling score, so the differences of consecutive negative
+/// floats' bits are small: a fifth less than the f32 bytes once xz-compressed (BENCHMARKS.md).
+/// Any order of scores codes and decodes exactly, the bits unchanged.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn scores_to_deltas(scores: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(scores.len() * 2);
+    let mut previous = 0u32;
+    for s in scores {
+        let bits = s.to_bits();
+        let mut d = bits.wrapping_sub(previous);
+        previous = bits;
+        while d >= 0x80 {
+            out.push((d as u8 & 0x7f) | 0x80);
+            d >>= 7;
+        }
+        out.push(d as u8);
+    }
+    out
+}
+
+/// The scores [`scores_to_deltas`] coded; `None` for a truncated or overlong number.
+fn scores_from_deltas(bytes: &[u8]) -> Option<Vec<f32>> {
+    let mut out = Vec::new();
+    let mut previous = 0u32;
+    let mut d = 0u32;
+    let mut shift = 0u32;
+    for &b in bytes {
+        if shift > 28 || (shift == 28 && b & 0x7f > 0x0f) {
+            return None;
+        }
+        d |= u32::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            previous = previous.wrapping_add(d);
+            out.push(f32::from_bits(previous));
+            d = 0;
+            shift = 0;
+        } else {
+            shift += 7;
+        }
+    }
+    (shift == 0).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_code_and_decode_to_the_same_bits() {
+        let scores = [
+            0.0,
+            0.0,
+            -3.3395,
+            -3.5602,
+            -9.2,
+            -9.2,
+            1.5,
+            -0.0,
+            f32::MIN,
+            f32::MAX,
+            f32::NAN,
+            f32::NEG_INFINITY,
+        ];
+        let coded = scores_to_deltas(&scores);
+        let back = scores_from_deltas(&coded).unwrap_or_default();
+        assert_eq!(
+            back.iter().map(|s| s.to_bits()).collect::<Vec<_>>(),
+            scores.iter().map(|s| s.to_bits()).collect::<Vec<_>>()
+        );
+        // Falling scores: one or two bytes each.
+        assert!(scores_to_deltas(&[-1.0, -1.000_001, -1.000_002]).len() <= 7);
+        assert_eq!(scores_from_deltas(&[]), Some(vec![]));
+    }
+
+    #[test]
+    fn truncated_or_overlong_deltas_are_refused() {
+        let coded = scores_to_deltas(&[-3.3395]);
+        assert_eq!(scores_from_deltas(&coded[..coded.len() - 1]), None);
+        // A sixth byte, or a fifth carrying more than 32 bits.
+        assert_eq!(
+            scores_from_deltas(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01]),
+            None
+        );
+        assert_eq!(scores_from_deltas(&[0x80, 0x80, 0x80, 0x80, 0x10]), None);
+        let widest = scores_from_deltas(&[0xff, 0xff, 0xff, 0xff, 0x0f]).unwrap_or_default();
+        assert_eq!(
+            widest.iter().map(|s| s.to_bits()).collect::<Vec<_>>(),
+            [u32::MAX]
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! The local model's blocks of rows ([`crate::encoder::blocks`]), fetched by the worker when a
 //! text needs them: from Cache Storage when an earlier visit kept them, else from the site, all
-//! at once. Each block is checked (length, header, checksum) before it is used or kept; a
-//! failed or damaged fetch is tried again, and only a checked block is ever cached.
+//! at once. Each block is inflated and checked (length, header, checksum) before it is used or
+//! kept, as served (compressed); a failed or damaged fetch is tried again, and only a checked
+//! block is ever cached. One cache is kept, this model's: another model's is deleted.
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -14,6 +15,10 @@ use crate::encoder::protocol::Reply;
 /// tried again after 0.5 s, then 2 s.
 const TRIES: u32 = 3;
 const WAIT_MS: [i32; 2] = [500, 2_000];
+/// The blocks' cache is named by this, the blocks' layout and the model's fingerprint.
+const CACHE_PREFIX: &str = "rag-fiches-lignes-xz-";
+/// What every blocks' cache name starts with, this layout's or an earlier one's.
+const CACHES: &str = "rag-fiches-lignes-";
 
 /// Fetches blocks `missing` into the worker's model, saying how many arrived.
 pub(super) async fn fetch(worker: &Shared, missing: &[u32]) -> Result<(), String> {
@@ -23,11 +28,7 @@ pub(super) async fn fetch(worker: &Shared, missing: &[u32]) -> Result<(), String
         .as_ref()
         .and_then(crate::encoder::Model::fingerprint)
         .ok_or_else(|| "le modèle n'attend aucune ligne".to_owned())?;
-    let cache = open_cache(&format!(
-        "rag-fiches-lignes-{}",
-        fingerprint_hex(&fingerprint)
-    ))
-    .await;
+    let cache = open_cache(&format!("{CACHE_PREFIX}{}", fingerprint_hex(&fingerprint))).await;
     let total = missing.len() as u32;
     let mut done = 0u32;
     let mut bytes = 0u64;
@@ -85,14 +86,16 @@ pub(super) async fn fetch(worker: &Shared, missing: &[u32]) -> Result<(), String
     Ok(())
 }
 
-/// Block `block`'s file taken into the worker's model, checked.
-fn add(worker: &Shared, block: u32, file: &[u8]) -> Result<(), String> {
+/// Block `block`'s file, as served, inflated and taken into the worker's model, checked.
+fn add(worker: &Shared, block: u32, served: &[u8]) -> Result<(), String> {
+    let file = crate::encoder::blocks::unpack(served)
+        .map_err(|_| format!("{} octets reçus, incomplets ou endommagés", served.len()))?;
     let mut w = worker.borrow_mut();
     let model = w
         .model
         .as_mut()
         .ok_or_else(|| "plus de modèle".to_owned())?;
-    model.add_block(block, file).map_err(|e| match e {
+    model.add_block(block, &file).map_err(|e| match e {
         crate::encoder::blocks::BlockError::Length { found, expected } => {
             format!("{found} octets reçus sur {expected}")
         }
@@ -127,7 +130,9 @@ async fn receive(started: js_sys::Promise) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// This model's Cache Storage, where the browser has one (not in an insecure context).
+/// This model's Cache Storage, where the browser has one (not in an insecure context). The
+/// blocks of another model, or of an earlier layout, are deleted: never read again, they would
+/// only fill the learner's storage.
 async fn open_cache(name: &str) -> Option<web_sys::Cache> {
     let has = js_sys::Reflect::get(&scope(), &JsValue::from_str("caches"))
         .ok()
@@ -136,6 +141,15 @@ async fn open_cache(name: &str) -> Option<web_sys::Cache> {
         return None;
     }
     let storage = scope().caches().ok()?;
+    if let Ok(keys) = JsFuture::from(storage.keys()).await {
+        for key in js_sys::Array::from(&keys).iter() {
+            if let Some(other) = key.as_string() {
+                if other.starts_with(CACHES) && other != name {
+                    let _ = JsFuture::from(storage.delete(&other)).await;
+                }
+            }
+        }
+    }
     JsFuture::from(storage.open(name))
         .await
         .ok()?
