@@ -12,25 +12,47 @@ const relaxedDot = WebAssembly.validate(new Uint8Array([
   65, 2, 253, 15, 65, 3, 253, 17, 253, 147, 2, 11,
 ]));
 
-// Each module is also served gzipped (`<name>_bg.wasm.gz`, written by Trunk.toml's last hook):
-// a static host need not compress wasm, and DecompressionStream inflates it here. An engine without DecompressionStream (Firefox before 113) fetches the plain file.
-async function compiled(name) {
-  if (typeof DecompressionStream === 'function') {
-    try {
-      const response = await fetch(`./${name}_bg.wasm.gz`);
-      if (response.ok) {
-        // Read whole first: a body that does not inflate fails here, not the request.
-        const gz = await response.arrayBuffer();
-        const inflated = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
-        return await WebAssembly.compile(await new Response(inflated).arrayBuffer());
-      }
-    } catch {
-      // Not served, or not inflated: the plain file below.
-    }
+// Each module and its glue are also served gzipped (`<name>_bg.wasm.gz`, `<name>.js.gz`, written
+// by Trunk.toml's last hook): a static host need not compress wasm, and DecompressionStream
+// inflates them here. An engine without DecompressionStream (Firefox before 113), or a gzipped
+// file that is not served or does not inflate, gets the plain file.
+async function inflated(path) {
+  if (typeof DecompressionStream !== 'function') return null;
+  try {
+    const response = await fetch(`${path}.gz`);
+    if (!response.ok) return null;
+    // Read whole first: a body that does not inflate fails here, not the request.
+    const gz = await response.arrayBuffer();
+    const stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return await new Response(stream).arrayBuffer();
+  } catch {
+    return null;
   }
+}
+
+async function compiled(name) {
+  const bytes = await inflated(`./${name}_bg.wasm`);
+  if (bytes) return WebAssembly.compile(bytes);
   const response = await fetch(`./${name}_bg.wasm`);
   if (!response.ok) throw new Error(`${name}_bg.wasm: HTTP ${response.status}`);
   return WebAssembly.compile(await response.arrayBuffer());
+}
+
+/** Runs the module's glue (wasm-bindgen's `no-modules` script, which defines `wasm_bindgen`). */
+async function glue(name) {
+  const bytes = await inflated(`./${name}.js`);
+  if (bytes) {
+    const url = URL.createObjectURL(new Blob([bytes], { type: 'text/javascript' }));
+    try {
+      importScripts(url);
+      return;
+    } catch {
+      // Refused (a policy against blob: scripts): the plain file below.
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+  }
+  importScripts(`./${name}.js`);
 }
 
 async function start() {
@@ -42,12 +64,12 @@ async function start() {
       // Refused by this engine: the plain module below.
     }
     if (module) {
-      importScripts('./encodeur-rapide.js');
+      await glue('encodeur-rapide');
       return wasm_bindgen({ module_or_path: module });
     }
   }
   const module = await compiled('encodeur');
-  importScripts('./encodeur.js');
+  await glue('encodeur');
   return wasm_bindgen({ module_or_path: module });
 }
 

@@ -158,6 +158,10 @@ inEngines('a typed question with the local model: downloaded once, kept, not fet
   // Each block of rows fetched once: a reload reads those it has from Cache Storage.
   const blocks = since(from).filter((p) => p.includes('/modele-local/lignes/'));
   assert.ok(blocks.length > 0 && new Set(blocks).size === blocks.length, `blocks: ${blocks.join(' ')}`);
+  // The worker's module and glue came gzipped (DecompressionStream), not as the plain files,
+  // at both loads.
+  const worker = since(from).filter((p) => /\/encodeur[^/]*\.(js|wasm)(\.gz)?$/.test(p) && !p.endsWith('-demarrage.js'));
+  assert.ok(worker.length === 4 && worker.every((p) => p.endsWith('.gz')), `worker files: ${worker.join(' ')}`);
   assert.equal(await tab.run(() => document.querySelector('#resultats').textContent.includes('sans être gardé')), false);
   assert.deepEqual(await tab.problems(), []);
   await tab.close();

@@ -129,3 +129,22 @@ test('a block cut mid-body is fetched again; one that keeps failing (too short, 
     await server.close();
   }
 });
+
+test('a host that does not serve the worker\'s gzipped files: the plain module and glue are fetched, and the local model ranks as the terminal', { skip: !present }, async () => {
+  const gz = ['encodeur-rapide_bg.wasm.gz', 'encodeur-rapide.js.gz', 'encodeur_bg.wasm.gz', 'encodeur.js.gz'];
+  const faults = Object.fromEntries(gz.map((p) => [p, { kind: '404', times: 1000 }]));
+  const server = await serveDist({ faults });
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.check('#voir-sens-local');
+    await expectTop(page, Q1, await terminalTop(Q1));
+    const served = server.bytes.map((b) => b.path).filter((p) => /^encodeur-rapide[^/]*\.(js|wasm)$/.test(p));
+    assert.deepEqual(served, ['encodeur-rapide_bg.wasm', 'encodeur-rapide.js']);
+    // Only the refused gzipped files may be reported.
+    assert.deepEqual(problems.filter((p) => !gz.some((f) => p.endsWith(`/${f}`) || p.includes(`/${f} `))), []);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+});
