@@ -63,8 +63,9 @@ pub(super) async fn fetch(worker: &Shared, missing: &[u32]) -> Result<(), String
             match checked {
                 Ok(file) => {
                     bytes += file.len() as u64;
-                    if let Some(c) = &cache {
-                        keep(c, block, file).await;
+                    // Kept beside the work, not before it: the text waits for no write.
+                    if let Some(c) = cache.clone() {
+                        wasm_bindgen_futures::spawn_local(async move { keep(&c, block, file).await });
                     }
                     break;
                 }
