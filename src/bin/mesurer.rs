@@ -569,7 +569,7 @@ fn write_trec(dir: &str, measurements: &[Measurement], force: bool) -> Result<()
     let mut files = vec![("qrels.txt".to_owned(), export::qrels(&measurements[0]))];
     for m in measurements {
         files.push((
-            format!("run-{}.txt", m.method.replace('+', "-plus")),
+            format!("run-{}.txt", export::run_name(&m.method)),
             export::trec_run(m),
         ));
     }

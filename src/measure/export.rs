@@ -23,9 +23,10 @@ pub fn qrels(m: &Measurement) -> String {
 /// A TREC run: `qid Q0 docid rank score run`, the first ten of every question (and the eleventh
 /// when it ties with the tenth, so that the pessimistic figures read back the same). Scores are
 /// written in full (Rust's shortest round-trip form): equal scores stay equal, distinct ones
-/// distinct.
+/// distinct. The run's name is the method's in one word (`mots-plus`, `sens-local`): a TREC
+/// line's fields are separated by white space.
 pub fn trec_run(m: &Measurement) -> String {
-    let run = m.method.replace('+', "-plus");
+    let run = run_name(&m.method);
     let mut out = String::new();
     for (i, q) in m.questions.iter().enumerate() {
         for (rank, (id, score)) in q.top.iter().chain(&q.tied_beyond).enumerate() {
@@ -33,6 +34,15 @@ pub fn trec_run(m: &Measurement) -> String {
         }
     }
     out
+}
+
+/// A method's name as a run's tag and file name: `+` as `-plus`, white space as `-`.
+pub fn run_name(method: &str) -> String {
+    method
+        .replace('+', "-plus")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// One CSV field, as RFC 4180 quotes it (with `;` as the separator): quoted when it holds the
@@ -129,6 +139,25 @@ mod tests {
     use super::*;
     use crate::data::{parse_fiches, parse_questions};
     use crate::lab::{Keyword, Lab};
+
+    #[test]
+    fn a_method_named_in_two_words_writes_a_run_of_six_fields() {
+        assert_eq!(run_name("hybride local"), "hybride-local");
+        assert_eq!(run_name("mots+"), "mots-plus");
+        let fiches = parse_fiches(
+            r#"{"id":"AR-0001","famille":"f","nom":"Colle","texte":"colle carrelage"}"#,
+        )
+        .unwrap();
+        let questions =
+            parse_questions("type;question;fiche_attendue\ncourante;colle;AR-0001\n").unwrap();
+        let mut m = Lab::new(fiches).measure_keyword(Keyword::Mots, &questions);
+        m.method = "sens local".into();
+        let run = trec_run(&m);
+        assert_eq!(
+            run,
+            format!("q01 Q0 AR-0001 1 {} sens-local\n", m.questions[0].top[0].1)
+        );
+    }
 
     #[test]
     fn the_csv_survives_hostile_ids_and_questions_and_runs_no_formula() {
