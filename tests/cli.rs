@@ -451,6 +451,87 @@ fn a_stop_word_ablation_shows_both_figures_and_every_question_that_moves() {
     assert!(err.contains("change mots+ alone"), "{err}");
 }
 
+/// `--comparer`: our own run is identical to its method; the same run with two fiches of
+/// different scores swapped differs from that rank; two fiches of equal score swapped do not.
+#[test]
+fn comparer_finds_where_a_run_ranks_otherwise_than_the_method_beyond_ties() {
+    let dir = Scratch::new("mesurer-comparer");
+    let trec = dir.0.to_str().unwrap().to_owned();
+    let out = mesurer(&["mots", "--trec", &trec]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = std::fs::read_to_string(dir.0.join("run-mots.txt")).unwrap();
+    // Lines of q01 and the ranks where they swap: a tie (equal scores) and no tie.
+    let q01: Vec<Vec<&str>> = ours
+        .lines()
+        .filter(|l| l.starts_with("q01 "))
+        .map(|l| l.split(' ').collect())
+        .collect();
+    let tie = (1..q01.len())
+        .find(|&i| q01[i][4] == q01[i - 1][4])
+        .expect("mots ties two fiches in q01's first ten");
+    let strict = (1..q01.len())
+        .find(|&i| q01[i][4] != q01[i - 1][4])
+        .unwrap();
+    let swapped = |at: usize| -> String {
+        ours.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(' ').collect();
+                if f[0] != "q01" {
+                    return l.to_owned();
+                }
+                let r: usize = f[3].parse().unwrap();
+                let other = if r == at {
+                    at + 1
+                } else if r == at + 1 {
+                    at
+                } else {
+                    r
+                };
+                let o = &q01[other - 1];
+                format!("q01 Q0 {} {r} {} {}", o[2], f[4], f[5])
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    std::fs::write(dir.0.join("strict.txt"), swapped(strict)).unwrap();
+    let run = |file: &str| {
+        let out = mesurer(&["mots", "--run", file, "--comparer", "mots"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let same = run(&format!("{trec}/run-mots.txt"));
+    assert!(same.contains("Parité de mots (run) avec mots"), "{same}");
+    assert!(
+        same.contains("40 questions : 40 identiques, 0 identiques à égalités près, 0 diffèrent"),
+        "{same}"
+    );
+    let differs = run(&format!("{trec}/strict.txt"));
+    assert!(
+        differs.contains(&format!("  q01 « Ciment blanc CEM I 52,5 en sac de 25 kg » : diffère au rang {strict} : mots {}", q01[strict - 1][2])),
+        "{differs}"
+    );
+    assert!(
+        differs.contains("39 identiques, 0 identiques à égalités près, 1 diffère"),
+        "{differs}"
+    );
+    std::fs::write(dir.0.join("tie.txt"), swapped(tie)).unwrap();
+    let ties = run(&format!("{trec}/tie.txt"));
+    assert!(
+        ties.contains("39 identiques, 1 identique à égalités près, 0 diffèrent"),
+        "{ties}"
+    );
+    let alone = mesurer(&["mots", "--comparer", "mots"]);
+    assert_eq!(alone.status.code(), Some(2));
+}
+
 #[test]
 fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
     let dir = Scratch::new("mesurer-run");

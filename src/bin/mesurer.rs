@@ -18,7 +18,7 @@ use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{check_expected, parse_questions, Fiche, QuestionKind};
 use rag_fiches::lab::{Encoder, Lab, Method, QuestionVectors};
 use rag_fiches::measure::compare;
-use rag_fiches::measure::{export, import};
+use rag_fiches::measure::{export, import, parity};
 use rag_fiches::measure::{show_score, Measurement};
 use rag_fiches::mistral;
 use rag_fiches::search::bm25::{Explanation, FORMULA};
@@ -26,7 +26,7 @@ use rag_fiches::search::bm25::{Explanation, FORMULA};
 const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] [--json]
                 [--embedder mistral|fake] [--vectors PATH]
        mesurer --all [--trec DIR [--force]] [--json] [--embedder …] [--vectors PATH]
-       mesurer [METHOD | --all] --run FILE[,FILE…]
+       mesurer [METHOD | --all] --run FILE[,FILE…] [--comparer METHOD]
        mesurer [METHOD] --question \"…\" [--explain]
        mesurer mots+ [--sans-mot-vide WORD[,WORD…]] [--mot-vide WORD[,WORD…]]
        mesurer [METHOD] [--k1 X] [--b Y] [--rrf-k K] [--enrichir FILE] [--reglages FILE.json]
@@ -46,6 +46,8 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
                    with refusal thresholds and fusion against the best single method
   --run FILES      TREC runs of any engine (qid Q0 docid rank score tag, qids q01, q02…
                    as --trec writes them), measured beside the methods, named by their tag
+  --comparer METHOD  with --run: where each run's first 10 fiches differ from METHOD's,
+                   question by question, fiches of equal score in any order
   --trec DIR       also write qrels.txt and run-METHOD.txt for trec_eval or ranx
   --force          with --trec: overwrite files already there (else nothing is written)
   --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
@@ -84,6 +86,8 @@ struct Args {
     drop: Vec<String>,
     /// `--run`: TREC run files measured as methods.
     runs: Vec<String>,
+    /// `--comparer`: the method each run is compared with, beyond ties.
+    compare: Option<Method>,
     /// « Améliorer »'s settings: `--k1`, `--b`, `--rrf-k`, `--enrichir`, `--reglages`.
     k1: Option<f64>,
     b: Option<f64>,
@@ -122,6 +126,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         keep: Vec::new(),
         drop: Vec::new(),
         runs: Vec::new(),
+        compare: None,
         k1: None,
         b: None,
         rrf_k: None,
@@ -156,6 +161,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
                     .filter(|p| !p.is_empty())
                     .map(str::to_owned),
             ),
+            "--comparer" => {
+                let m = value("--comparer")?;
+                out.compare = Some(Method::parse(&m).ok_or(Fail::Usage(format!(
+                    "--comparer: unknown method \"{m}\": expected mots, mots+, sens, hybride, hybride+, sens-local or hybride-local"
+                )))?);
+            }
             "--k1" => out.k1 = Some(number("--k1", &value("--k1")?)?),
             "--b" => out.b = Some(number("--b", &value("--b")?)?),
             "--rrf-k" => out.rrf_k = Some(number("--rrf-k", &value("--rrf-k")?)?),
@@ -184,6 +195,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         return Err(Fail::Usage(
             "--sans-mot-vide and --mot-vide change mots+ alone: mesurer mots+ --sans-mot-vide WORD"
                 .into(),
+        ));
+    }
+    if out.compare.is_some() && out.runs.is_empty() {
+        return Err(Fail::Usage(
+            "--comparer compares runs with a method: mesurer --run FILE --comparer mots+".into(),
         ));
     }
     if out.explain && out.question.is_none() {
@@ -390,11 +406,16 @@ fn run() -> Result<(), Fail> {
         Some(Encoder::Mistral) => dense,
         Some(Encoder::Local) => local,
     };
-    let methods: Vec<Method> = if args.all {
+    let mut methods: Vec<Method> = if args.all {
         Method::ALL.into_iter().filter(available).collect()
     } else {
         vec![args.method]
     };
+    if let Some(m) = args.compare {
+        if !methods.contains(&m) {
+            methods.push(m);
+        }
+    }
     // What --all could not measure, said in the report itself.
     let mut skipped = String::new();
     if args.all {
@@ -476,6 +497,15 @@ fn run() -> Result<(), Fail> {
         rag_fiches::outln!("{text}");
     } else if compared {
         rag_fiches::out!("{}{skipped}", comparison(&measurements));
+        if let Some(m) = args.compare {
+            let ours = measurements
+                .iter()
+                .find(|x| x.method == m.name())
+                .ok_or_else(|| format!("{} was not measured", m.name()))?;
+            for theirs in &measurements[measurements.len() - args.runs.len()..] {
+                rag_fiches::out!("\n{}", parity::compare(ours, theirs).report());
+            }
+        }
     } else {
         rag_fiches::out!("{}", measurements[0].seed_report());
     }

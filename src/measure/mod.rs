@@ -21,6 +21,8 @@ pub mod compare;
 pub mod export;
 /// Any engine's TREC run, read back and measured as a method.
 pub mod import;
+/// Where an engine's run ranks as one of our methods, beyond ties.
+pub mod parity;
 /// Products and their variants: the expected fiche's siblings.
 pub mod products;
 /// Python's `round` and `repr(float)`, for the seed's report byte for byte.
