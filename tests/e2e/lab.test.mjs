@@ -83,6 +83,8 @@ test('exports: CSV, JSON and TREC files read back give the page\'s figures', asy
   for (const m of json) {
     const run = await save(`run:${m.method}`);
     assert.equal(run.name, `run-${m.method.replace('+', '-plus').replace(' ', '-')}.txt`);
+    // Six fields a line, the run named in one word (« sens local » as sens-local).
+    assert.ok(run.text.trim().split('\n').every((l) => l.split(' ').length === 6 && l.endsWith(` ${m.method.replace('+', '-plus').replace(' ', '-')}`)), run.text.slice(0, 200));
     // MRR as trec_eval's recip_rank computes it, over the 35 questions with qrels.
     const relevant = new Map(qrels.trim().split('\n').map((l) => l.split(' ')).map((f) => [f[0], f[2]]));
     const best = new Map();
