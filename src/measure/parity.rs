@@ -8,7 +8,8 @@
 //! scores may be float32, where two of ours that differ in the last digits become equal) form one
 //! group, and within a group the same fiches must be listed, in any order. A tie that runs past
 //! the last position shown (its other members unseen) accepts, in that group, any fiche not
-//! listed above it.
+//! listed above it. Our fiches of score 0 (no word matched: the seed's BM25 lists them, an
+//! engine does not) may be missing from the engine's end.
 
 use std::collections::HashSet;
 
@@ -81,9 +82,15 @@ fn tie_groups(top: &[(String, f64)]) -> Vec<(usize, usize)> {
 }
 
 fn agreement(ours: &QuestionOutcome, theirs: &QuestionOutcome) -> Agreement {
-    let (o, t) = (&ours.top, &theirs.top);
+    let (mut o, t) = (&ours.top[..], &theirs.top[..]);
     if o.iter().map(|x| &x.0).eq(t.iter().map(|x| &x.0)) {
         return Agreement::Same;
+    }
+    // Fiches of score 0 matched no word: the seed's BM25 lists them (a sorted list of every
+    // fiche), an engine does not. Where the engine stops, ours may end with them.
+    let zeros = t.len() < o.len() && o[t.len()..].iter().all(|x| x.1 == 0.0);
+    if zeros {
+        o = &o[..t.len()];
     }
     let n = o.len().max(t.len());
     // Group boundaries: a position starts a group only where neither list ties across it.
@@ -95,11 +102,10 @@ fn agreement(ours: &QuestionOutcome, theirs: &QuestionOutcome) -> Agreement {
             }
         }
     }
+    // Each group ends before a position that starts one, or at the end.
+    let ends = (1..=n).filter(|&end| end == n || !joined[end]);
     let mut start = 0;
-    for end in 1..=n {
-        if end < n && joined[end] {
-            continue;
-        }
+    for end in ends {
         let mine: HashSet<&str> = o
             .get(start..end)
             .unwrap_or(&[])
@@ -115,7 +121,8 @@ fn agreement(ours: &QuestionOutcome, theirs: &QuestionOutcome) -> Agreement {
         // A tie past the last position: its unseen members may be listed instead of those
         // shown (earlier groups matched, and a run lists a fiche once, so none of them is one
         // ranked above the tie).
-        let same = if end == n && (ours.tied_beyond.is_some() || theirs.tied_beyond.is_some()) {
+        let open = (ours.tied_beyond.is_some() && !zeros) || theirs.tied_beyond.is_some();
+        let same = if end == n && open {
             o.len() == t.len()
         } else {
             mine == other
@@ -255,6 +262,19 @@ mod tests {
         assert!(matches!(
             agreement(&ours, &theirs),
             Agreement::Differs { at: 3, .. }
+        ));
+    }
+
+    #[test]
+    fn our_fiches_of_score_zero_may_be_missing_from_the_engine_s_end() {
+        let ours = outcome(&[("A", 3.0), ("B", 0.0), ("C", 0.0)], Some(("D", 0.0)));
+        let theirs = outcome(&[("A", 7.0)], None);
+        assert_eq!(agreement(&ours, &theirs), Agreement::SameUpToTies);
+        // Not a fiche that matched.
+        let ours = outcome(&[("A", 3.0), ("B", 1.0), ("C", 0.0)], None);
+        assert!(matches!(
+            agreement(&ours, &theirs),
+            Agreement::Differs { at: 2, .. }
         ));
     }
 
