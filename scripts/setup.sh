@@ -6,7 +6,8 @@
 #                                 trunk, and wasm-opt (binaryen, from npm when node is there)
 #   bash scripts/setup.sh test    all of that, plus what the three test rings need: chromium and
 #                                 chromium-driver, firefox-esr, webkit2gtk-driver and xvfb (Debian),
-#                                 geckodriver and wasm-pack (crates.io), node >= 20, the e2e packages
+#                                 geckodriver and wasm-pack (crates.io), node >= 20, the e2e packages,
+#                                 Java for the Lucene recipe (Debian's openjdk-17-jre-headless)
 #
 # It checks every prerequisite first, in seconds, and stops at the first one missing with one
 # sentence saying how to get it; then it says what it will install, where, what needs root, and how
@@ -18,7 +19,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 PROFILE=${1:-test}
 case "$PROFILE" in
   serve | test) ;;
-  -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "setup.sh: unknown profile \"$PROFILE\": expected serve or test" >&2; exit 2 ;;
 esac
 
@@ -86,6 +87,7 @@ if [ "$PROFILE" = test ]; then
   has_version wasm-pack "$WASM_PACK" || { plan+=("wasm-pack $WASM_PACK (cargo install, ~/.cargo/bin, 3 min)"); minutes=$((minutes + 3)); }
   engines_missing && { plan+=("Firefox ESR, WebKitGTK's WebKitWebDriver and Xvfb: $ENGINE_PACKAGES (apt-get, as root, 1 min)"); minutes=$((minutes + 1)); }
   has_version geckodriver "$GECKODRIVER" || { plan+=("geckodriver $GECKODRIVER (cargo install, ~/.cargo/bin, 2 min)"); minutes=$((minutes + 2)); }
+  has java || { plan+=("Java for the Lucene recipe: openjdk-17-jre-headless (apt-get, as root, 1 min)"); minutes=$((minutes + 1)); }
 fi
 if [ ${#plan[@]} -gt 0 ]; then
   say "will install (times measured on an idle 2-core machine; a busy one took three times longer):"
@@ -138,6 +140,12 @@ if [ "$PROFILE" = test ]; then
   has_version geckodriver "$GECKODRIVER" || {
     say "installing geckodriver $GECKODRIVER"
     cargo install geckodriver --version "$GECKODRIVER" --locked; }
+  if ! has java; then
+    need_root "installing Java for engines/lucene.py"
+    say "installing Debian's openjdk-17-jre-headless (as root)"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends openjdk-17-jre-headless
+  fi
   if [ ! -f /usr/share/dict/french ] && { [ "$(id -u)" = 0 ] || has sudo; }; then
     say "installing Debian's wfrench (as root)"
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends wfrench ||

@@ -42,7 +42,8 @@ cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --fe
 cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features premier --lib --bin premier -- -D warnings
 
 step "ring 1: native cargo test"
-cargo test --locked
+# tests/engines.rs runs engines/run.sh: here its packages must install (PyPI, Java), not be skipped.
+RAG_FICHES_ENGINES=required cargo test --locked
 
 step "the seed's reference output, byte for byte"
 cargo run --locked --quiet --release --bin mesurer | cmp - tests/golden/mesurer-mots.out
