@@ -5,6 +5,11 @@
 
 use std::collections::HashSet;
 
+/// The answer judged by a second model: faithfulness (seed 001).
+pub mod judge;
+/// The first stage's top 20 re-read by a chat model, the 5 best kept (seed 000's extension).
+pub mod rerank;
+
 use serde::Serialize;
 
 use crate::data::{Fiche, QuestionKind};
