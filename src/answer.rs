@@ -239,11 +239,12 @@ pub fn evaluate(outcomes: &[AnswerOutcome]) -> AnswerEvaluation {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::mistral::chat::chat_request;
 
-    fn fiche(id: &str) -> Fiche {
+    /// A fiche named and written after its id (the answer modules' tests share it).
+    pub(crate) fn fiche(id: &str) -> Fiche {
         Fiche {
             id: id.into(),
             famille: "f".into(),

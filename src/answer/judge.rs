@@ -92,15 +92,7 @@ pub fn faithfulness(verdicts: &[Verdict]) -> Faithfulness {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fiche(id: &str) -> Fiche {
-        Fiche {
-            id: id.into(),
-            famille: "f".into(),
-            nom: format!("nom {id}"),
-            texte: format!("texte {id}"),
-        }
-    }
+    use crate::answer::tests::fiche;
 
     #[test]
     fn only_oui_or_non_alone_is_a_verdict() {

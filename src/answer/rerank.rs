@@ -188,13 +188,8 @@ mod tests {
 
     #[test]
     fn the_reranker_reads_every_fiche_sent_and_the_question() {
-        let f = |id: &str| Fiche {
-            id: id.into(),
-            famille: "f".into(),
-            nom: format!("nom {id}"),
-            texte: format!("texte {id}"),
-        };
-        let (a, b) = (f("AR-0001"), f("AR-0002"));
+        use crate::answer::tests::fiche;
+        let (a, b) = (fiche("AR-0001"), fiche("AR-0002"));
         let m = rerank_prompt("Quel ciment ?", &[&a, &b]);
         assert_eq!(m[0].content, RERANK_INSTRUCTIONS);
         assert!(m[1]
