@@ -841,7 +841,7 @@ fn canonical_header(bytes: &mut [u8]) {
 /// SentencePiece lists pieces by falling score, so the differences of consecutive negative
 /// floats' bits are small: a fifth less than the f32 bytes once xz-compressed (BENCHMARKS.md).
 /// Any order of scores codes and decodes exactly, the bits unchanged.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(test, not(target_arch = "wasm32")))]
 pub(crate) fn scores_to_deltas(scores: &[f32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(scores.len() * 2);
     let mut previous = 0u32;
