@@ -718,6 +718,7 @@ fn ablation(
 /// threshold of each method, and the best fusion against the best single method.
 fn comparison(ms: &[Measurement]) -> String {
     let mut out = rag_fiches::measure::text_tables(ms);
+    let width = rag_fiches::measure::name_width(ms);
     out += "\nSeuil de refus (calibré sur les questions de rang pair, testé sur les impaires) :\n";
     for m in ms {
         if let Some(c) = compare::calibrate_split(m) {
@@ -727,7 +728,7 @@ fn comparison(ms: &[Measurement]) -> String {
                 " ; aucun seuil ne sépare les questions de calibration"
             };
             out += &format!(
-                "{:<13} seuil {} : calibration {:.0} %, test {:.0} %{separable}\n",
+                "{:<width$} seuil {} : calibration {:.0} %, test {:.0} %{separable}\n",
                 m.method,
                 match m.score_decimals {
                     Some(_) => m.show_score(c.calibration.threshold),

@@ -316,7 +316,7 @@ impl Measurement {
 
 /// One row of a comparison table: a method's hit@1, hit@5 and MRR@10 for exactes and courantes,
 /// as ranked or pessimistic.
-fn table_row(m: &Measurement, worst: bool) -> String {
+fn table_row(m: &Measurement, worst: bool, width: usize) -> String {
     let cell = |k: &KindStats| {
         let (h1, h5, mrr) = if worst {
             (k.worst_hit1, k.worst_hit5, k.worst_mrr10)
@@ -331,27 +331,38 @@ fn table_row(m: &Measurement, worst: bool) -> String {
         )
     };
     format!(
-        "{:<13}  {}    {}\n",
+        "{:<width$}  {}    {}\n",
         m.method,
         cell(&m.kinds[0]),
         cell(&m.kinds[1])
     )
 }
 
+/// The width of the methods' column: 13 characters, or the longest name (an engine's run
+/// named `postgres-hybride`).
+pub fn name_width(ms: &[Measurement]) -> usize {
+    ms.iter()
+        .map(|m| m.method.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(13)
+}
+
 /// The terminal's comparison: methods × exactes and courantes (hit@1, hit@5, MRR@10), as ranked,
 /// then pessimistic (`mesurer --all`, the ablation, `pairs`).
 pub fn text_tables(ms: &[Measurement]) -> String {
-    let mut out = format!("{:<13}  {:<24}    {:<24}\n", "", "exactes", "courantes");
+    let width = name_width(ms);
+    let mut out = format!("{:<width$}  {:<24}    {:<24}\n", "", "exactes", "courantes");
     out += &format!(
-        "{:<13}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
+        "{:<width$}  {:>6} {:>9} {:>7}    {:>6} {:>9} {:>7}\n",
         "méthode", "tête", "5 prem.", "MRR@10", "tête", "5 prem.", "MRR@10"
     );
     for m in ms {
-        out += &table_row(m, false);
+        out += &table_row(m, false, width);
     }
     out += "\nPessimiste : chaque fiche de même score que l'attendue comptée devant elle (ex æquo) :\n";
     for m in ms {
-        out += &table_row(m, true);
+        out += &table_row(m, true, width);
     }
     out
 }
@@ -370,6 +381,26 @@ mod tests {
 
     fn list(scores: &[(&str, f64)]) -> Vec<(String, f64)> {
         scores.iter().map(|(i, s)| (i.to_string(), *s)).collect()
+    }
+
+    #[test]
+    fn a_long_method_name_widens_the_column_for_every_row() {
+        let c = QuestionKind::Courante;
+        let questions = [q(QuestionKind::Exacte, "A"), q(c, "B")];
+        let m = |name: &str| {
+            Measurement::run(name, None, &questions, |_| list(&[("A", 2.0), ("B", 1.0)]))
+        };
+        let text = text_tables(&[m("mots"), m("postgres-hybride")]);
+        let rows: Vec<&str> = text.lines().filter(|l| l.contains("1/1")).collect();
+        assert_eq!(rows.len(), 4, "{text}");
+        // The first cell starts at the same column in every row: after the longest name.
+        for row in rows {
+            assert_eq!(
+                row.chars().position(|ch| ch == '/'),
+                Some(16 + 2 + 4),
+                "{text}"
+            );
+        }
     }
 
     #[test]
