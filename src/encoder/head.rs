@@ -107,8 +107,7 @@ impl Model {
     }
 
     /// The page's head ([`Model::to_head`]), with the rows of UNK, BOS and EOS only: every
-    /// text's other rows come in blocks, a few kB each, which costs a first question less than
-    /// the head's share of any set of frequent rows would (BENCHMARKS.md).
+    /// other row comes in a block, fetched when a text needs it.
     pub fn page_head(&self) -> Result<Vec<u8>, ModelError> {
         self.to_head(&[spm::UNK, spm::BOS, spm::EOS].into())
     }

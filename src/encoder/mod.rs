@@ -839,7 +839,7 @@ fn canonical_header(bytes: &mut [u8]) {
 
 /// The tokenizer's scores as the differences of their bits, each a wrapping u32 in LEB128.
 /// SentencePiece lists pieces by falling score, so the differences of consecutive negative
-/// floats' bits are small: a fifth less than the f32 bytes once xz-compressed (BENCHMARKS.md).
+/// floats' bits are small numbers, which xz packs tighter than the f32 bytes.
 /// Any order of scores codes and decodes exactly, the bits unchanged.
 #[cfg(any(test, not(target_arch = "wasm32")))]
 pub(crate) fn scores_to_deltas(scores: &[f32]) -> Vec<u8> {

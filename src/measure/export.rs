@@ -36,13 +36,23 @@ pub fn trec_run(m: &Measurement) -> String {
     out
 }
 
-/// A method's name as a run's tag and file name: `+` as `-plus`, white space as `-`.
-pub fn run_name(method: &str) -> String {
-    method
-        .replace('+', "-plus")
+/// A method's or run's name as a run's tag and in its file name, in the page and the terminal:
+/// `+` as `-plus`, white space as `-`, anything else but letters, digits, `-` and `_` as `_`
+/// (`mots+` → `mots-plus`, `sens local` → `sens-local`).
+pub fn run_name(name: &str) -> String {
+    name.replace('+', "-plus")
         .split_whitespace()
         .collect::<Vec<_>>()
         .join("-")
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// One CSV field, as RFC 4180 quotes it (with `;` as the separator): quoted when it holds the
@@ -144,6 +154,8 @@ mod tests {
     fn a_method_named_in_two_words_writes_a_run_of_six_fields() {
         assert_eq!(run_name("hybride local"), "hybride-local");
         assert_eq!(run_name("mots+"), "mots-plus");
+        assert_eq!(run_name("hybride+"), "hybride-plus");
+        assert_eq!(run_name("mots (run)"), "mots-_run_");
         let fiches = parse_fiches(
             r#"{"id":"AR-0001","famille":"f","nom":"Colle","texte":"colle carrelage"}"#,
         )

@@ -68,6 +68,15 @@ pub fn compare(ours: &Measurement, theirs: &Measurement) -> Parity {
     }
 }
 
+/// The fiches at positions `[start, end)` of `top` (fewer where it is shorter).
+fn ids(top: &[(String, f64)], start: usize, end: usize) -> HashSet<&str> {
+    top.iter()
+        .take(end)
+        .skip(start)
+        .map(|x| x.0.as_str())
+        .collect()
+}
+
 /// The maximal runs of equal scores of `top`, as `[start, end)` positions.
 fn tie_groups(top: &[(String, f64)]) -> Vec<(usize, usize)> {
     let mut groups = Vec::new();
@@ -106,18 +115,7 @@ fn agreement(ours: &QuestionOutcome, theirs: &QuestionOutcome) -> Agreement {
     let ends = (1..=n).filter(|&end| end == n || !joined[end]);
     let mut start = 0;
     for end in ends {
-        let mine: HashSet<&str> = o
-            .get(start..end)
-            .unwrap_or(&[])
-            .iter()
-            .map(|x| x.0.as_str())
-            .collect();
-        let other: HashSet<&str> = t
-            .get(start..end)
-            .unwrap_or(&[])
-            .iter()
-            .map(|x| x.0.as_str())
-            .collect();
+        let (mine, other) = (ids(o, start, end), ids(t, start, end));
         // A tie past the last position: its unseen members may be listed instead of those
         // shown (earlier groups matched, and a run lists a fiche once, so none of them is one
         // ranked above the tie).

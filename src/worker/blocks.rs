@@ -142,20 +142,29 @@ async fn open_cache(name: &str) -> Option<web_sys::Cache> {
         return None;
     }
     let storage = scope().caches().ok()?;
-    if let Ok(keys) = JsFuture::from(storage.keys()).await {
-        for key in js_sys::Array::from(&keys).iter() {
-            if let Some(other) = key.as_string() {
-                if other.starts_with(CACHES) && other != name {
-                    let _ = JsFuture::from(storage.delete(&other)).await;
-                }
-            }
-        }
+    // Once per model a worker holds, not at every question.
+    thread_local!(static SWEPT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) });
+    if SWEPT.with(|s| s.replace(name.to_owned())) != name {
+        sweep(&storage, name).await;
     }
     JsFuture::from(storage.open(name))
         .await
         .ok()?
         .dyn_into()
         .ok()
+}
+
+/// Deletes every blocks' cache but `keep`.
+async fn sweep(storage: &web_sys::CacheStorage, keep: &str) {
+    if let Ok(keys) = JsFuture::from(storage.keys()).await {
+        for key in js_sys::Array::from(&keys).iter() {
+            if let Some(other) = key.as_string() {
+                if other.starts_with(CACHES) && other != keep {
+                    let _ = JsFuture::from(storage.delete(&other)).await;
+                }
+            }
+        }
+    }
 }
 
 async fn cached(cache: Option<&web_sys::Cache>, block: u32) -> Option<Vec<u8>> {

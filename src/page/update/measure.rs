@@ -107,31 +107,16 @@ pub(super) fn export_file(s: &State, what: &str) -> Option<(String, String)> {
         other => {
             let name = other.strip_prefix("run:")?;
             let m = ms.iter().find(|m| m.method == name)?;
-            Some((format!("run-{}.txt", run_slug(name)), export::trec_run(m)))
+            Some((
+                format!("run-{}.txt", export::run_name(name)),
+                export::trec_run(m),
+            ))
         }
     }
 }
 
 /// A TREC run file is refused above this size before it is read.
 pub const RUN_MAX_BYTES: u64 = 50_000_000;
-
-/// A method's or run's name as a file name: `mots+` → `mots-plus`, anything but letters, digits,
-/// `-` and `_` → `_`.
-pub fn run_slug(name: &str) -> String {
-    match Method::parse(name) {
-        Some(m) => m.slug().to_owned(),
-        None => name
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect(),
-    }
-}
 
 /// A run file read: measured on the catalogue's questions and added, or refused whole.
 pub(super) fn import_run(

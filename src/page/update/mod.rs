@@ -18,7 +18,7 @@ mod question;
 mod vectors;
 
 pub use answer::outcome;
-pub use measure::{run_slug, RUN_MAX_BYTES};
+pub use measure::RUN_MAX_BYTES;
 pub use vectors::{embedding_cost, vectors_cache_key};
 
 use crate::mistral::ApiKey;

@@ -14,7 +14,6 @@ use super::super::dom::options;
 use super::super::dom::{by_id, replace_children, E};
 use super::super::ids;
 use super::{charts, Memo};
-use crate::page::update::run_slug;
 use crate::page::{embed_estimate, Phase, State};
 
 pub fn render(s: &State, memo: &mut Memo) {
@@ -184,7 +183,7 @@ fn thresholds_and_exports(s: &State, ms: &[Measurement]) -> Vec<Element> {
     for name in &names {
         exports.push(export(
             &format!("run:{name}"),
-            &format!("run-{}.txt", run_slug(name)),
+            &format!("run-{}.txt", crate::measure::export::run_name(name)),
         ));
     }
     out.push(import_section(s));
