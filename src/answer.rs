@@ -9,6 +9,8 @@ use std::collections::HashSet;
 pub mod judge;
 /// The first stage's top 20 re-read by a chat model, the 5 best kept (seed 000's extension).
 pub mod rerank;
+/// The answers computed once and shipped for learners without a key (`data/reponses.json`).
+pub mod shipped;
 
 use serde::Serialize;
 
@@ -52,6 +54,14 @@ pub fn prompt(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
 /// milliseconds per question.
 pub fn prompt_sized(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
     messages(question, fiches, false)
+}
+
+/// The messages for « tout le catalogue dans la question »: no retrieval, every fiche sent (in
+/// catalogue order, each cut as [`prompt`] cuts), with the same instructions. The control for
+/// every retrieval method: with 200 short fiches, the whole catalogue fits in one prompt.
+pub fn catalogue_prompt(question: &str, fiches: &[Fiche]) -> Vec<Message> {
+    let all: Vec<&Fiche> = fiches.iter().collect();
+    messages(question, &all, true)
 }
 
 fn messages(question: &str, fiches: &[&Fiche], locate: bool) -> Vec<Message> {

@@ -33,9 +33,11 @@ fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The contents of the ordinary string literals of Rust `source`, before its first
-/// `#[cfg(test)]` (this code base puts test modules last): comments, characters, lifetimes, raw
+/// `#[cfg(test)]` that is not an out-of-line `mod tests;` (this code base puts test modules last): comments, characters, lifetimes, raw
 /// and byte strings skipped.
 fn literals(source: &str) -> Vec<String> {
+    // An out-of-line `#[cfg(test)] mod tests;` hides nothing after it.
+    let source = source.replace("#[cfg(test)]\nmod tests;", "");
     let code = source.split("#[cfg(test)]").next().unwrap_or("");
     let chars: Vec<char> = code.chars().collect();
     let (mut i, n) = (0, chars.len());

@@ -2,6 +2,7 @@
 //! do. Every match is exhaustive (no `_ =>`): a new error variant does not compile until it has
 //! its sentence here. The core's `Display` messages (English) are for the terminal and the logs.
 
+use crate::answer::shipped::ShippedError;
 use crate::data::intake::IntakeError;
 use crate::data::npy::NpyError;
 use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
@@ -359,3 +360,42 @@ pub fn run(e: &RunError, file: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// Why the shipped answers file (`reponses.json`) was refused: nothing of it is shown.
+pub fn shipped(e: &ShippedError) -> String {
+    let why = match e {
+        ShippedError::TooLarge { bytes, max } => format!(
+            "{} Mo, au-delà de la limite de {} Mo",
+            megabytes(*bytes as u64),
+            megabytes(*max as u64)
+        ),
+        ShippedError::Unreadable { .. } => {
+            "ce n'est pas un fichier de réponses lisible (tronqué, ou d'un autre format)".into()
+        }
+        ShippedError::NotOurs { found } => {
+            format!("il est au format « {found} », que cette page ne lit pas")
+        }
+        ShippedError::OtherFiches => {
+            "il a été calculé pour d'autres fiches (leur empreinte diffère)".into()
+        }
+        ShippedError::OtherQuestions => {
+            "il a été calculé pour d'autres questions (leur empreinte diffère)".into()
+        }
+        ShippedError::Count {
+            part,
+            expected,
+            found,
+        } => format!(
+            "« {part} » y a {} réponses pour {} questions",
+            int(*found as u64),
+            int(*expected as u64)
+        ),
+        ShippedError::UnknownMethod { name } => {
+            format!("il nomme une méthode inconnue, « {name} »")
+        }
+        ShippedError::UnknownFiche { part, id } => {
+            format!("« {part} » y cite la fiche {id}, absente du catalogue")
+        }
+    };
+    format!("Les réponses calculées d'avance ne sont pas montrées : {why}. Recalculez-les avec la commande reponses.")
+}

@@ -320,3 +320,35 @@ fn the_english_detection_itself_catches_english() {
     });
     assert!(caught.is_err());
 }
+
+#[test]
+fn every_shipped_answers_error_variant_has_a_french_sentence() {
+    use crate::answer::shipped::ShippedError;
+    let all = [
+        ShippedError::TooLarge {
+            bytes: 20 << 20,
+            max: 16 << 20,
+        },
+        ShippedError::Unreadable {
+            detail: "expected value at line 1".into(),
+        },
+        ShippedError::NotOurs {
+            found: "rag-fiches/vectors version 1".into(),
+        },
+        ShippedError::OtherFiches,
+        ShippedError::OtherQuestions,
+        ShippedError::Count {
+            part: "mots+".into(),
+            expected: 40,
+            found: 39,
+        },
+        ShippedError::UnknownMethod {
+            name: "bm42".into(),
+        },
+        ShippedError::UnknownFiche {
+            part: "sens".into(),
+            id: "AR-9999".into(),
+        },
+    ];
+    all_french(&all, shipped);
+}
