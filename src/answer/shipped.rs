@@ -59,8 +59,11 @@ impl Tokens {
             completion: chat.completion_tokens,
         }
     }
+}
 
-    pub fn add(self, other: Tokens) -> Tokens {
+impl std::ops::Add for Tokens {
+    type Output = Tokens;
+    fn add(self, other: Tokens) -> Tokens {
         Tokens {
             prompt: self.prompt + other.prompt,
             completion: self.completion + other.completion,
@@ -365,7 +368,7 @@ impl ShippedAnswers {
     pub fn tokens(&self) -> Vec<(String, Tokens)> {
         let mut by: Vec<(String, Tokens)> = Vec::new();
         let mut add = |model: &str, t: Tokens| match by.iter_mut().find(|(m, _)| m == model) {
-            Some((_, sum)) => *sum = sum.add(t),
+            Some((_, sum)) => *sum = *sum + t,
             None => by.push((model.to_owned(), t)),
         };
         for a in self
@@ -422,10 +425,10 @@ pub fn measure(answers: &[Answered], questions: &[Question]) -> AnswersMeasured 
         unparsed: pick(|v| matches!(v, Verdict::Unparsed(_))),
         tokens: answers
             .iter()
-            .fold(Tokens::default(), |t, a| t.add(a.tokens)),
+            .fold(Tokens::default(), |t, a| t + a.tokens),
         judge_tokens: answers
             .iter()
-            .fold(Tokens::default(), |t, a| t.add(a.judge_tokens)),
+            .fold(Tokens::default(), |t, a| t + a.judge_tokens),
     }
 }
 
@@ -467,7 +470,7 @@ pub fn measure_reranked(r: &Reranked, questions: &[Question]) -> RerankMeasured 
     };
     let mut ranks = Vec::new();
     for (l, q) in r.lists.iter().zip(questions) {
-        m.tokens = m.tokens.add(l.tokens);
+        m.tokens = m.tokens + l.tokens;
         let marks = l.marks();
         m.replies_with_omitted +=
             usize::from(!marks.omitted.is_empty() || !marks.repeated.is_empty());
