@@ -423,9 +423,7 @@ pub fn measure(answers: &[Answered], questions: &[Question]) -> AnswersMeasured 
         faithfulness: judge::faithfulness(&verdicts),
         non: pick(|v| *v == Verdict::Non),
         unparsed: pick(|v| matches!(v, Verdict::Unparsed(_))),
-        tokens: answers
-            .iter()
-            .fold(Tokens::default(), |t, a| t + a.tokens),
+        tokens: answers.iter().fold(Tokens::default(), |t, a| t + a.tokens),
         judge_tokens: answers
             .iter()
             .fold(Tokens::default(), |t, a| t + a.judge_tokens),

@@ -10,10 +10,42 @@ use crate::mistral;
 use crate::mistral::{ApiError, ApiKey, Attempt, CallKind, Next};
 use crate::search::embed::{Embedder, FakeEmbedder};
 
-/// Where requests go: Mistral's API, unless `RAG_FICHES_API_BASE` names another origin (the tests'
-/// local mock). The variable is read by the terminal only; the page's origin is a constant.
+/// Where requests go: Mistral's API, unless `MISTRAL_API_BASE` (or its older name
+/// `RAG_FICHES_API_BASE`) names another origin. The variables are read by the terminal only; the
+/// page's origin is a constant. An origin that is neither Mistral's nor a loopback address is
+/// refused ([`check_api_base`]): the key would go there.
 pub fn api_base() -> String {
-    std::env::var("RAG_FICHES_API_BASE").unwrap_or_else(|_| mistral::API_ORIGIN.to_owned())
+    std::env::var("MISTRAL_API_BASE")
+        .or_else(|_| std::env::var("RAG_FICHES_API_BASE"))
+        .map(|b| b.trim_end_matches('/').to_owned())
+        .unwrap_or_else(|_| mistral::API_ORIGIN.to_owned())
+}
+
+/// Accepts Mistral's origin and loopback HTTP origins (`http://127.0.0.1:PORT`,
+/// `http://localhost:PORT`, `http://[::1]:PORT`: a local mock), nothing else: the key is sent to
+/// the origin named, and a mistyped or borrowed variable must not send it elsewhere.
+pub fn check_api_base(base: &str) -> Result<(), String> {
+    if base == mistral::API_ORIGIN {
+        return Ok(());
+    }
+    let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+        .iter()
+        .any(|host| {
+            base.strip_prefix(host).is_some_and(|rest| {
+                rest.is_empty()
+                    || rest.strip_prefix(':').is_some_and(|port| {
+                        !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+                    })
+            })
+        });
+    if loopback {
+        Ok(())
+    } else {
+        Err(format!(
+            "MISTRAL_API_BASE must be {} or a loopback address such as http://127.0.0.1:8788 (a local mock); the key is never sent to {base:?}",
+            mistral::API_ORIGIN
+        ))
+    }
 }
 
 /// mistral-embed through the API, with the learner's key.
@@ -22,6 +54,8 @@ pub struct MistralClient {
     key: ApiKey,
     base: String,
     agent: ureq::Agent,
+    /// The same, waiting as long as a chat answer may take.
+    chat_agent: ureq::Agent,
     /// Tokens the API counted (its `usage.prompt_tokens`), summed over calls.
     pub tokens: std::cell::Cell<u64>,
 }
@@ -34,10 +68,14 @@ impl MistralClient {
                 CallKind::Embeddings.timeout_ms() as u64
             ))
             .build();
+        let chat_agent = ureq::AgentBuilder::new()
+            .timeout(Duration::from_millis(CallKind::Chat.timeout_ms() as u64))
+            .build();
         MistralClient {
             key,
             base: api_base(),
             agent,
+            chat_agent,
             tokens: std::cell::Cell::new(0),
         }
     }
@@ -52,26 +90,47 @@ impl MistralClient {
             }
             other => format!("MISTRAL_API_KEY: {other}"),
         })?;
+        check_api_base(&api_base())?;
         Ok(MistralClient::new(key))
     }
 
     fn call(&self, texts: &[&str]) -> Result<mistral::Embeddings, ApiError> {
         let body = mistral::embedding_request(texts);
-        let url = format!("{}{}", self.base, mistral::EMBEDDINGS_PATH);
+        let text = self.post(CallKind::Embeddings, mistral::EMBEDDINGS_PATH, &body)?;
+        mistral::parse_embeddings(&text, texts.len())
+    }
+
+    /// A chat completion with `model` at temperature 0, under the core's retry policy for chat
+    /// (a timeout is not sent again: the first request may still be running, and billed).
+    pub fn chat(
+        &self,
+        model: &str,
+        messages: &[mistral::chat::Message],
+    ) -> Result<mistral::chat::Chat, ApiError> {
+        let body = mistral::chat::chat_request(model, messages);
+        let text = self.post(CallKind::Chat, mistral::chat::CHAT_PATH, &body)?;
+        mistral::chat::parse_chat(&text)
+    }
+
+    /// POSTs `body` to `path` until it is answered 200 (its body returned) or the policy gives up.
+    fn post(&self, kind: CallKind, path: &str, body: &str) -> Result<String, ApiError> {
+        let url = format!("{}{}", self.base, path);
+        let agent = match kind {
+            CallKind::Embeddings => self.agent.clone(),
+            CallKind::Chat => self.chat_agent.clone(),
+        };
         let mut attempt = 1;
         loop {
-            let result = self
-                .agent
+            let result = agent
                 .post(&url)
                 .set("Authorization", &self.key.bearer())
                 .set("Content-Type", "application/json")
-                .send_string(&body);
+                .send_string(body);
             let (outcome_status, retry_after, text) = match result {
                 Ok(resp) => {
-                    let text = resp.into_string().map_err(|e| ApiError::Malformed {
+                    return resp.into_string().map_err(|e| ApiError::Malformed {
                         detail: e.to_string(),
-                    })?;
-                    return mistral::parse_embeddings(&text, texts.len());
+                    });
                 }
                 Err(ureq::Error::Status(status, resp)) => {
                     let retry_after = resp.header("Retry-After").map(str::to_owned);
@@ -93,7 +152,7 @@ impl MistralClient {
                 None if text == TIMED_OUT => Attempt::Timeout,
                 None => Attempt::Network(&text),
             };
-            match mistral::next_step(CallKind::Embeddings, attempt, &outcome) {
+            match mistral::next_step(kind, attempt, &outcome) {
                 Next::Retry { wait_ms, .. } => {
                     let answered = match outcome_status {
                         Some(status) => format!("HTTP {status}"),
@@ -604,4 +663,33 @@ pub fn read_text(path: &str) -> Result<String, String> {
             at + 1
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_api_base;
+
+    #[test]
+    fn the_key_goes_only_to_mistral_or_a_loopback_mock() {
+        for ok in [
+            "https://api.mistral.ai",
+            "http://127.0.0.1:8788",
+            "http://localhost:9",
+            "http://[::1]:8080",
+            "http://127.0.0.1",
+        ] {
+            assert!(check_api_base(ok).is_ok(), "{ok}");
+        }
+        for refused in [
+            "https://api.mistral.ai.example.com",
+            "http://api.mistral.ai",
+            "http://127.0.0.1.example.com",
+            "http://localhost:80@evil.example",
+            "http://127.0.0.1:",
+            "https://evil.example",
+            "",
+        ] {
+            assert!(check_api_base(refused).is_err(), "{refused}");
+        }
+    }
 }

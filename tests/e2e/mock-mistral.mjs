@@ -26,6 +26,13 @@
 // /v1/chat/completions deterministically (it cites the first fiche sent that shares a word of five
 // letters or more with the question, else answers « pas dans le catalogue »; a question containing
 // "invente" gets an invented citation, one containing "morceaux" an answer as a list of chunks).
+// The judge's and the reranker's requests are told apart by their instructions (the system
+// message, src/answer/judge.rs and src/answer/rerank.rs). Their replies' TEXT is not backed by a
+// recorded reply (no key here; what a model writes is not documented): it is a rule chosen so
+// that the tests reach every path of our strict parsers, inside the documented chat response
+// shape above. The judge says OUI when every fiche the answer cites was among the fiches it read
+// (a refusal included), else NON. The reranker marks each fiche it read, in order, « ID : n »
+// with n = 3 × the question's words of five letters or more found in the fiche, at most 10.
 // It fails on demand: POST /__faults with a JSON list of faults, each used by one API request in
 // order ({} for none):
 //   {"status": 401|403|429|500|502|503|504, "retryAfter": "2", "body": {…}}  an error (the
@@ -40,6 +47,9 @@
 //   {"finish": "length"}  a chat answer cut after a few words, finish_reason "length"
 //   {"nullContent": true} a chat answer with content null, finish_reason "model_length"
 //   {"thinking": true}    a chat answer whose content starts with a thinking chunk
+//   {"verdict": "Peut-être"}  the judge's reply replaced by this text (malformed output)
+//   {"omit": true}        the reranker leaves out the last fiche it read
+//   {"invent": true}      the reranker adds a fiche it was not sent, AR-9999 : 10
 // GET /__log lists the requests seen; POST /__reset clears faults and log.
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
@@ -61,6 +71,43 @@ export function mockAnswer(messages) {
     if (hit) return { question, text: `D'après la fiche [${f.id}], ${f.nom} convient (« ${hit} »).`, cited: f.id };
   }
   return { question, text: 'pas dans le catalogue', cited: null };
+}
+
+const JUDGE = 'Tu vérifies la réponse';
+const RERANK = 'Tu aides un vendeur';
+
+/** The fiches and question of a request's user message (the layout of src/answer.rs). */
+function readUser(messages) {
+  const user = messages.find((m) => m.role === 'user')?.content ?? '';
+  const at = user.lastIndexOf('\nQuestion : ');
+  const question = at < 0 ? '' : user.slice(at + '\nQuestion : '.length).split('\n\nRéponse : ')[0].trim();
+  const answerAt = user.lastIndexOf('\n\nRéponse : ');
+  const answer = answerAt < 0 ? '' : user.slice(answerAt + '\n\nRéponse : '.length);
+  const fiches = [...user.slice(0, Math.max(at, 0)).matchAll(/^\[([^\]\n]+)\] (.*)\n(.*)$/gm)]
+    .map((m) => ({ id: m[1], nom: m[2], texte: m[3] }));
+  return { question, answer, fiches };
+}
+
+/** The mock judge's verdict: OUI when every id the answer cites is among the fiches it read. */
+export function mockVerdict(messages) {
+  const { answer, fiches } = readUser(messages);
+  const ids = new Set(fiches.map((f) => f.id));
+  const cited = [...answer.matchAll(/\[([^\]]+)\]/g)].flatMap((m) => m[1].split(/[,;]/).map((x) => x.trim()));
+  return cited.every((c) => ids.has(c)) ? 'OUI' : 'NON';
+}
+
+/** The mock reranker's marks: 3 per question word of five letters or more in the fiche, at most 10. */
+export function mockMarks(messages, fault = {}) {
+  const { question, fiches } = readUser(messages);
+  const words = question.toLowerCase().match(/[a-zà-ÿœ]{5,}/g) ?? [];
+  const read = fault.omit ? fiches.slice(0, -1) : fiches;
+  const lines = read.map((f) => {
+    const text = ` ${f.nom} ${f.texte} `.toLowerCase();
+    const hits = words.filter((w) => new RegExp(`[^a-zà-ÿœ]${w}[^a-zà-ÿœ]`).test(text)).length;
+    return `${f.id} : ${Math.min(10, 3 * hits)}`;
+  });
+  if (fault.invent) lines.push('AR-9999 : 10');
+  return lines.join('\n');
 }
 
 /** Seed 001's fake_embed, as src/embed.rs implements it. */
@@ -225,8 +272,13 @@ export async function startMock(port) {
         return;
       }
       if (chat) {
-        const a = mockAnswer(request.messages ?? []);
+        const system = (request.messages ?? []).find((m) => m.role === 'system')?.content ?? '';
+        const role = system.startsWith(JUDGE) ? 'judge' : system.startsWith(RERANK) ? 'rerank' : 'answer';
+        const a = role === 'judge' ? { question: '', text: fault.verdict ?? mockVerdict(request.messages) }
+          : role === 'rerank' ? { question: '', text: mockMarks(request.messages, fault) }
+            : mockAnswer(request.messages ?? []);
         entry.answer = a;
+        entry.role = role;
         let text = a.text;
         let finish = 'stop';
         if (fault.finish) {

@@ -1,0 +1,89 @@
+// The answer's lessons computed once (`reponses`) against the mock (tests/e2e/mock-mistral.mjs),
+// and shown by the page to a learner with no key: the file, its reuse, the parsers' strict paths
+// through the mock's faults, and the page's refusal of a file made for other questions.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, readFile, writeFile, copyFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMock } from './mock-mistral.mjs';
+
+const KEY = 'cle-reponses-42';
+const ROOT = new URL('../../', import.meta.url).pathname;
+const REPONSES = join(ROOT, 'target/release/reponses');
+const PORT = 8791;
+let mock;
+let dir;
+
+const run = (args, env = {}) => promisify(execFile)(REPONSES, args,
+  { cwd: ROOT, env: { ...process.env, MISTRAL_API_KEY: KEY, MISTRAL_API_BASE: mock.origin, ...env } });
+const chats = async () => (await mock.log()).filter((r) => r.path === '/v1/chat/completions');
+
+before(async () => {
+  mock = await startMock(PORT);
+  dir = await mkdtemp(join(tmpdir(), 'rag-fiches-reponses-'));
+});
+after(async () => { await mock?.close(); });
+
+test('reponses writes the fingerprinted file against the mock, then reuses every answer', async () => {
+  await mock.reset();
+  const out = join(dir, 'reponses.json');
+  await writeFile(join(dir, 'manifeste.json'), '{"vecteurs":null}');
+  const { stdout } = await run(['--methodes', 'mots,mots+', '--out', out]);
+  const file = JSON.parse(await readFile(out, 'utf8'));
+  assert.equal(file.format, 'rag-fiches/reponses');
+  assert.equal(file.api, mock.origin);
+  assert.deepEqual(file.methods.map((m) => m.method), ['mots', 'mots+']);
+  assert.deepEqual(file.reranked.map((r) => r.stage), ['mots', 'mots+']);
+  for (const m of file.methods) assert.equal(m.answers.length, 40);
+  assert.equal(file.catalogue.length, 40);
+  assert.equal(file.catalogue[0].sent.length, 200);
+  assert.equal(file.reranked[0].lists[0].read.length, 20);
+  assert.match(file.computed, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  // The key went only in the Authorization header, with Content-Type; each role was called.
+  const log = await chats();
+  for (const r of log) {
+    assert.equal(r.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(r.headers['content-type'], 'application/json');
+  }
+  const roles = new Set(log.map((r) => r.role));
+  assert.deepEqual([...roles].sort(), ['answer', 'judge', 'rerank']);
+  // The same top 5 twice costs one call: fewer answer calls than 2 methods × 40 + 40.
+  const answers = log.filter((r) => r.role === 'answer').length;
+  assert.ok(answers < 120, `${answers} answer calls`);
+  assert.match(stdout, /NOT Mistral: http:\/\/127\.0\.0\.1:8791/);
+  assert.match(stdout, /tout le catalogue/);
+  // The manifest beside it names it.
+  assert.equal(JSON.parse(await readFile(join(dir, 'manifeste.json'), 'utf8')).reponses, 'reponses.json');
+  // Up to date, and a second run pays nothing.
+  await run(['--methodes', 'mots,mots+', '--out', out, '--a-jour']);
+  await mock.reset();
+  const again = await run(['--methodes', 'mots,mots+', '--out', out]);
+  assert.equal((await chats()).length, 0);
+  assert.match(again.stderr, /0 calls made/);
+  // Another model is stale (exit 1), and only its own calls are made again.
+  await assert.rejects(run(['--methodes', 'mots,mots+', '--out', out, '--a-jour', '--juge', 'mistral-large-latest']),
+    (e) => e.code === 1);
+});
+
+test('reponses reads malformed verdicts, omitted and invented fiches strictly, and waits out a 429', async () => {
+  await mock.reset();
+  const out = join(dir, 'fautes.json');
+  // Calls in order for the first question of mots: answer, judge, rerank.
+  await mock.faults([{ status: 429 }, {}, { verdict: 'Oui, la fiche le dit' }, { omit: true, invent: true }]);
+  const { stderr } = await run(['--methodes', 'mots', '--out', out]);
+  assert.match(stderr, /HTTP 429/);
+  const file = JSON.parse(await readFile(out, 'utf8'));
+  const first = file.methods[0].answers[0];
+  assert.equal(first.judge, 'Oui, la fiche le dit');
+  const list = file.reranked[0].lists[0];
+  assert.match(list.reply, /AR-9999 : 10$/);
+  assert.equal(list.reply.split('\n').length, 20, 'one fiche omitted, one invented');
+});
+
+test('reponses never sends the key to an origin that is not Mistral\'s or a loopback', async () => {
+  await assert.rejects(run(['--out', join(dir, 'x.json')], { MISTRAL_API_BASE: 'https://api.mistral.ai.example.com' }),
+    (e) => e.code === 2 && /MISTRAL_API_BASE must be https:\/\/api\.mistral\.ai/.test(e.stderr) && !e.stderr.includes(KEY));
+});
