@@ -1230,3 +1230,158 @@ fn ameliorer_starts_a_new_session_for_a_new_catalogue() {
     assert_eq!(s.improve.history.len(), 1);
     assert_eq!(s.improve.epoch, s.data.epoch);
 }
+
+/// A shipped answers file for the exercise: mots+'s answers, each judged OUI but the second
+/// (NON), and mots+'s top 20 reranked with the expected fiche marked 10.
+fn shipped_file(s: &State) -> rag_fiches::answer::shipped::ShippedAnswers {
+    use rag_fiches::answer::shipped::*;
+    let lab = &s.data.lab;
+    let questions = &s.data.questions;
+    let top = |q: &rag_fiches::data::Question, k| -> Vec<String> {
+        lab.keyword_search(rag_fiches::lab::Keyword::MotsPlus, &q.text, k)
+            .iter()
+            .map(|r| lab.fiches()[r.doc].id.clone())
+            .collect()
+    };
+    let answers = questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| Answered {
+            sent: top(q, 5),
+            answer: "pas dans le catalogue".into(),
+            finish_reason: Some("stop".into()),
+            tokens: Tokens {
+                prompt: 500,
+                completion: 5,
+            },
+            judge: if i == 1 { "NON" } else { "OUI" }.into(),
+            judge_tokens: Tokens {
+                prompt: 600,
+                completion: 1,
+            },
+        })
+        .collect();
+    let lists = questions
+        .iter()
+        .map(|q| {
+            let read = top(q, 20);
+            let reply = read
+                .iter()
+                .map(|id| {
+                    format!(
+                        "{id} : {}",
+                        if Some(id) == q.expected.as_ref() {
+                            10
+                        } else {
+                            1
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            RerankedList {
+                read,
+                reply,
+                tokens: Tokens::default(),
+            }
+        })
+        .collect();
+    ShippedAnswers {
+        format: FORMAT.into(),
+        version: VERSION,
+        computed: NOW.into(),
+        api: MISTRAL_ORIGIN.into(),
+        fiches: lab.fingerprint().to_owned(),
+        questions: questions_fingerprint(questions),
+        models: Models {
+            answer: "mistral-small-latest".into(),
+            judge: "mistral-small-latest".into(),
+            rerank: "mistral-small-latest".into(),
+        },
+        prompts: Prompts::current(),
+        methods: vec![MethodAnswers {
+            method: "mots+".into(),
+            answers,
+        }],
+        reranked: vec![Reranked {
+            stage: "mots+".into(),
+            lists,
+        }],
+        catalogue: Vec::new(),
+    }
+}
+
+#[test]
+fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue() {
+    let mut s = state();
+    let file = shipped_file(&s);
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::AnswersShipped {
+            epoch,
+            outcome: Ok(Box::new(file)),
+        },
+    );
+    let names: Vec<String> = s.data.measured().iter().map(|m| m.method.clone()).collect();
+    assert!(names.contains(&"mots+ reclassé".to_owned()), "{names:?}");
+    let reranked = s
+        .data
+        .measured()
+        .into_iter()
+        .find(|m| m.method == "mots+ reclassé")
+        .unwrap();
+    let first_stage = s
+        .data
+        .measured()
+        .into_iter()
+        .find(|m| m.method == "mots+")
+        .unwrap();
+    // Marked 10 when read: first wherever mots+ had it in its top 20.
+    for (r, f) in reranked.questions.iter().zip(&first_stage.questions) {
+        if f.rank.is_some_and(|k| k <= 10) {
+            assert_eq!(r.rank, Some(1), "{}", r.question);
+        }
+    }
+    assert!(matches!(s.data.shipped, Some(Ok(_))));
+    // A file for another epoch (a catalogue since replaced) is dropped.
+    let stale = shipped_file(&s);
+    load_learner(&mut s);
+    send(
+        &mut s,
+        Msg::AnswersShipped {
+            epoch,
+            outcome: Ok(Box::new(stale)),
+        },
+    );
+    assert!(s.data.shipped.is_none());
+    assert!(s
+        .data
+        .measured()
+        .iter()
+        .all(|m| !m.method.ends_with("reclassé")));
+}
+
+#[test]
+fn a_refused_shipped_file_shows_why_and_nothing_of_it() {
+    let mut s = state();
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::AnswersShipped {
+            epoch,
+            outcome: Err("refusé".into()),
+        },
+    );
+    assert_eq!(
+        s.data
+            .shipped
+            .as_ref()
+            .unwrap()
+            .as_ref()
+            .err()
+            .map(String::as_str),
+        Some("refusé")
+    );
+    assert!(s.data.reranked.is_empty());
+}

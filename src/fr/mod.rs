@@ -52,9 +52,51 @@ pub fn count(n: u64, singular: &str, plural: &str) -> String {
     format!("{} {}", int(n), if n <= 1 { singular } else { plural })
 }
 
+/// The day of an ISO 8601 date (« 2026-12-04T23:13:01Z » → « 4 décembre 2026 »); a text that is
+/// not one is returned as it is.
+pub fn date(iso: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ];
+    let day = iso.get(..10).unwrap_or("");
+    let mut parts = day.split('-').map(str::parse::<u32>);
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(Ok(y)), Some(Ok(m)), Some(Ok(d)))
+            if (1..=12).contains(&m) && (1..=31).contains(&d) =>
+        {
+            let first = if d == 1 {
+                "1er".to_owned()
+            } else {
+                d.to_string()
+            };
+            format!("{first} {} {y}", MONTHS[m as usize - 1])
+        }
+        _ => iso.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_written_in_words() {
+        assert_eq!(date("2026-12-04T23:13:01Z"), "4 décembre 2026");
+        assert_eq!(date("2027-01-01T00:00:00Z"), "1er janvier 2027");
+        assert_eq!(date("hier"), "hier");
+        assert_eq!(date("2026-13-01"), "2026-13-01");
+    }
 
     #[test]
     fn numbers_are_written_the_french_way() {

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::answer::shipped::ShippedAnswers;
 use crate::data::{Fiche, Question};
 use crate::lab::{Keyword, Lab, Method};
 use crate::measure::Measurement;
@@ -41,6 +42,12 @@ pub struct Dataset {
     pub questions_shipped: usize,
     /// Runs of other engines imported in « Mesurer » (TREC files), measured like methods.
     pub runs: Vec<Measurement>,
+    /// The answers shipped with the exercise (`data/reponses.json`), or why they were refused;
+    /// `None` when there are none (or not yet read).
+    pub shipped: Option<Result<std::rc::Rc<ShippedAnswers>, String>>,
+    /// Each first stage's top 20 reranked by a model, from `shipped`, measured like methods
+    /// (« mots+ reclassé »).
+    pub reranked: Vec<Measurement>,
     /// Question vectors that came in the learner's vectors file, moved into the page's question
     /// vectors when the catalogue is installed.
     pub shipped_questions: Vec<(String, Vec<f32>)>,
@@ -145,17 +152,21 @@ impl Dataset {
             computed: None,
             questions_shipped: 0,
             runs: Vec::new(),
+            shipped: None,
+            reranked: Vec::new(),
             shipped_questions: Vec::new(),
             measure_version: 0,
             ui: CatalogueUi::default(),
         }
     }
 
-    /// The measurements in the page's method order, then the imported runs.
+    /// The measurements in the page's method order, then the reranked lists shipped, then the
+    /// imported runs.
     pub fn measured(&self) -> Vec<&Measurement> {
         Method::ALL
             .iter()
             .filter_map(|m| self.measurements.iter().find(|x| x.method == m.name()))
+            .chain(&self.reranked)
             .chain(&self.runs)
             .collect()
     }

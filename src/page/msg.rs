@@ -1,6 +1,7 @@
 //! Everything that can happen to the page: the learner's gestures and what the shell's tasks
 //! report. Plain data: files and calls are named by ids ([`super::effect`]).
 
+use crate::answer::shipped::ShippedAnswers;
 use crate::answer::AnswerOutcome;
 use crate::data::vectors::VectorSet;
 use crate::journal::Journal;
@@ -193,6 +194,12 @@ pub enum Msg {
     VectorsRefused {
         epoch: u64,
         origin: String,
+    },
+    /// The answers computed once and shipped with the exercise (`data/reponses.json`), read and
+    /// checked against its fiches and questions, or why they were refused (in French).
+    AnswersShipped {
+        epoch: u64,
+        outcome: Result<Box<ShippedAnswers>, String>,
     },
     ComputeProgress {
         epoch: u64,

@@ -39,6 +39,8 @@ pub struct Manifest {
     /// The content hash of the whole model file: what pages before the head cached (81 MB),
     /// deleted from this browser when the head is fetched.
     pub modele_entier: Option<String>,
+    /// The answers computed once for the exercise's questions (`reponses`).
+    pub reponses: Option<String>,
 }
 
 impl Manifest {
@@ -53,6 +55,7 @@ impl Manifest {
             vecteurs_local: name("vecteurs_local"),
             modele_local: name(crate::encoder::identity::HEAD_FIELD),
             modele_entier: name("modele_local"),
+            reponses: name("reponses"),
         }
     }
 }

@@ -80,10 +80,11 @@ pub const EVAL_MODELE: &str = "eval-modele";
 pub const EVAL_ACTIONS: &str = "eval-actions";
 pub const EVAL_ETAT: &str = "eval-etat";
 pub const EVAL_RESULTAT: &str = "eval-resultat";
+pub const REPONSES_LIVREES: &str = "reponses-livrees";
 // « Questions sans réponse ».
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 61] = [
+pub const IN_PAGE: [&str; 62] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -144,6 +145,7 @@ pub const IN_PAGE: [&str; 61] = [
     EVAL_ACTIONS,
     EVAL_ETAT,
     EVAL_RESULTAT,
+    REPONSES_LIVREES,
     "app",
 ];
 

@@ -1,9 +1,13 @@
 //! « La réponse, qui cite ses fiches » and « Mesurer les réponses »: each a paid call started by
 //! a gesture, cancelled by a newer one, « Annuler » or a forgotten key.
 
+use std::rc::Rc;
+
+use crate::answer::shipped::{self, ShippedAnswers};
 use crate::answer::{self, AnswerOutcome};
 use crate::journal::Verdict;
 use crate::lab::Method;
+use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
 
 use super::super::effect::{Effect, EvalItem};
@@ -146,6 +150,33 @@ pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
         method,
         items,
     });
+}
+
+/// The shipped answers arrived: kept, and each first stage's reranked lists measured like a
+/// method (« mots+ reclassé »), so that they appear in every table, the grid and the exports.
+pub(super) fn shipped(s: &mut State, outcome: Result<Box<ShippedAnswers>, String>) {
+    match outcome {
+        Ok(file) => {
+            let data = &mut s.data;
+            data.reranked = file
+                .reranked
+                .iter()
+                .map(|r| {
+                    let outcomes = r
+                        .lists
+                        .iter()
+                        .zip(&data.questions)
+                        .map(|(l, q)| Measurement::outcome(q, shipped::reranked_top(l)))
+                        .collect();
+                    data.lab
+                        .measurement(&shipped::reranked_name(&r.stage), Some(0), outcomes)
+                })
+                .collect();
+            data.measure_version += 1;
+            data.shipped = Some(Ok(Rc::new(*file)));
+        }
+        Err(message) => s.data.shipped = Some(Err(message)),
+    }
 }
 
 /// One outcome of « Mesurer les réponses ».

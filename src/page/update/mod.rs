@@ -139,6 +139,9 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::VectorsRefused { epoch, origin } if epoch == s.data.epoch => {
             s.data.vectors_origin = origin;
         }
+        Msg::AnswersShipped { epoch, outcome } if epoch == s.data.epoch => {
+            answer::shipped(s, outcome)
+        }
         Msg::DenseMeasureRequested => vectors::measure_requested(s, fx),
         Msg::DenseProgress { epoch, vectors } => vectors::dense_progress(s, epoch, vectors, fx),
         Msg::DenseEnded { epoch, message } if epoch == s.data.epoch => {
@@ -269,6 +272,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::ComputeProgress { .. }
         | Msg::ComputeEnded { .. }
         | Msg::VectorsRefused { .. }
+        | Msg::AnswersShipped { .. }
         | Msg::DenseEnded { .. }
         | Msg::RunFileRead { .. }
         | Msg::Measured { .. }

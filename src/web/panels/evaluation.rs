@@ -25,6 +25,7 @@ fn button(id: &str, text: &str) -> Element {
 }
 
 pub fn render(s: &State, memo: &mut Memo) {
+    super::shipped::render(s, memo);
     let methods = s.measured_methods();
     let method = s.evaluation_method();
     let model = model_or_default(&s.evaluation.model);

@@ -33,6 +33,8 @@ pub mod measure;
 pub mod own_data;
 /// « Chercher »: the question, the examples, the methods, one column per method.
 pub mod search;
+/// « Réponses calculées d'avance »: the shipped answers' lessons.
+pub mod shipped;
 /// « Mesurer »'s strip plots of best scores and the refusal threshold.
 pub mod threshold;
 /// « Vecteurs des fiches ».

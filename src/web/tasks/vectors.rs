@@ -1,6 +1,7 @@
 //! Mistral's fiche vectors: the shipped or cached ones found for a catalogue, handed to the
 //! page's worker, which keeps and searches them; dense tops asked of it.
 
+use crate::answer::shipped::ShippedAnswers;
 use crate::data::vectors::VectorSet;
 use crate::data::vectors::VectorsInfo;
 use crate::encoder::protocol::{Reply, Request};
@@ -175,6 +176,27 @@ pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>, in_box: boo
     }
 }
 
+/// The answers shipped with the exercise (`data/reponses.json`), checked against its fiches and
+/// questions: a file computed for other texts is refused whole, and the page says why.
+async fn load_answers(app: Shared, epoch: u64, name: String) {
+    let bytes = fetch_bytes(&format!("data/{name}")).await;
+    let Some(outcome) = app.peek(|s| {
+        let bytes = bytes?;
+        let lab = &s.data.lab;
+        let ids: std::collections::HashSet<&str> =
+            lab.fiches().iter().map(|f| f.id.as_str()).collect();
+        ShippedAnswers::parse(&bytes, lab.fingerprint(), &ids, &s.data.questions)
+            .map(Box::new)
+            .map_err(|e| messages::shipped(&e))
+    }) else {
+        return;
+    };
+    if let Err(e) = &outcome {
+        web_sys::console::warn_1(&format!("{name} : {e}").into());
+    }
+    app.dispatch(Msg::AnswersShipped { epoch, outcome });
+}
+
 /// Shipped vectors (named by `data/manifeste.json`) for the exercise's catalogue, else vectors
 /// this browser computed before for exactly these fiche texts.
 pub async fn load_vectors(app: Shared, epoch: u64) {
@@ -191,6 +213,9 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
             Ok(text) => Manifest::parse(&text),
             Err(_) => Manifest::default(),
         };
+        if let Some(name) = manifest.reponses.clone() {
+            wasm_bindgen_futures::spawn_local(load_answers(app.clone(), epoch, name));
+        }
         if let Some(name) = &manifest.vecteurs_local {
             let read = fetch_bytes(&format!("data/{name}")).await.and_then(|b| {
                 let set = VectorSet::from_safetensors(&b).map_err(|e| messages::vectors(&e))?;

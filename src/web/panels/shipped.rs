@@ -1,0 +1,272 @@
+//! « Réponses calculées d'avance »: the answer's lessons computed once for the exercise
+//! (`data/reponses.json`) and shown to every learner, key or not — each method's answers with
+//! their faithfulness and the answers judged NON to re-read, the whole catalogue in the prompt as
+//! the control, and each first stage's top 20 reranked against its ceiling — marked with the date,
+//! the models, and whether a real model or the tests' mock wrote them.
+
+use web_sys::Element;
+
+use crate::answer::shipped::{self, Answered, ShippedAnswers};
+use crate::data::{Fiche, Question};
+use crate::fr;
+use crate::mistral::prices;
+
+use super::super::dom::{by_id, replace_children, scroller, E};
+use super::super::ids;
+use super::Memo;
+use crate::page::State;
+
+pub fn render(s: &State, memo: &mut Memo) {
+    let shipped = s.data.shipped.as_ref();
+    let inputs = (
+        s.data.epoch,
+        shipped.map(|r| r.as_ref().map(|f| std::rc::Rc::as_ptr(f) as usize)),
+    );
+    if !memo.changed("reponses-livrees", inputs) {
+        return;
+    }
+    let target = by_id(ids::REPONSES_LIVREES);
+    let mut content: Vec<Element> = match shipped {
+        None => Vec::new(),
+        Some(Err(message)) => vec![E::new("p")
+            .class("etat alerte")
+            .attr("role", "alert")
+            .text(message)
+            .build()],
+        Some(Ok(file)) => lessons(file, &s.data.questions, s.data.lab.fiches()),
+    };
+    if !content.is_empty() {
+        let title = E::new("h4")
+            .attr("id", "livrees-titre")
+            .text("Réponses calculées d'avance, visibles sans clé")
+            .build();
+        content.insert(0, title);
+    }
+    if content.is_empty() {
+        target.set_attribute("hidden", "").ok();
+    } else {
+        target.remove_attribute("hidden").ok();
+    }
+    replace_children(&target, content);
+}
+
+fn cell(text: &str) -> Element {
+    E::new("td").text(text).build()
+}
+
+fn head(labels: &[&str]) -> Element {
+    E::new("thead")
+        .child(
+            E::new("tr").children(
+                labels
+                    .iter()
+                    .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+            ),
+        )
+        .build()
+}
+
+/// Dollars per question of `tokens` with `model`, or « prix inconnu ».
+fn per_question(model: &str, t: shipped::Tokens, n: usize) -> String {
+    match prices::cost_usd(model, t.prompt, t.completion) {
+        Some(usd) => fr::dollars(usd / n.max(1) as f64),
+        None => "prix inconnu".into(),
+    }
+}
+
+fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> Vec<Element> {
+    let models = &file.models;
+    let mut out = vec![E::new("p")
+        .class("provenance")
+        .text(&format!(
+            "Calculées le {} avec {} (réponses), {} (juge) et {} (reclassement), pour ces {} fiches et ces {} questions.",
+            fr::date(&file.computed),
+            models.answer,
+            models.judge,
+            models.rerank,
+            fr::int(fiches.len() as u64),
+            fr::int(questions.len() as u64),
+        ))
+        .build()];
+    if !file.from_mistral() {
+        out.push(
+            E::new("p")
+                .class("drapeau alerte simulee")
+                .attr("role", "note")
+                .text(&format!(
+                    "Calculées par une API simulée ({}), pas par un modèle de Mistral : ces chiffres vérifient la page, ils ne disent rien d'un modèle.",
+                    file.api
+                ))
+                .build(),
+        );
+    }
+    let n = questions.len();
+    let mut rows = Vec::new();
+    let mut to_reread = Vec::new();
+    let mut answered = |name: &str, answers: &[Answered]| {
+        let m = shipped::measure(answers, questions);
+        let e = &m.evaluation;
+        let f = &m.faithfulness;
+        let faith = match f.share {
+            Some(share) => {
+                let mut t = format!(
+                    "{} ({} OUI sur {})",
+                    fr::percent(share),
+                    f.oui,
+                    f.oui + f.non
+                );
+                if f.unparsed > 0 {
+                    t += &format!(", {} verdict(s) illisible(s)", f.unparsed);
+                }
+                t
+            }
+            None => "aucun verdict lisible".into(),
+        };
+        let tokens = (m.tokens.prompt + m.tokens.completion) / n.max(1) as u64;
+        rows.push(
+            E::new("tr")
+                .attr("data-methode", name)
+                .children([
+                    E::new("th").attr("scope", "row").text(name).build(),
+                    cell(&format!("{}/{}", e.cite_expected, e.answerable)),
+                    cell(&format!("{}/{}", e.correct_refusals, e.absent)),
+                    cell(&format!("{}/{}", e.false_refusals, e.answerable)),
+                    E::new("td").class("fidelite").text(&faith).build(),
+                    cell(&fr::int(tokens)),
+                    cell(&per_question(&models.answer, m.tokens, n)),
+                ])
+                .build(),
+        );
+        if !m.non.is_empty() {
+            to_reread.push(non_list(name, &m.non, answers, questions));
+        }
+    };
+    for m in &file.methods {
+        answered(&m.method, &m.answers);
+    }
+    if !file.catalogue.is_empty() {
+        answered("tout le catalogue", &file.catalogue);
+    }
+    out.push(
+        E::new("h5")
+            .text("Les réponses : citent-elles la bonne fiche, disent-elles ce que disent les fiches ?")
+            .build(),
+    );
+    out.push(scroller(
+        "Réponses calculées d'avance",
+        E::new("table")
+            .class("mesure reponses-livrees")
+            .child(head(&[
+                "fiches de",
+                "bonne fiche citée",
+                "refus corrects",
+                "faux refus",
+                "fidélité (juge)",
+                "tokens par question",
+                "coût par question",
+            ]))
+            .child(E::new("tbody").children(rows))
+            .build(),
+    ));
+    out.push(
+        E::new("p")
+            .class("intro")
+            .text(&format!(
+                "La fidélité : {} relit chaque réponse avec les fiches envoyées et dit OUI si tout ce qu'elle affirme y est, NON sinon. \
+                 Une recherche peut trouver la bonne fiche et la réponse dire autre chose : relisez à la main les réponses jugées NON. \
+                 « tout le catalogue » envoie les {} fiches avec chaque question, sans recherche : le témoin de toutes les méthodes, et son coût.",
+                models.judge,
+                fr::int(fiches.len() as u64)
+            ))
+            .build(),
+    );
+    out.extend(to_reread);
+    if !file.reranked.is_empty() {
+        out.push(
+            E::new("h5")
+                .text("Relire les 20 premières fiches et garder les 5 meilleures")
+                .build(),
+        );
+        let rows = file.reranked.iter().map(|r| {
+            let m = shipped::measure_reranked(r, questions);
+            let ceiling = m.ceiling.map_or("—".into(), |c| {
+                format!("{} ({}/{})", fr::percent(c), m.within_read, m.answerable)
+            });
+            E::new("tr")
+                .attr("data-methode", &r.stage)
+                .children([
+                    E::new("th").attr("scope", "row").text(&r.stage).build(),
+                    cell(&format!("{} → {}", m.first_before, m.first_after)),
+                    cell(&format!("{} → {}", m.kept_before, m.kept_after)),
+                    E::new("td").class("plafond").text(&ceiling).build(),
+                    cell(&format!(
+                        "{} oubli(s), {} fiche(s) inventée(s), {} ligne(s) illisible(s)",
+                        m.replies_with_omitted, m.replies_with_invented, m.replies_with_unparsed
+                    )),
+                    cell(&per_question(&models.rerank, m.tokens, n)),
+                ])
+                .build()
+        });
+        out.push(scroller(
+            "Reclassement",
+            E::new("table")
+                .class("mesure reclassement")
+                .child(head(&[
+                    "première étape",
+                    "bonne fiche en tête (avant → après)",
+                    "dans les 5 gardées (avant → après)",
+                    "plafond : dans les 20 lues",
+                    "notes du modèle mal formées",
+                    "coût par question",
+                ]))
+                .child(E::new("tbody").children(rows))
+                .build(),
+        ));
+        out.push(
+            E::new("p")
+                .class("intro")
+                .text(&format!(
+                    "{} note chaque fiche des 20 premières de 0 à 10 ; les fiches sont reclassées par note, une fiche non notée garde son rang après les notées. \
+                     Aucun reclassement ne trouve une fiche que la première étape n'a pas lue : le plafond. \
+                     Chaque liste reclassée est mesurée comme une méthode, « … reclassé », dans les tableaux, la grille et les exports ci-dessus.",
+                    models.rerank
+                ))
+                .build(),
+        );
+    }
+    out
+}
+
+/// The answers judged NON for `name`, each with its question and the fiches it was written
+/// from: to be re-read by hand.
+fn non_list(name: &str, non: &[usize], answers: &[Answered], questions: &[Question]) -> Element {
+    let items = non.iter().filter_map(|&i| {
+        let (a, q) = (answers.get(i)?, questions.get(i)?);
+        let sent = if a.sent.len() > 10 {
+            format!("{} fiches", a.sent.len())
+        } else {
+            a.sent.join(", ")
+        };
+        Some(
+            E::new("li")
+                .child(E::new("p").class("question").text(&q.text))
+                .child(E::new("p").class("texte-reponse").text(&a.answer))
+                .child(
+                    E::new("p")
+                        .class("etat")
+                        .text(&format!("Fiches envoyées : {sent}")),
+                )
+                .build(),
+        )
+    });
+    E::new("details")
+        .class("a-relire")
+        .attr("data-methode", name)
+        .child(E::new("summary").text(&format!(
+            "{} : {} réponse(s) jugée(s) NON, à relire à la main",
+            name,
+            non.len()
+        )))
+        .child(E::new("ol").children(items))
+        .build()
+}
