@@ -9,6 +9,7 @@ import { mkdtemp, readFile, writeFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMock } from './mock-mistral.mjs';
+import { launch, serveDist, openPage } from './harness.mjs';
 
 const KEY = 'cle-reponses-42';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -16,6 +17,7 @@ const REPONSES = join(ROOT, 'target/release/reponses');
 const PORT = 8791;
 let mock;
 let dir;
+let browser;
 
 const run = (args, env = {}) => promisify(execFile)(REPONSES, args,
   { cwd: ROOT, env: { ...process.env, MISTRAL_API_KEY: KEY, MISTRAL_API_BASE: mock.origin, ...env } });
@@ -25,7 +27,7 @@ before(async () => {
   mock = await startMock(PORT);
   dir = await mkdtemp(join(tmpdir(), 'rag-fiches-reponses-'));
 });
-after(async () => { await mock?.close(); });
+after(async () => { await browser?.close(); await mock?.close(); });
 
 test('reponses writes the fingerprinted file against the mock, then reuses every answer', async () => {
   await mock.reset();
@@ -86,4 +88,82 @@ test('reponses reads malformed verdicts, omitted and invented fiches strictly, a
 test('reponses never sends the key to an origin that is not Mistral\'s or a loopback', async () => {
   await assert.rejects(run(['--out', join(dir, 'x.json')], { MISTRAL_API_BASE: 'https://api.mistral.ai.example.com' }),
     (e) => e.code === 2 && /MISTRAL_API_BASE must be https:\/\/api\.mistral\.ai/.test(e.stderr) && !e.stderr.includes(KEY));
+});
+
+/** The test build served with `reponses` (its bytes) named in the manifest. */
+async function serveWithAnswers(reponses) {
+  const manifest = JSON.parse(await readFile(join(ROOT, 'dist-test/data/manifeste.json'), 'utf8'));
+  return serveDist({
+    dir: 'dist-test',
+    overrides: {
+      'data/manifeste.json': JSON.stringify({ ...manifest, reponses: 'reponses.json' }),
+      'data/reponses.json': reponses,
+    },
+  });
+}
+
+test('a learner with no key sees the shipped answer lessons, marked as the mock\'s, and « reclassé » measured like a method', async () => {
+  await mock.reset();
+  const out = join(dir, 'page.json');
+  await run(['--methodes', 'mots,mots+', '--out', out]);
+  // One answer judged NON (the mock's judge finds none to fault): listed to re-read by hand.
+  const file = JSON.parse(await readFile(out, 'utf8'));
+  file.methods[1].answers[3].judge = 'NON';
+  const server = await serveWithAnswers(Buffer.from(JSON.stringify(file)));
+  browser ??= await launch();
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    await mock.reset();
+    await page.click('#onglet-mesurer');
+    await page.waitForSelector('#reponses-livrees table.reponses-livrees');
+    const text = await page.textContent('#reponses-livrees');
+    assert.match(text, /Calculées le \d{1,2}(er)? \p{L}+ \d{4} avec mistral-small-latest \(réponses\)/u);
+    assert.match(text, /API simulée \(http:\/\/127\.0\.0\.1:8791\), pas par un modèle de Mistral/);
+    const rows = await page.$$eval('table.reponses-livrees tbody tr', (trs) => trs.map((tr) => tr.dataset.methode));
+    assert.deepEqual(rows, ['mots', 'mots+', 'tout le catalogue']);
+    // Faithfulness from the file's verdicts.
+    const oui = file.methods[1].answers.filter((a) => a.judge === 'OUI').length;
+    assert.match(await page.textContent('table.reponses-livrees tr[data-methode="mots+"] td.fidelite'),
+      new RegExp(`\\(${oui} OUI sur 40\\)`));
+    assert.match(await page.textContent('details.a-relire[data-methode="mots+"] summary'),
+      /mots\+\u00a0: 1 réponse\(s\) jugée\(s\) NON, à relire à la main/);
+    assert.equal(await page.locator('details.a-relire').count(), 1);
+    assert.match(await page.textContent('details.a-relire li'), new RegExp(file.methods[1].answers[3].sent[0]));
+    // The reranking: its ceiling, and each reranked list as a method in the tables and the grid.
+    assert.match(await page.textContent('table.reclassement tr[data-methode="mots+"] td.plafond'), /\(\d+\/35\)/);
+    await page.waitForSelector('table.comparaison tr[data-methode="mots+ reclassé"]', { state: 'attached' });
+    assert.match(await page.textContent('table.grille thead'), /mots\+ reclassé/);
+    // Nothing was sent: no key, no call.
+    assert.deepEqual(await mock.log(), []);
+    assert.deepEqual(problems, []);
+    if (process.env.CAPTURES) {
+      for (const width of [1366, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.locator('#reponses-livrees').screenshot({ path: `${process.env.CAPTURES}/reponses-livrees-${width}.png` });
+      }
+    }
+  } finally {
+    await context.close();
+    await server.close();
+  }
+});
+
+test('the page refuses a shipped answers file made for other questions, and shows nothing of it', async () => {
+  const file = JSON.parse(await readFile(join(dir, 'page.json'), 'utf8'));
+  file.questions = '0'.repeat(64);
+  const server = await serveWithAnswers(Buffer.from(JSON.stringify(file)));
+  browser ??= await launch();
+  const { page, context } = await openPage(browser, server.url);
+  try {
+    await page.click('#onglet-mesurer');
+    await page.waitForSelector('#reponses-livrees [role="alert"]');
+    assert.match(await page.textContent('#reponses-livrees'),
+      /Les réponses calculées d'avance ne sont pas montrées\u00a0: il a été calculé pour d'autres questions/);
+    assert.equal(await page.locator('#reponses-livrees table').count(), 0);
+    await page.waitForSelector('table.comparaison tr[data-methode="mots"]', { state: 'attached' });
+    assert.equal(await page.locator('[data-methode$="reclassé"]').count(), 0);
+  } finally {
+    await context.close();
+    await server.close();
+  }
 });

@@ -199,10 +199,7 @@ fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> V
                     cell(&format!("{} → {}", m.first_before, m.first_after)),
                     cell(&format!("{} → {}", m.kept_before, m.kept_after)),
                     E::new("td").class("plafond").text(&ceiling).build(),
-                    cell(&format!(
-                        "{} oubli(s), {} fiche(s) inventée(s), {} ligne(s) illisible(s)",
-                        m.replies_with_omitted, m.replies_with_invented, m.replies_with_unparsed
-                    )),
+                    cell(&malformed(&m)),
                     cell(&per_question(&models.rerank, m.tokens, n)),
                 ])
                 .build()
@@ -216,7 +213,7 @@ fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> V
                     "bonne fiche en tête (avant → après)",
                     "dans les 5 gardées (avant → après)",
                     "plafond : dans les 20 lues",
-                    "notes du modèle mal formées",
+                    "réponses du modèle mal formées",
                     "coût par question",
                 ]))
                 .child(E::new("tbody").children(rows))
@@ -235,6 +232,24 @@ fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> V
         );
     }
     out
+}
+
+/// What the reranker's replies got wrong, or « aucune ».
+fn malformed(m: &shipped::RerankMeasured) -> String {
+    let parts: Vec<String> = [
+        (m.replies_with_omitted, "avec une fiche oubliée"),
+        (m.replies_with_invented, "avec une fiche inventée"),
+        (m.replies_with_unparsed, "avec une ligne illisible"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.is_empty() {
+        "aucune".into()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// The answers judged NON for `name`, each with its question and the fiches it was written
