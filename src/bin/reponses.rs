@@ -593,34 +593,18 @@ mod native {
         }
     }
 
-    /// Names the file in the manifest beside it (`manifeste.json`, field `reponses`), where the
-    /// page looks for it; the manifest's other fields are kept. No manifest there: nothing to do.
+    /// Names the file in the manifest beside it (field `reponses`), where the page looks for it.
     fn name_in_manifest(out: &str) -> Result<(), String> {
-        let path = std::path::Path::new(out);
-        let manifest = path.with_file_name("manifeste.json");
-        if !manifest.exists() {
-            return Ok(());
-        }
-        let name = path
+        let name = std::path::Path::new(out)
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or("reponses.json");
-        let old = cli::read_text(&manifest.to_string_lossy())?;
-        let mut value: serde_json::Value = serde_json::from_str(&old).map_err(|e| {
-            format!(
-                "{} is not JSON ({e}): the answers are written, the manifest is left as it is",
-                manifest.display()
-            )
-        })?;
-        let Some(fields) = value.as_object_mut() else {
-            return Err(format!(
-                "{} is not a JSON object: the answers are written, the manifest is left as it is",
-                manifest.display()
-            ));
-        };
-        fields.insert("reponses".into(), serde_json::Value::String(name.into()));
-        std::fs::write(&manifest, value.to_string())
-            .map_err(|e| format!("{}: {e}", manifest.display()))
+        cli::update_manifest(
+            out,
+            "answers",
+            vec![("reponses", serde_json::Value::String(name.into()))],
+        )
+        .map(|_| ())
     }
 
     pub fn run(a: Args) -> Result<std::process::ExitCode, Fail> {

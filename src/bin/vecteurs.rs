@@ -120,34 +120,22 @@ fn run() -> Result<ExitCode, Fail> {
     let bytes = set.to_safetensors();
     std::fs::write(&out, &bytes).map_err(|e| format!("cannot write {out}: {e}"))?;
     // The page looks for the vectors file through the manifest beside it: name it there.
-    let out_path = std::path::Path::new(&out);
-    let manifest = out_path.with_file_name("manifeste.json");
-    if manifest.exists() {
-        let name = out_path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("vecteurs.safetensors");
-        // Only this model's field changes ("vecteurs" for mistral-embed's, "vecteurs_local" for
-        // the local encoder's): the manifest's other fields are kept as they are.
-        let field = if embedder.model() == rag_fiches::encoder::MODEL {
-            "vecteurs_local"
-        } else {
-            "vecteurs"
-        };
-        let old = read_text(&manifest.to_string_lossy())?;
-        let mut value: serde_json::Value = serde_json::from_str(&old).map_err(|e| {
-            format!(
-                "{} is not JSON ({e}): the vectors are written, the manifest is left as it is",
-                manifest.display()
-            )
-        })?;
-        let Some(fields) = value.as_object_mut() else {
-            return Err(Fail::Run(format!(
-                "{} is not a JSON object: the vectors are written, the manifest is left as it is",
-                manifest.display()
-            )));
-        };
-        fields.insert(field.into(), serde_json::Value::String(name.into()));
+    let name = std::path::Path::new(&out)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("vecteurs.safetensors");
+    // Only this model's field changes ("vecteurs" for mistral-embed's, "vecteurs_local" for the
+    // local encoder's): the manifest's other fields are kept as they are.
+    let field = if embedder.model() == rag_fiches::encoder::MODEL {
+        "vecteurs_local"
+    } else {
+        "vecteurs"
+    };
+    if std::path::Path::new(&out)
+        .with_file_name("manifeste.json")
+        .exists()
+    {
+        let mut fields = vec![(field, serde_json::Value::String(name.into()))];
         // The local vectors hold for exactly the model file they were computed with: the page
         // uses and caches only the model whose content hash the manifest names.
         if field == "vecteurs_local" {
@@ -157,18 +145,14 @@ fn run() -> Result<ExitCode, Fail> {
                     rag_fiches::encoder::identity::MODEL_FILE
                 )
             })?;
-            fields.insert(
-                "modele_local".into(),
+            fields.push((
+                "modele_local",
                 serde_json::Value::String(rag_fiches::encoder::identity::content_hash(&model)),
-            );
+            ));
         }
-        let text = value.to_string() + "\n";
-        std::fs::write(&manifest, text)
-            .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
-        eprintln!(
-            "{} updated: its {field} now names {name}",
-            manifest.display()
-        );
+        if rag_fiches::cli::update_manifest(&out, "vectors", fields)? {
+            eprintln!("manifeste.json updated: its {field} now names {name}");
+        }
     }
     let paid = match embedder.is_free() {
         true => String::new(),

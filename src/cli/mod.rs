@@ -362,6 +362,39 @@ pub fn verify_key() -> Result<Verification, String> {
     }
 }
 
+/// Updates the manifest beside `out` (`manifeste.json`, where the page looks for what ships)
+/// with `fields`, keeping its other fields; `what` names the file just written, for the messages.
+/// No manifest there: nothing to do (`Ok(false)`).
+pub fn update_manifest(
+    out: &str,
+    what: &str,
+    fields: Vec<(&str, serde_json::Value)>,
+) -> Result<bool, String> {
+    let manifest = std::path::Path::new(out).with_file_name("manifeste.json");
+    if !manifest.exists() {
+        return Ok(false);
+    }
+    let old = read_text(&manifest.to_string_lossy())?;
+    let mut value: serde_json::Value = serde_json::from_str(&old).map_err(|e| {
+        format!(
+            "{} is not JSON ({e}): the {what} are written, the manifest is left as it is",
+            manifest.display()
+        )
+    })?;
+    let Some(map) = value.as_object_mut() else {
+        return Err(format!(
+            "{} is not a JSON object: the {what} are written, the manifest is left as it is",
+            manifest.display()
+        ));
+    };
+    for (k, v) in fields {
+        map.insert(k.to_owned(), v);
+    }
+    std::fs::write(&manifest, value.to_string() + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
+    Ok(true)
+}
+
 /// The embedders the terminal offers.
 pub enum TerminalEmbedder {
     Fake(FakeEmbedder),
