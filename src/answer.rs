@@ -56,6 +56,21 @@ pub fn prompt_sized(question: &str, fiches: &[&Fiche]) -> Vec<Message> {
     messages(question, fiches, false)
 }
 
+/// The largest catalogue « tout le catalogue » is offered for, in bytes of fiche text: about
+/// 75,000 to 100,000 tokens of French, within the offered models' context windows with room for
+/// the instructions and the answer. The exercise's 200 fiches are 35,673 bytes; a learner's
+/// 50,000 fiches would be a prompt no model reads.
+pub const CATALOGUE_MAX_BYTES: usize = 300_000;
+
+/// Whether « tout le catalogue » can be sent for `fiches` (see [`CATALOGUE_MAX_BYTES`]).
+pub fn catalogue_fits(fiches: &[Fiche]) -> bool {
+    fiches
+        .iter()
+        .map(|f| f.id.len() + f.nom.len() + f.texte.len().min(PROMPT_FICHE_CHARS * 4))
+        .sum::<usize>()
+        <= CATALOGUE_MAX_BYTES
+}
+
 /// The messages for « tout le catalogue dans la question »: no retrieval, every fiche sent (in
 /// catalogue order, each cut as [`prompt`] cuts), with the same instructions. The control for
 /// every retrieval method: with 200 short fiches, the whole catalogue fits in one prompt.
@@ -148,6 +163,42 @@ pub fn is_refusal(answer: &str) -> bool {
     let t = t.trim().trim_end_matches(['.', '!', ' ', '\u{a0}']).trim();
     t == REFUSAL
         || (t.ends_with(REFUSAL) && t.len() <= REFUSAL.len() + 24 && citations(answer).is_empty())
+}
+
+/// Where the fiches sent with a question come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Source {
+    /// The first [`FICHES_SENT`] of a retrieval method.
+    Method(crate::lab::Method),
+    /// Every fiche of the catalogue: no retrieval, the control.
+    Catalogue,
+}
+
+impl Source {
+    pub const CATALOGUE: &'static str = "tout le catalogue";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Method(m) => m.name(),
+            Source::Catalogue => Source::CATALOGUE,
+        }
+    }
+
+    /// A source by the name [`Source::name`] gives it (or a method's slug).
+    pub fn parse(name: &str) -> Option<Source> {
+        if name == Source::CATALOGUE {
+            Some(Source::Catalogue)
+        } else {
+            crate::lab::Method::parse(name).map(Source::Method)
+        }
+    }
+
+    pub fn method(self) -> Option<crate::lab::Method> {
+        match self {
+            Source::Method(m) => Some(m),
+            Source::Catalogue => None,
+        }
+    }
 }
 
 /// Checks an answer against the ids of the fiches sent.

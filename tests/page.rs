@@ -264,10 +264,19 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
         &mut s,
         Msg::EvalEnded {
             epoch: old,
-            outcome: Ok((Method::Sens, "m".into(), Vec::new())),
+            outcome: Ok(EvalRun {
+                source: rag_fiches::answer::Source::Method(Method::Sens),
+                model: "m".into(),
+                judge: "j".into(),
+                outcomes: Vec::new(),
+                verdicts: Vec::new(),
+                sent: Vec::new(),
+                tokens: Default::default(),
+                judge_tokens: Default::default(),
+            }),
         },
     );
-    assert!(s.evaluation.outcomes.is_none());
+    assert!(s.evaluation.runs.is_empty());
     assert_eq!(s.evaluation.message.as_deref(), Some(said.as_str()));
 }
 
@@ -1384,4 +1393,131 @@ fn a_refused_shipped_file_shows_why_and_nothing_of_it() {
         Some("refusé")
     );
     assert!(s.data.reranked.is_empty());
+}
+
+#[test]
+fn mesurer_les_reponses_offers_the_whole_catalogue_and_judges_with_the_cheapest_model() {
+    use rag_fiches::answer::Source;
+    let mut s = state();
+    with_key(&mut s);
+    assert!(s.evaluation_sources().contains(&Source::Catalogue));
+    send(&mut s, Msg::EvalSourceChosen(Source::Catalogue));
+    send(&mut s, Msg::EvalAsked);
+    let fx = send(&mut s, Msg::EvalConfirmed);
+    let (judge, source, items) = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Evaluate {
+                judge,
+                source,
+                items,
+                ..
+            } => Some((judge.clone(), *source, items)),
+            _ => None,
+        })
+        .expect("the run starts");
+    assert_eq!(source, Source::Catalogue);
+    assert_eq!(judge, rag_fiches::mistral::chat::cheapest());
+    assert_eq!(items.len(), 40);
+    assert_eq!(items[0].ids.len(), 200);
+    // Every fiche is in the prompt, the question last.
+    assert!(items[0].messages[1].content.contains("[AR-0200]"));
+    assert!(items[0].messages[1]
+        .content
+        .ends_with(&format!("Question : {}", s.data.questions[0].text)));
+}
+
+#[test]
+fn a_catalogue_too_large_for_one_prompt_is_not_offered_whole() {
+    use rag_fiches::answer::Source;
+    let (mut f, q) = exercise();
+    for fiche in &mut f {
+        fiche.texte = fiche.texte.repeat(12);
+    }
+    let s = State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q), nfc);
+    assert!(!s.evaluation_sources().contains(&Source::Catalogue));
+}
+
+#[test]
+fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
+    let mut s = state();
+    send(&mut s, Msg::RerankAsked);
+    assert!(
+        !s.evaluation.rerank_confirming,
+        "no key: nothing to confirm"
+    );
+    with_key(&mut s);
+    let mut fx = send(&mut s, Msg::RerankAsked);
+    fx.extend(send(&mut s, Msg::RerankAsked));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::Rerank { .. })), 0);
+    let fx = send(&mut s, Msg::RerankConfirmed);
+    let again = send(&mut s, Msg::RerankConfirmed);
+    assert_eq!(count(&again, |e| matches!(e, Effect::Rerank { .. })), 0);
+    let (method, items) = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Rerank { method, items, .. } => Some((*method, items)),
+            _ => None,
+        })
+        .expect("the reranking starts");
+    assert_eq!(Some(method), s.rerank_method());
+    assert_eq!(items.len(), 40);
+    assert!(items.iter().all(|i| i.read.len() == 20));
+    // The model marks each list's last fiche 10: it comes first.
+    let lists = items
+        .iter()
+        .map(|i| rag_fiches::answer::shipped::RerankedList {
+            read: i.read.clone(),
+            reply: format!("{} : 10", i.read[19]),
+            tokens: Default::default(),
+        })
+        .collect();
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::RerankEnded {
+            epoch,
+            outcome: Ok(RerankRun {
+                model: "mistral-small-latest".into(),
+                reranked: rag_fiches::answer::shipped::Reranked {
+                    stage: method.name().into(),
+                    lists,
+                },
+            }),
+        },
+    );
+    assert!(!s.evaluation.rerank_phase.is_running());
+    let name = format!("{} reclassé", method.name());
+    let m = s
+        .data
+        .measured()
+        .into_iter()
+        .find(|m| m.method == name)
+        .expect("measured like a method");
+    assert_eq!(m.questions[0].top[0].0, items[0].read[19]);
+    assert_eq!(s.evaluation.reranks.len(), 1);
+}
+
+#[test]
+fn forgetting_the_key_stops_a_reranking_and_says_so() {
+    let mut s = state();
+    with_key(&mut s);
+    send(&mut s, Msg::RerankAsked);
+    let fx = send(&mut s, Msg::RerankConfirmed);
+    let call = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Rerank { job, .. } => Some(job.call),
+            _ => None,
+        })
+        .unwrap();
+    let fx = send(&mut s, Msg::KeyForgotten);
+    assert!(cancels(&fx).contains(&call));
+    assert!(!s.evaluation.rerank_phase.is_running());
+    assert!(s
+        .evaluation
+        .rerank_message
+        .as_deref()
+        .unwrap()
+        .starts_with("Reclassement interrompu"));
 }

@@ -19,7 +19,12 @@ Réponds par un seul mot : OUI ou NON.";
 /// sent with the question (their id, name and text, as [`super::prompt`] sent them), the
 /// question and the answer.
 pub fn judge_prompt(question: &str, fiches: &[&Fiche], answer: &str) -> Vec<Message> {
-    let sent = super::prompt(question, fiches);
+    judge_from(&super::prompt(question, fiches), question, answer)
+}
+
+/// [`judge_prompt`] from the messages the answer was written from (`sent`, as [`super::prompt`]
+/// or [`super::catalogue_prompt`] made them): the judge reads exactly the fiches the model read.
+pub fn judge_from(sent: &[Message], question: &str, answer: &str) -> Vec<Message> {
     let fiches_part = sent
         .get(1)
         .map(|m| {

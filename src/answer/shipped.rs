@@ -410,23 +410,40 @@ pub fn measure(answers: &[Answered], questions: &[Question]) -> AnswersMeasured 
         .map(|(a, q)| a.outcome(q))
         .collect();
     let verdicts: Vec<Verdict> = answers.iter().map(Answered::verdict).collect();
-    let pick = |want: fn(&Verdict) -> bool| {
-        verdicts
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| want(v))
-            .map(|(i, _)| i)
-            .collect()
-    };
-    AnswersMeasured {
-        evaluation: super::evaluate(&outcomes),
-        faithfulness: judge::faithfulness(&verdicts),
-        non: pick(|v| *v == Verdict::Non),
-        unparsed: pick(|v| matches!(v, Verdict::Unparsed(_))),
-        tokens: answers.iter().fold(Tokens::default(), |t, a| t + a.tokens),
-        judge_tokens: answers
+    AnswersMeasured::of(
+        &outcomes,
+        &verdicts,
+        answers.iter().fold(Tokens::default(), |t, a| t + a.tokens),
+        answers
             .iter()
             .fold(Tokens::default(), |t, a| t + a.judge_tokens),
+    )
+}
+
+impl AnswersMeasured {
+    /// The figures of checked answers and their verdicts (one per answer, in the same order).
+    pub fn of(
+        outcomes: &[AnswerOutcome],
+        verdicts: &[Verdict],
+        tokens: Tokens,
+        judge_tokens: Tokens,
+    ) -> AnswersMeasured {
+        let pick = |want: fn(&Verdict) -> bool| {
+            verdicts
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| want(v))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        AnswersMeasured {
+            evaluation: super::evaluate(outcomes),
+            faithfulness: judge::faithfulness(verdicts),
+            non: pick(|v| *v == Verdict::Non),
+            unparsed: pick(|v| matches!(v, Verdict::Unparsed(_))),
+            tokens,
+            judge_tokens,
+        }
     }
 }
 

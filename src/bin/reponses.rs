@@ -72,16 +72,6 @@ mod native {
         up_to_date: bool,
     }
 
-    /// The cheapest chat model of the price table, by the cost of 1,000 tokens in and 100 out
-    /// (a judge reads a prompt and writes one word).
-    fn cheapest() -> &'static str {
-        let cost = |p: &prices::Price| p.input * 1000.0 + p.output * 100.0;
-        prices::CHAT
-            .iter()
-            .min_by(|a, b| cost(a).total_cmp(&cost(b)))
-            .map_or(chat::DEFAULT_MODEL, |p| p.model)
-    }
-
     pub fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, Fail> {
         let mut a = Args {
             fiches: "data/fiches.jsonl".into(),
@@ -89,7 +79,7 @@ mod native {
             out: "data/reponses.json".into(),
             methods: None,
             model: chat::DEFAULT_MODEL.into(),
-            judge: cheapest().into(),
+            judge: chat::cheapest().into(),
             reranker: chat::DEFAULT_MODEL.into(),
             vectors: "data/vecteurs.safetensors".into(),
             local_vectors: "data/vecteurs-local.safetensors".into(),

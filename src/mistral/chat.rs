@@ -14,6 +14,16 @@ pub fn models() -> impl Iterator<Item = &'static str> {
     super::prices::CHAT.iter().map(|p| p.model)
 }
 
+/// The cheapest model the page offers, by the cost of 1,000 tokens in and 100 out (a judge reads
+/// a prompt and writes one word): the default judge.
+pub fn cheapest() -> &'static str {
+    let cost = |p: &super::prices::Price| p.input * 1000.0 + p.output * 100.0;
+    super::prices::CHAT
+        .iter()
+        .min_by(|a, b| cost(a).total_cmp(&cost(b)))
+        .map_or(DEFAULT_MODEL, |p| p.model)
+}
+
 /// Whether the page offers `model`.
 pub fn is_offered(model: &str) -> bool {
     models().any(|m| m == model)

@@ -1,6 +1,7 @@
 //! What `update` asks the shell to do, as data. The model never holds a browser handle: calls,
 //! files and the worker are named here by ids, and the shell (`web::app`) owns what they name.
 
+use crate::answer::Source;
 use crate::data::intake::Selection;
 use crate::data::{Fiche, Question};
 use crate::lab::{Method, QuestionVectors};
@@ -69,11 +70,20 @@ pub enum Effect {
         question: String,
         sent: Vec<Fiche>,
     },
+    /// « Mesurer les réponses »: each item answered by `model`, then judged by `judge`.
     Evaluate {
         job: Job,
         model: String,
-        method: Method,
+        judge: String,
+        source: Source,
         items: Vec<EvalItem>,
+    },
+    /// « Reclasser les 20 premières » of `method`: each item's fiches marked by `model`.
+    Rerank {
+        job: Job,
+        model: String,
+        method: Method,
+        items: Vec<RerankItem>,
     },
     LoadVectors {
         epoch: u64,
@@ -126,6 +136,14 @@ pub enum Effect {
     /// Opens « Réglages » and focuses the key field.
     OpenSettings,
     HideGuide,
+}
+
+/// One question of « Reclasser les 20 premières », prepared when the run starts.
+pub struct RerankItem {
+    /// The method's first [`crate::answer::rerank::READ`] ids, best first.
+    pub read: Vec<String>,
+    /// Exactly what is sent: the reranker's instructions, the fiches read and the question.
+    pub messages: Vec<Message>,
 }
 
 /// One question of « Mesurer les réponses », prepared when the run starts.

@@ -22,11 +22,12 @@ pub mod state;
 pub mod update;
 
 pub use dataset::{CatalogueUi, Dataset, Measuring, GRID_PAGE};
-pub use effect::{CallId, Effect, EvalItem, FileRef, Focus, Job, Wait};
+pub use effect::{CallId, Effect, EvalItem, FileRef, Focus, Job, RerankItem, Wait};
 pub use local::LocalModel;
 pub use msg::Msg;
 pub use parts::{
-    embed_estimate, model_or_default, AnswerResult, Answering, Calls, Costs, Evaluation, Phase,
+    embed_estimate, judge_or_default, model_or_default, AnswerResult, Answering, Calls, Costs,
+    EvalRun, Evaluation, Phase, RerankRun,
 };
 pub use state::State;
 pub use update::update;

@@ -2,7 +2,7 @@
 //! report. Plain data: files and calls are named by ids ([`super::effect`]).
 
 use crate::answer::shipped::ShippedAnswers;
-use crate::answer::AnswerOutcome;
+use crate::answer::Source;
 use crate::data::vectors::VectorSet;
 use crate::journal::Journal;
 use crate::lab::Method;
@@ -12,7 +12,7 @@ use crate::mistral::chat::Chat;
 
 use super::dataset::Dataset;
 use super::effect::{CallId, FileRef, Wait};
-use super::parts::{AnswerResult, Costs};
+use super::parts::{AnswerResult, Costs, EvalRun, RerankRun};
 
 /// Everything that can happen to the page.
 pub enum Msg {
@@ -132,13 +132,18 @@ pub enum Msg {
     AnswerMethodChosen(Method),
     AnswerModelChosen(String),
     AnswerRequested,
-    EvalMethodChosen(Method),
+    EvalSourceChosen(Source),
     EvalModelChosen(String),
+    EvalJudgeChosen(String),
     EvalAsked,
     EvalConfirmed,
     /// « Plonger la question » clicked: the learner agrees to pay for a question from a link.
     EmbedRequested,
     EvalCancelled,
+    /// « Reclasser les 20 premières », its confirmation, « Annuler ».
+    RerankAsked,
+    RerankConfirmed,
+    RerankCancelled,
     FilesChosen(Vec<FileRef>),
     /// The files of selection `seq` could not be used (one message per problem).
     FilesRefused {
@@ -233,7 +238,16 @@ pub enum Msg {
     },
     EvalEnded {
         epoch: u64,
-        outcome: Result<(Method, String, Vec<AnswerOutcome>), String>,
+        outcome: Result<EvalRun, String>,
+    },
+    RerankProgress {
+        epoch: u64,
+        done: usize,
+        total: usize,
+    },
+    RerankEnded {
+        epoch: u64,
+        outcome: Result<RerankRun, String>,
     },
     /// The catalogue read from the files of selection `seq`.
     DatasetLoaded {

@@ -1,7 +1,9 @@
 //! The smaller parts of the page's state: costs, long tasks' progress, the answer and its
 //! evaluation, the calls in flight.
 
-use crate::answer::AnswerOutcome;
+use crate::answer::judge::Verdict;
+use crate::answer::shipped::{AnswersMeasured, Reranked, Tokens};
+use crate::answer::{AnswerOutcome, Source};
 use crate::data::Fiche;
 use crate::lab::Method;
 use crate::mistral;
@@ -68,18 +70,61 @@ impl Phase {
     }
 }
 
-/// « Mesurer les réponses ».
+/// « Mesurer les réponses », and the reranking of a method's top 20 beside it.
 #[derive(Default)]
 pub struct Evaluation {
-    /// The method and model chosen in the panel (`None`: the default).
-    pub method: Option<Method>,
+    /// The source, model and judge chosen in the panel (`None`: the default).
+    pub source: Option<Source>,
     pub model: Option<String>,
+    pub judge: Option<String>,
     pub confirming: bool,
     pub phase: Phase,
-    /// The outcomes of the last complete run: its method, model and one outcome per question.
-    pub outcomes: Option<(Method, String, Vec<AnswerOutcome>)>,
+    /// Complete runs, the latest per source, model and judge.
+    pub runs: Vec<EvalRun>,
     /// What stopped the last run, if it stopped.
     pub message: Option<String>,
+    /// « Reclasser les 20 premières »: the same states, for the reranking of the source's method.
+    pub rerank_confirming: bool,
+    pub rerank_phase: Phase,
+    /// Complete rerankings, the latest per method and model.
+    pub reranks: Vec<RerankRun>,
+    pub rerank_message: Option<String>,
+}
+
+/// One complete run of « Mesurer les réponses »: an outcome and a verdict per question.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalRun {
+    pub source: Source,
+    pub model: String,
+    pub judge: String,
+    pub outcomes: Vec<AnswerOutcome>,
+    pub verdicts: Vec<Verdict>,
+    /// The fiches sent with each question (their ids), for the answers judged NON.
+    pub sent: Vec<Vec<String>>,
+    pub tokens: Tokens,
+    pub judge_tokens: Tokens,
+}
+
+impl EvalRun {
+    pub fn measured(&self) -> AnswersMeasured {
+        AnswersMeasured::of(
+            &self.outcomes,
+            &self.verdicts,
+            self.tokens,
+            self.judge_tokens,
+        )
+    }
+
+    pub fn is_for(&self, source: Source, model: &str, judge: &str) -> bool {
+        self.source == source && self.model == model && self.judge == judge
+    }
+}
+
+/// One complete reranking: a method's top 20 per question, as read, and the model's replies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RerankRun {
+    pub model: String,
+    pub reranked: Reranked,
 }
 
 /// « La réponse, qui cite ses fiches ».
@@ -108,6 +153,7 @@ pub struct Calls {
     pub dense: Option<CallId>,
     pub answer: Option<CallId>,
     pub eval: Option<CallId>,
+    pub rerank: Option<CallId>,
     /// « Vérifier ma clé ».
     pub check: Option<CallId>,
 }
@@ -122,10 +168,19 @@ impl Calls {
             self.dense.take(),
             self.answer.take(),
             self.eval.take(),
+            self.rerank.take(),
             self.check.take(),
         ];
         calls.into_iter().flatten().collect()
     }
+}
+
+/// The judge chosen in a select if the page offers it, else the cheapest model.
+pub fn judge_or_default(chosen: &Option<String>) -> String {
+    chosen
+        .clone()
+        .filter(|m| chat::is_offered(m))
+        .unwrap_or_else(|| chat::cheapest().to_owned())
 }
 
 /// The model chosen in a select, if it is one the page offers.

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::answer::FICHES_SENT;
+use crate::answer::{Source, FICHES_SENT};
 use crate::data::{Fiche, IdNormalizer, Question, QuestionKind};
 use crate::journal::Journal;
 use crate::lab::{Lab, Method, QuestionVectors};
@@ -299,14 +299,40 @@ impl State {
             .or_else(|| self.shown.first().copied())
     }
 
-    /// The method « Mesurer les réponses » reads fiches from: the one chosen if measured, else
-    /// the last measured.
-    pub fn evaluation_method(&self) -> Option<Method> {
-        let measured = self.measured_methods();
+    /// What « Mesurer les réponses » offers to send with each question: each measured method's
+    /// first fiches, and the whole catalogue when it fits in a prompt.
+    pub fn evaluation_sources(&self) -> Vec<Source> {
+        let mut out: Vec<Source> = self
+            .measured_methods()
+            .into_iter()
+            .map(Source::Method)
+            .collect();
+        if crate::answer::catalogue_fits(self.data.lab.fiches()) {
+            out.push(Source::Catalogue);
+        }
+        out
+    }
+
+    /// The source « Mesurer les réponses » sends: the one chosen if still offered, else the last
+    /// measured method.
+    pub fn evaluation_source(&self) -> Option<Source> {
+        let sources = self.evaluation_sources();
         self.evaluation
-            .method
-            .filter(|m| measured.contains(m))
-            .or_else(|| measured.last().copied())
+            .source
+            .filter(|s| sources.contains(s))
+            .or_else(|| {
+                sources
+                    .iter()
+                    .rev()
+                    .find(|s| matches!(s, Source::Method(_)))
+                    .copied()
+            })
+    }
+
+    /// The method « Reclasser les 20 premières » reranks: the evaluation's source when it is a
+    /// method.
+    pub fn rerank_method(&self) -> Option<Method> {
+        self.evaluation_source().and_then(Source::method)
     }
 
     /// The pair compared question by question, by name: the one chosen if both are measured,
@@ -381,9 +407,19 @@ impl State {
 
     /// The fiches an answer to `question` would be given: the first five of `method`.
     pub fn fiches_for(&self, method: Method, question: &str) -> Result<Vec<Fiche>, String> {
+        self.top_fiches(method, question, FICHES_SENT)
+    }
+
+    /// The fiches a reranker of `method` reads for `question`: its first
+    /// [`crate::answer::rerank::READ`].
+    pub fn first_stage(&self, method: Method, question: &str) -> Result<Vec<Fiche>, String> {
+        self.top_fiches(method, question, crate::answer::rerank::READ)
+    }
+
+    fn top_fiches(&self, method: Method, question: &str, k: usize) -> Result<Vec<Fiche>, String> {
         let vector = self.vector_for(method, question);
         let lab = &self.data.lab;
-        lab.search(method, question, vector, FICHES_SENT)
+        lab.search(method, question, vector, k)
             .map(|hits| {
                 hits.into_iter()
                     .filter_map(|r| lab.fiches().get(r.doc).cloned())

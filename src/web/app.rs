@@ -40,10 +40,19 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
         Effect::Evaluate {
             job,
             model,
+            judge,
+            source,
+            items,
+        } => call(shell, job, |app, job| {
+            tasks::evaluate(app, job, model, judge, source, items)
+        }),
+        Effect::Rerank {
+            job,
+            model,
             method,
             items,
         } => call(shell, job, |app, job| {
-            tasks::evaluate(app, job, model, method, items)
+            tasks::rerank(app, job, model, method, items)
         }),
         Effect::Cancel(id) => app.cancel(id),
         Effect::SkipWait(id) => app.skip_wait(id),

@@ -117,6 +117,11 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         ids::EVAL_CONFIRMER if clicks > 1 => return None,
         ids::EVAL_CONFIRMER => Msg::EvalConfirmed,
         ids::EVAL_ANNULER => Msg::EvalCancelled,
+        ids::RECLASSER_LANCER => Msg::RerankAsked,
+        // As « Mesurer les réponses »'s: a double click's second click never pays.
+        ids::RECLASSER_CONFIRMER if clicks > 1 => return None,
+        ids::RECLASSER_CONFIRMER => Msg::RerankConfirmed,
+        ids::RECLASSER_ANNULER => Msg::RerankCancelled,
         ids::COMMENCER_FERMER => Msg::GuideClosed,
         ids::OUVRIR_REGLAGES => Msg::SettingsRequested,
         ids::ESSAYER_LOCAL => Msg::LocalMethodsChosen,
@@ -193,7 +198,8 @@ fn change(app: &App, target: &Element) -> Option<Msg> {
         ids::RETENIR => Msg::RememberToggled(target.dyn_ref::<HtmlInputElement>()?.checked()),
         ids::REPONSE_METHODE => Msg::AnswerMethodChosen(method()?),
         ids::REPONSE_MODELE => Msg::AnswerModelChosen(select_value()?),
-        ids::EVAL_METHODE => Msg::EvalMethodChosen(method()?),
+        ids::EVAL_METHODE => Msg::EvalSourceChosen(crate::answer::Source::parse(&select_value()?)?),
+        ids::EVAL_JUGE => Msg::EvalJudgeChosen(select_value()?),
         ids::EVAL_MODELE => Msg::EvalModelChosen(select_value()?),
         ids::COMPARER_A => Msg::PairSide {
             first: true,

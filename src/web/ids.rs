@@ -80,11 +80,15 @@ pub const EVAL_MODELE: &str = "eval-modele";
 pub const EVAL_ACTIONS: &str = "eval-actions";
 pub const EVAL_ETAT: &str = "eval-etat";
 pub const EVAL_RESULTAT: &str = "eval-resultat";
+pub const EVAL_JUGE: &str = "eval-juge";
+pub const RECLASSER_ACTIONS: &str = "reclasser-actions";
+pub const RECLASSER_ETAT: &str = "reclasser-etat";
+pub const RECLASSER_RESULTAT: &str = "reclasser-resultat";
 pub const REPONSES_LIVREES: &str = "reponses-livrees";
 // « Questions sans réponse ».
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 62] = [
+pub const IN_PAGE: [&str; 66] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -145,6 +149,10 @@ pub const IN_PAGE: [&str; 62] = [
     EVAL_ACTIONS,
     EVAL_ETAT,
     EVAL_RESULTAT,
+    EVAL_JUGE,
+    RECLASSER_ACTIONS,
+    RECLASSER_ETAT,
+    RECLASSER_RESULTAT,
     REPONSES_LIVREES,
     "app",
 ];
@@ -160,6 +168,10 @@ pub const EVAL_LANCER: &str = "eval-lancer";
 pub const EVAL_CONFIRMER: &str = "eval-confirmer";
 pub const EVAL_ANNULER: &str = "eval-annuler";
 pub const EVAL_PROGRESSION: &str = "eval-progression";
+pub const RECLASSER_LANCER: &str = "reclasser-lancer";
+pub const RECLASSER_CONFIRMER: &str = "reclasser-confirmer";
+pub const RECLASSER_ANNULER: &str = "reclasser-annuler";
+pub const RECLASSER_PROGRESSION: &str = "reclasser-progression";
 pub const OUVRIR_REGLAGES: &str = "ouvrir-reglages";
 /// « Montrer sens local et hybride local », offered beside « Ouvrir les réglages » to a learner
 /// without a key.

@@ -3,15 +3,16 @@
 
 use std::rc::Rc;
 
-use crate::answer::shipped::{self, ShippedAnswers};
-use crate::answer::{self, AnswerOutcome};
+use crate::answer::shipped::{self, Reranked, ShippedAnswers};
+use crate::answer::{self, rerank, AnswerOutcome, Source};
 use crate::journal::Verdict;
-use crate::lab::Method;
 use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
 
-use super::super::effect::{Effect, EvalItem};
-use super::super::parts::{model_or_default, AnswerResult, Phase};
+use super::super::effect::{Effect, EvalItem, RerankItem};
+use super::super::parts::{
+    judge_or_default, model_or_default, AnswerResult, EvalRun, Phase, RerankRun,
+};
 use super::super::state::State;
 use super::job;
 use super::journal::unanswered;
@@ -57,19 +58,65 @@ pub(super) fn eval_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
     }
 }
 
-pub(super) fn eval_ended(
-    s: &mut State,
-    outcome: Result<(Method, String, Vec<AnswerOutcome>), String>,
-) {
+pub(super) fn eval_ended(s: &mut State, outcome: Result<EvalRun, String>) {
     s.evaluation.phase = Phase::Idle;
     s.calls.eval = None;
     match outcome {
-        Ok(done) => {
-            s.evaluation.outcomes = Some(done);
-            s.evaluation.message = None;
+        Ok(run) => {
+            let e = &mut s.evaluation;
+            e.runs
+                .retain(|r| !r.is_for(run.source, &run.model, &run.judge));
+            e.runs.push(run);
+            e.message = None;
         }
         Err(message) => s.evaluation.message = Some(message),
     }
+}
+
+pub(super) fn rerank_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
+    s.evaluation.rerank_confirming = false;
+    if let Some(c) = s.calls.rerank.take() {
+        fx.push(Effect::Cancel(c));
+        s.evaluation.rerank_phase = Phase::Idle;
+        s.evaluation.rerank_message = Some(
+            "Reclassement annulé. Les notes déjà obtenues sont gardées : relancer ne les repaie pas."
+                .into(),
+        );
+    }
+}
+
+/// A reranking ended: its lists measured like a method (« mots+ reclassé »), replacing the
+/// shipped one of the same name, so that the tables, the grid and the exports show it.
+pub(super) fn rerank_ended(s: &mut State, outcome: Result<RerankRun, String>) {
+    s.evaluation.rerank_phase = Phase::Idle;
+    s.calls.rerank = None;
+    match outcome {
+        Ok(run) => {
+            let m = reranked_measurement(s, &run.reranked);
+            let data = &mut s.data;
+            data.reranked.retain(|x| x.method != m.method);
+            data.reranked.push(m);
+            data.measure_version += 1;
+            let e = &mut s.evaluation;
+            e.reranks
+                .retain(|r| !(r.reranked.stage == run.reranked.stage && r.model == run.model));
+            e.reranks.push(run);
+            e.rerank_message = None;
+        }
+        Err(message) => s.evaluation.rerank_message = Some(message),
+    }
+}
+
+fn reranked_measurement(s: &State, r: &Reranked) -> Measurement {
+    let outcomes = r
+        .lists
+        .iter()
+        .zip(&s.data.questions)
+        .map(|(l, q)| Measurement::outcome(q, shipped::reranked_top(l)))
+        .collect();
+    s.data
+        .lab
+        .measurement(&shipped::reranked_name(&r.stage), Some(0), outcomes)
 }
 
 pub(super) fn request(s: &mut State, fx: &mut Vec<Effect>) {
@@ -119,20 +166,29 @@ pub(super) fn request(s: &mut State, fx: &mut Vec<Effect>) {
 
 pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
     let model = model_or_default(&s.evaluation.model);
-    let (Some(key), Some(method)) = (s.key.clone(), s.evaluation_method()) else {
+    let judge = judge_or_default(&s.evaluation.judge);
+    let (Some(key), Some(source)) = (s.key.clone(), s.evaluation_source()) else {
         return;
     };
     let mut items = Vec::new();
     for q in &s.data.questions {
-        match s.fiches_for(method, &q.text) {
-            Ok(sent) => {
+        let item = match source {
+            Source::Method(method) => s.fiches_for(method, &q.text).map(|sent| {
                 let refs: Vec<&crate::data::Fiche> = sent.iter().collect();
-                items.push(EvalItem {
+                EvalItem {
                     question: q.clone(),
                     messages: answer::prompt(&q.text, &refs),
                     ids: sent.iter().map(|f| f.id.clone()).collect(),
-                });
-            }
+                }
+            }),
+            Source::Catalogue => Ok(EvalItem {
+                question: q.clone(),
+                messages: answer::catalogue_prompt(&q.text, s.data.lab.fiches()),
+                ids: s.data.lab.fiches().iter().map(|f| f.id.clone()).collect(),
+            }),
+        };
+        match item {
+            Ok(item) => items.push(item),
             Err(message) => {
                 s.evaluation.message = Some(format!("Mesure impossible : {message}"));
                 return;
@@ -147,6 +203,45 @@ pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
     fx.push(Effect::Evaluate {
         job,
         model,
+        judge,
+        source,
+        items,
+    });
+}
+
+/// « Reclasser les 20 premières » confirmed: each question's top 20 under the method, sent to
+/// the model with the reranker's instructions.
+pub(super) fn start_rerank(s: &mut State, fx: &mut Vec<Effect>) {
+    let model = model_or_default(&s.evaluation.model);
+    let (Some(key), Some(method)) = (s.key.clone(), s.rerank_method()) else {
+        return;
+    };
+    let mut items = Vec::new();
+    for q in &s.data.questions {
+        match s.first_stage(method, &q.text) {
+            Ok(read) => {
+                let refs: Vec<&crate::data::Fiche> = read.iter().collect();
+                items.push(RerankItem {
+                    read: read.iter().map(|f| f.id.clone()).collect(),
+                    messages: rerank::rerank_prompt(&q.text, &refs),
+                });
+            }
+            Err(message) => {
+                s.evaluation.rerank_message = Some(format!("Reclassement impossible : {message}"));
+                return;
+            }
+        }
+    }
+    let job = job(s, key);
+    s.calls.rerank = Some(job.call);
+    s.evaluation.rerank_message = None;
+    s.evaluation.rerank_phase = Phase::Running {
+        done: 0,
+        total: items.len(),
+    };
+    fx.push(Effect::Rerank {
+        job,
+        model,
         method,
         items,
     });
@@ -157,23 +252,14 @@ pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
 pub(super) fn shipped(s: &mut State, outcome: Result<Box<ShippedAnswers>, String>) {
     match outcome {
         Ok(file) => {
-            let data = &mut s.data;
-            data.reranked = file
+            let reranked: Vec<Measurement> = file
                 .reranked
                 .iter()
-                .map(|r| {
-                    let outcomes = r
-                        .lists
-                        .iter()
-                        .zip(&data.questions)
-                        .map(|(l, q)| Measurement::outcome(q, shipped::reranked_top(l)))
-                        .collect();
-                    data.lab
-                        .measurement(&shipped::reranked_name(&r.stage), Some(0), outcomes)
-                })
+                .map(|r| reranked_measurement(s, r))
                 .collect();
-            data.measure_version += 1;
-            data.shipped = Some(Ok(Rc::new(*file)));
+            s.data.reranked = reranked;
+            s.data.measure_version += 1;
+            s.data.shipped = Some(Ok(Rc::new(*file)));
         }
         Err(message) => s.data.shipped = Some(Err(message)),
     }

@@ -68,6 +68,7 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     cancel_all(s, fx);
     s.key_check = None;
     data.epoch = s.data.epoch.max(data.epoch) + 1;
+    let reranking = s.evaluation.rerank_phase.is_running();
     let stopped = s.evaluation.phase.is_running()
         || s.data.ui.compute.is_running()
         || s.data.ui.dense.is_running();
@@ -86,7 +87,13 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     s.answering.result = None;
     s.evaluation.confirming = false;
     s.evaluation.phase = Phase::Idle;
-    s.evaluation.outcomes = None;
+    s.evaluation.runs.clear();
+    s.evaluation.reranks.clear();
+    s.evaluation.rerank_confirming = false;
+    s.evaluation.rerank_phase = Phase::Idle;
+    s.evaluation.rerank_message = reranking.then(|| {
+        "Reclassement arrêté : un autre catalogue a été chargé ; relancez-le sur celui-ci.".into()
+    });
     s.evaluation.message = stopped.then(|| {
         "Mesure arrêtée : un autre catalogue a été chargé ; relancez-la sur celui-ci.".into()
     });

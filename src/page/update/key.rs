@@ -76,6 +76,12 @@ pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
         s.evaluation.phase = Phase::Idle;
         s.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
     }
+    s.evaluation.rerank_confirming = false;
+    if s.evaluation.rerank_phase.is_running() {
+        s.evaluation.rerank_phase = Phase::Idle;
+        s.evaluation.rerank_message =
+            Some("Reclassement interrompu : la clé a été oubliée.".into());
+    }
     fx.push(Effect::RememberKey(None));
 }
 

@@ -239,8 +239,9 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::AnswerShown { epoch, result } if epoch == s.data.epoch => {
             answer::shown(s, result, now, fx)
         }
-        Msg::EvalMethodChosen(m) => s.evaluation.method = Some(m),
+        Msg::EvalSourceChosen(m) => s.evaluation.source = Some(m),
         Msg::EvalModelChosen(m) => s.evaluation.model = Some(m),
+        Msg::EvalJudgeChosen(m) => s.evaluation.judge = Some(m),
         Msg::EvalAsked => {
             if s.key.is_some() && !s.evaluation.phase.is_running() {
                 s.evaluation.confirming = true;
@@ -253,6 +254,27 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             }
         }
         Msg::EvalCancelled => answer::eval_cancelled(s, fx),
+        Msg::RerankAsked => {
+            if s.key.is_some() && !s.evaluation.rerank_phase.is_running() {
+                s.evaluation.rerank_confirming = true;
+            }
+        }
+        Msg::RerankConfirmed => {
+            if s.evaluation.rerank_confirming {
+                s.evaluation.rerank_confirming = false;
+                answer::start_rerank(s, fx);
+            }
+        }
+        Msg::RerankCancelled => answer::rerank_cancelled(s, fx),
+        Msg::RerankProgress { epoch, done, total } if epoch == s.data.epoch => {
+            s.evaluation.rerank_phase = super::parts::Phase::Running { done, total };
+        }
+        Msg::RerankEnded {
+            outcome: Err(_), ..
+        } if s.calls.rerank.is_none() => {}
+        Msg::RerankEnded { epoch, outcome } if epoch == s.data.epoch => {
+            answer::rerank_ended(s, outcome)
+        }
         Msg::EvalProgress { epoch, done, total } if epoch == s.data.epoch => {
             s.evaluation.phase = super::parts::Phase::Running { done, total };
         }
@@ -281,7 +303,9 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         | Msg::LocalTextsEmbedded { .. }
         | Msg::AnswerShown { .. }
         | Msg::EvalProgress { .. }
-        | Msg::EvalEnded { .. } => {}
+        | Msg::EvalEnded { .. }
+        | Msg::RerankProgress { .. }
+        | Msg::RerankEnded { .. } => {}
     }
 }
 

@@ -4,7 +4,9 @@
 use web_sys::Element;
 
 use super::super::dom::{append_text, E};
-use crate::answer::{AnswerCheck, AnswerEvaluation, AnswerOutcome};
+use crate::answer::judge::Verdict;
+use crate::answer::shipped::AnswersMeasured;
+use crate::answer::{AnswerCheck, AnswerOutcome};
 use crate::data::Fiche;
 use crate::fr;
 use crate::mistral::chat::Chat;
@@ -150,10 +152,13 @@ pub fn render_answer(
 
 /// The evaluation table: seed 001's figures, and each question's answer.
 pub fn render_evaluation(
-    e: &AnswerEvaluation,
+    measured: &AnswersMeasured,
     outcomes: &[AnswerOutcome],
+    verdicts: &[Verdict],
+    judge: &str,
     threshold: &str,
 ) -> Element {
+    let e = &measured.evaluation;
     let row = |label: &str, value: String, class: &str| {
         E::new("tr")
             .class(class)
@@ -192,8 +197,21 @@ pub fn render_evaluation(
             e.cut.to_string(),
             "coupees",
         ),
+        row(
+            &format!("Fidélité (réponses jugées OUI par {judge})"),
+            super::shipped::faithfulness_text(measured),
+            "fidelite",
+        ),
     ]);
-    let rows = outcomes.iter().map(|o| {
+    let rows = outcomes.iter().enumerate().map(|(i, o)| {
+        let verdict_text = match verdicts.get(i) {
+            Some(Verdict::Oui) => "OUI".to_owned(),
+            Some(Verdict::Non) => "NON".to_owned(),
+            Some(Verdict::Unparsed(t)) => {
+                format!("illisible : {}", t.chars().take(60).collect::<String>())
+            }
+            None => "—".to_owned(),
+        };
         let verdict = if o.cut && o.check.citations.is_empty() {
             "réponse coupée (limite de longueur)".to_owned()
         } else if o.check.refused {
@@ -223,6 +241,7 @@ pub fn render_evaluation(
                     .text(o.expected.as_deref().unwrap_or("—"))
                     .build(),
                 E::new("td").text(&verdict).build(),
+                E::new("td").class("juge").text(&verdict_text).build(),
                 E::new("td").class("texte-court").text(&o.answer).build(),
             ])
             .build()
@@ -234,6 +253,7 @@ pub fn render_evaluation(
             "type",
             "attendue",
             "citations",
+            "juge",
             "réponse",
         ]
         .iter()

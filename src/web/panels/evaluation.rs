@@ -10,11 +10,13 @@ use crate::fr;
 use crate::measure::compare;
 use crate::mistral::{chat, prices};
 
-use super::super::dom::{by_id, clear, replace_children, set_text, E};
+use super::super::dom::{by_id, clear, options, replace_children, set_text, E};
 use super::super::ids;
-use super::answer::{method_options, model_options};
+use super::answer::model_options;
+use super::shipped::{answers_table, non_list, rerank_table, AnswerRow, Reread};
 use super::{answer_view, Memo};
-use crate::page::{model_or_default, Phase, State};
+use crate::answer::{rerank, Source};
+use crate::page::{judge_or_default, model_or_default, Phase, State};
 
 fn button(id: &str, text: &str) -> Element {
     E::new("button")
@@ -26,33 +28,41 @@ fn button(id: &str, text: &str) -> Element {
 
 pub fn render(s: &State, memo: &mut Memo) {
     super::shipped::render(s, memo);
-    let methods = s.measured_methods();
-    let method = s.evaluation_method();
+    let sources = s.evaluation_sources();
+    let source = s.evaluation_source();
     let model = model_or_default(&s.evaluation.model);
-    if memo.changed("eval-methode", (&methods, method)) {
-        replace_children(&by_id(ids::EVAL_METHODE), method_options(&methods, method));
+    let judge = judge_or_default(&s.evaluation.judge);
+    if memo.changed("eval-methode", (&sources, source)) {
+        replace_children(
+            &by_id(ids::EVAL_METHODE),
+            options(
+                sources.iter().map(|m| (m.name(), m.name())),
+                source.map(Source::name),
+            ),
+        );
     }
     if memo.changed("eval-modele", &model) {
         replace_children(&by_id(ids::EVAL_MODELE), model_options(&model));
     }
-    let Some(method) = method else { return };
+    if memo.changed("eval-juge", &judge) {
+        replace_children(&by_id(ids::EVAL_JUGE), model_options(&judge));
+    }
+    let Some(source) = source else { return };
     let e = &s.evaluation;
-    let actions = (&e.phase, e.confirming, s.key.is_some(), &model);
+    let actions = (&e.phase, e.confirming, s.key.is_some(), &model, &judge);
     if memo.changed("eval-actions", actions) {
         let controls: Vec<Element> = match (&e.phase, e.confirming, s.key.is_some()) {
             (Phase::Running { done, total }, _, _) => {
-                let progress = E::new("progress")
-                    .attr("id", ids::EVAL_PROGRESSION)
-                    .attr("aria-label", "Réponses obtenues")
-                    .build();
-                if let Ok(p) = progress.clone().dyn_into::<HtmlProgressElement>() {
-                    p.set_max((*total).max(1) as f64);
-                    p.set_value(*done as f64);
-                }
-                vec![button(ids::EVAL_ANNULER, "Annuler"), progress]
+                vec![
+                    button(ids::EVAL_ANNULER, "Annuler"),
+                    progress(ids::EVAL_PROGRESSION, "Réponses obtenues", *done, *total),
+                ]
             }
             (Phase::Idle, true, _) => vec![
-                button(ids::EVAL_CONFIRMER, &format!("Confirmer avec {model}")),
+                button(
+                    ids::EVAL_CONFIRMER,
+                    &format!("Confirmer avec {model}, jugé par {judge}"),
+                ),
                 button(ids::EVAL_ANNULER, "Annuler"),
             ],
             (Phase::Idle, false, false) => vec![E::new("span")
@@ -64,8 +74,9 @@ pub fn render(s: &State, memo: &mut Memo) {
     }
     let status_inputs = (
         s.data.epoch,
-        method,
+        source,
         &model,
+        &judge,
         s.qvectors.len(),
         &e.phase,
         &e.message,
@@ -82,27 +93,49 @@ pub fn render(s: &State, memo: &mut Memo) {
     } else if let Some(message) = &e.message {
         set_text(&by_id(ids::EVAL_ETAT), message);
     } else if status_changed {
-        set_text(&by_id(ids::EVAL_ETAT), &estimate(s, method, &model));
+        set_text(&by_id(ids::EVAL_ETAT), &estimate(s, source, &model, &judge));
     }
     let shown = e
-        .outcomes
-        .as_ref()
-        .filter(|(m, mdl, outcomes)| *m == method && *mdl == model && !outcomes.is_empty());
-    let result_inputs = (s.data.epoch, shown.map(|(m, mdl, o)| (m, mdl, o.len())));
+        .runs
+        .iter()
+        .find(|r| r.is_for(source, &model, &judge) && !r.outcomes.is_empty());
+    let runs_key: Vec<(Source, &str, &str, usize)> = e
+        .runs
+        .iter()
+        .map(|r| {
+            (
+                r.source,
+                r.model.as_str(),
+                r.judge.as_str(),
+                r.outcomes.len(),
+            )
+        })
+        .collect();
+    let result_inputs = (
+        s.data.epoch,
+        shown.map(|r| (r.source, &r.model, &r.judge, r.outcomes.len())),
+        runs_key,
+    );
     if memo.changed("eval-resultat", result_inputs) {
         let target = by_id(ids::EVAL_RESULTAT);
         match shown {
-            None => clear(&target),
-            Some((_, _, outcomes)) => {
-                let ev = answer::evaluate(outcomes);
-                let threshold = s
-                    .data
-                    .measured()
-                    .into_iter()
-                    .find(|x| x.method == method.name())
-                    .and_then(compare::calibrate_split)
-                    .map(|c| {
-                        format!(
+            None if e.runs.is_empty() => {
+                replace_children(&target, [super::shipped::instructions()])
+            }
+            None => replace_children(&target, [super::shipped::instructions(), runs_table(s)]),
+            Some(run) => {
+                let measured = run.measured();
+                let threshold = source
+                    .method()
+                    .and_then(|method| {
+                        let m = s
+                            .data
+                            .measured()
+                            .into_iter()
+                            .find(|x| x.method == method.name())?;
+                        let c = compare::calibrate_split(m)?;
+                        let ev = &measured.evaluation;
+                        Some(format!(
                             "À comparer : un seuil de score sous {} (calibré sur les questions de rang pair) trie {} des questions de test ; \
                              le modèle, lui, refuse {} des {} questions sans réponse et {} des {} qui en ont une.",
                             method.name(),
@@ -111,27 +144,198 @@ pub fn render(s: &State, memo: &mut Memo) {
                             ev.absent,
                             ev.false_refusals,
                             ev.answerable
-                        )
+                        ))
                     })
                     .unwrap_or_default();
-                replace_children(
-                    &target,
-                    [answer_view::render_evaluation(&ev, outcomes, &threshold)],
-                );
+                let items: Vec<Reread> = run
+                    .outcomes
+                    .iter()
+                    .zip(&run.sent)
+                    .map(|(o, sent)| Reread {
+                        question: &o.question,
+                        answer: &o.answer,
+                        sent,
+                    })
+                    .collect();
+                let mut parts = vec![
+                    super::shipped::instructions(),
+                    answer_view::render_evaluation(
+                        &measured,
+                        &run.outcomes,
+                        &run.verdicts,
+                        &judge,
+                        &threshold,
+                    ),
+                ];
+                parts.extend(non_list(source.name(), &measured.non, &items));
+                parts.push(runs_table(s));
+                replace_children(&target, parts);
             }
+        }
+    }
+    render_rerank(s, memo, &model);
+}
+
+/// Every run of this catalogue side by side, the whole catalogue included when it ran.
+fn runs_table(s: &State) -> Element {
+    let rows: Vec<AnswerRow> = s
+        .evaluation
+        .runs
+        .iter()
+        .map(|r| AnswerRow {
+            name: r.source.name(),
+            measured: r.measured(),
+            model: &r.model,
+        })
+        .collect();
+    E::new("div")
+        .class("runs-reponses")
+        .child(
+            E::new("h4")
+                .text("Les réponses mesurées, source par source")
+                .build(),
+        )
+        .child(answers_table(
+            "Les réponses mesurées",
+            &rows,
+            s.data.questions.len(),
+        ))
+        .build()
+}
+
+fn progress(id: &str, label: &str, done: usize, total: usize) -> Element {
+    let progress = E::new("progress")
+        .attr("id", id)
+        .attr("aria-label", label)
+        .build();
+    if let Ok(p) = progress.clone().dyn_into::<HtmlProgressElement>() {
+        p.set_max(total.max(1) as f64);
+        p.set_value(done as f64);
+    }
+    progress
+}
+
+/// « Reclasser les 20 premières » of the source's method: the button, its confirmation with the
+/// estimate, the progress, and the rerankings done.
+fn render_rerank(s: &State, memo: &mut Memo, model: &str) {
+    let e = &s.evaluation;
+    let method = s.rerank_method();
+    let inputs = (
+        &e.rerank_phase,
+        e.rerank_confirming,
+        s.key.is_some(),
+        model,
+        method,
+    );
+    if memo.changed("reclasser-actions", inputs) {
+        let controls: Vec<Element> = match (
+            method,
+            &e.rerank_phase,
+            e.rerank_confirming,
+            s.key.is_some(),
+        ) {
+            (_, Phase::Running { done, total }, _, _) => vec![
+                button(ids::RECLASSER_ANNULER, "Annuler"),
+                progress(
+                    ids::RECLASSER_PROGRESSION,
+                    "Listes reclassées",
+                    *done,
+                    *total,
+                ),
+            ],
+            (None, ..) | (_, Phase::Idle, false, false) => Vec::new(),
+            (Some(_), Phase::Idle, true, _) => vec![
+                button(ids::RECLASSER_CONFIRMER, &format!("Confirmer avec {model}")),
+                button(ids::RECLASSER_ANNULER, "Annuler"),
+            ],
+            (Some(m), Phase::Idle, false, true) => vec![button(
+                ids::RECLASSER_LANCER,
+                &format!("Reclasser les 20 premières de {}", m.name()),
+            )],
+        };
+        replace_children(&by_id(ids::RECLASSER_ACTIONS), controls);
+    }
+    let status = match (&e.rerank_phase, &e.rerank_message, method) {
+        (Phase::Running { done, total }, _, _) => format!("{done} listes reclassées sur {total}"),
+        (_, Some(message), _) => message.clone(),
+        (_, None, Some(m)) if s.key.is_some() => rerank_estimate(s, m, model),
+        _ => String::new(),
+    };
+    set_text(&by_id(ids::RECLASSER_ETAT), &status);
+    if let Phase::Running { done, .. } = e.rerank_phase {
+        if let Ok(p) = by_id(ids::RECLASSER_PROGRESSION).dyn_into::<HtmlProgressElement>() {
+            p.set_value(done as f64);
+        }
+    }
+    let done: Vec<(&str, usize)> = e
+        .reranks
+        .iter()
+        .map(|r| (r.reranked.stage.as_str(), r.reranked.lists.len()))
+        .collect();
+    if memo.changed("reclasser-resultat", (s.data.epoch, &done)) {
+        let target = by_id(ids::RECLASSER_RESULTAT);
+        if e.reranks.is_empty() {
+            clear(&target);
+        } else {
+            let rows: Vec<(&str, &crate::answer::shipped::Reranked)> = e
+                .reranks
+                .iter()
+                .map(|r| (r.model.as_str(), &r.reranked))
+                .collect();
+            replace_children(
+                &target,
+                [rerank_table("Reclassement", &rows, &s.data.questions)],
+            );
         }
     }
 }
 
-/// What a run would send, at most, and what that costs at the model's price (answers extra).
-fn estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
-    // The method is measured: its first results per question are those a run sends (the first
-    // five of the same search), read from the measurement instead of searched again.
-    let measured = s
+/// What reranking `method`'s top 20 would send, at most, and its cost.
+fn rerank_estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
+    let tokens: usize = s
         .data
-        .measured()
-        .into_iter()
-        .find(|m| m.method == method.name());
+        .questions
+        .iter()
+        .filter_map(|q| {
+            let read = s.first_stage(method, &q.text).ok()?;
+            let refs: Vec<&Fiche> = read.iter().collect();
+            Some(chat::estimate_tokens(&rerank::rerank_prompt(
+                &q.text, &refs,
+            )))
+        })
+        .sum();
+    format!(
+        "{} questions, les 20 premières fiches de {} notées par {model} : au plus {} tokens envoyés ({}) ; les notes déjà obtenues ne coûtent rien.",
+        s.data.questions.len(),
+        method.name(),
+        fr::int(tokens as u64),
+        price(model, tokens),
+    )
+}
+
+fn price(model: &str, tokens: usize) -> String {
+    match prices::cost_usd(model, tokens as u64, 0) {
+        Some(usd) => format!(
+            "≈ {} au tarif de {model} relevé en {}, réponses en plus",
+            fr::dollars(usd),
+            prices::CHECKED
+        ),
+        None => format!("prix inconnu pour {model}"),
+    }
+}
+
+/// What a run would send, at most, answers and judgements, and what that costs at the models'
+/// prices. The judge reads the same fiches and question, and the answer: counted here as
+/// [`JUDGED_ANSWER_BYTES`] more per question.
+fn estimate(s: &State, source: Source, model: &str, judge: &str) -> String {
+    // A measured method's first results per question are those a run sends (the first five of
+    // the same search), read from the measurement instead of searched again.
+    let measured = source.method().and_then(|method| {
+        s.data
+            .measured()
+            .into_iter()
+            .find(|m| m.method == method.name())
+    });
     let lab = &s.data.lab;
     let tokens: usize = s
         .data
@@ -139,30 +343,36 @@ fn estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
         .iter()
         .enumerate()
         .filter_map(|(i, q)| {
-            let sent: Vec<Fiche> = match measured.and_then(|m| m.questions.get(i)) {
-                Some(o) if o.question == q.text => o
-                    .top
-                    .iter()
-                    .take(answer::FICHES_SENT)
-                    .filter_map(|(id, _)| lab.fiches().get(lab.doc_of(id)?).cloned())
-                    .collect(),
-                _ => s.fiches_for(method, &q.text).ok()?,
+            let messages = match source {
+                Source::Catalogue => answer::catalogue_prompt(&q.text, lab.fiches()),
+                Source::Method(method) => {
+                    let sent: Vec<Fiche> = match measured.and_then(|m| m.questions.get(i)) {
+                        Some(o) if o.question == q.text => o
+                            .top
+                            .iter()
+                            .take(answer::FICHES_SENT)
+                            .filter_map(|(id, _)| lab.fiches().get(lab.doc_of(id)?).cloned())
+                            .collect(),
+                        _ => s.fiches_for(method, &q.text).ok()?,
+                    };
+                    let refs: Vec<&Fiche> = sent.iter().collect();
+                    answer::prompt_sized(&q.text, &refs)
+                }
             };
-            let refs: Vec<&Fiche> = sent.iter().collect();
-            Some(chat::estimate_tokens(&answer::prompt_sized(&q.text, &refs)))
+            Some(chat::estimate_tokens(&messages))
         })
         .sum();
-    let price = match prices::cost_usd(model, tokens as u64, 0) {
-        Some(usd) => format!(
-            "≈ {} au tarif de {model} relevé en {}, réponses en plus",
-            fr::dollars(usd),
-            prices::CHECKED
-        ),
-        None => format!("prix inconnu pour {model}"),
-    };
+    let judged = tokens + s.data.questions.len() * JUDGED_ANSWER_BYTES;
     format!(
-        "{} questions, au plus {} tokens envoyés ({price}) ; les réponses déjà obtenues ne coûtent rien.",
+        "{} questions, au plus {} tokens envoyés pour les réponses ({}) et {} pour le juge ({}) ; les réponses et verdicts déjà obtenus ne coûtent rien.",
         s.data.questions.len(),
         fr::int(tokens as u64),
+        price(model, tokens),
+        fr::int(judged as u64),
+        price(judge, judged),
     )
 }
+
+/// Bytes an answer adds to the judge's prompt, in the estimate: the instructions ask for two or
+/// three sentences.
+const JUDGED_ANSWER_BYTES: usize = 600;

@@ -6,7 +6,8 @@
 
 use web_sys::Element;
 
-use crate::answer::shipped::{self, Answered, ShippedAnswers};
+use crate::answer::shipped::{self, Answered, AnswersMeasured, Reranked, ShippedAnswers};
+use crate::answer::{judge, rerank, Source};
 use crate::data::{Fiche, Question};
 use crate::fr;
 use crate::mistral::prices;
@@ -74,6 +75,129 @@ fn per_question(model: &str, t: shipped::Tokens, n: usize) -> String {
     }
 }
 
+/// One row of an answers table: where the fiches came from, the answers measured, and the model
+/// that wrote them (for their cost).
+pub struct AnswerRow<'a> {
+    pub name: &'a str,
+    pub measured: AnswersMeasured,
+    pub model: &'a str,
+}
+
+/// Faithfulness in words: « 98 % (39 OUI sur 40) », and the illegible verdicts.
+pub fn faithfulness_text(m: &AnswersMeasured) -> String {
+    let f = &m.faithfulness;
+    match f.share {
+        Some(share) => {
+            let mut t = format!(
+                "{} ({} OUI sur {})",
+                fr::percent(share),
+                f.oui,
+                f.oui + f.non
+            );
+            if f.unparsed > 0 {
+                t += &format!(", {} verdict(s) illisible(s)", f.unparsed);
+            }
+            t
+        }
+        None => "aucun verdict lisible".into(),
+    }
+}
+
+/// The answers of each source side by side: right fiche cited, refusals, faithfulness, tokens
+/// and cost per question (`n` questions).
+pub fn answers_table(label: &str, rows: &[AnswerRow], n: usize) -> Element {
+    let rows = rows.iter().map(|r| {
+        let m = &r.measured;
+        let e = &m.evaluation;
+        let tokens = (m.tokens.prompt + m.tokens.completion) / n.max(1) as u64;
+        E::new("tr")
+            .attr("data-methode", r.name)
+            .children([
+                E::new("th").attr("scope", "row").text(r.name).build(),
+                cell(&format!("{}/{}", e.cite_expected, e.answerable)),
+                cell(&format!("{}/{}", e.correct_refusals, e.absent)),
+                cell(&format!("{}/{}", e.false_refusals, e.answerable)),
+                E::new("td")
+                    .class("fidelite")
+                    .text(&faithfulness_text(m))
+                    .build(),
+                cell(&fr::int(tokens)),
+                cell(&per_question(r.model, m.tokens, n)),
+            ])
+            .build()
+    });
+    scroller(
+        label,
+        E::new("table")
+            .class("mesure reponses-livrees")
+            .child(head(&[
+                "fiches de",
+                "bonne fiche citée",
+                "refus corrects",
+                "faux refus",
+                "fidélité (juge)",
+                "tokens par question",
+                "coût par question",
+            ]))
+            .child(E::new("tbody").children(rows))
+            .build(),
+    )
+}
+
+/// Each first stage's reranking (by `model`): the expected fiche first and among the 5 kept,
+/// before and after, the ceiling, the replies' faults and the cost per question.
+pub fn rerank_table(label: &str, rows: &[(&str, &Reranked)], questions: &[Question]) -> Element {
+    let n = questions.len();
+    let rows = rows.iter().map(|(model, r)| {
+        let m = shipped::measure_reranked(r, questions);
+        let ceiling = m.ceiling.map_or("—".into(), |c| {
+            format!("{} ({}/{})", fr::percent(c), m.within_read, m.answerable)
+        });
+        E::new("tr")
+            .attr("data-methode", &r.stage)
+            .children([
+                E::new("th").attr("scope", "row").text(&r.stage).build(),
+                cell(&format!("{} → {}", m.first_before, m.first_after)),
+                cell(&format!("{} → {}", m.kept_before, m.kept_after)),
+                E::new("td").class("plafond").text(&ceiling).build(),
+                cell(&malformed(&m)),
+                cell(&per_question(model, m.tokens, n)),
+            ])
+            .build()
+    });
+    scroller(
+        label,
+        E::new("table")
+            .class("mesure reclassement")
+            .child(head(&[
+                "première étape",
+                "bonne fiche en tête (avant → après)",
+                "dans les 5 gardées (avant → après)",
+                "plafond : dans les 20 lues",
+                "réponses du modèle mal formées",
+                "coût par question",
+            ]))
+            .child(E::new("tbody").children(rows))
+            .build(),
+    )
+}
+
+/// What the judge and the reranker read, before anything is sent.
+pub fn instructions() -> Element {
+    E::new("details")
+        .class("consignes")
+        .child(E::new("summary").text("Ce que lisent le juge et le reclasseur"))
+        .child(E::new("p").class("etat").text(
+            "Le juge reçoit les fiches envoyées, la question et la réponse, avec cette consigne :",
+        ))
+        .child(E::new("blockquote").text(judge::JUDGE_INSTRUCTIONS))
+        .child(E::new("p").class("etat").text(
+            "Le reclasseur reçoit les 20 premières fiches et la question, avec cette consigne :",
+        ))
+        .child(E::new("blockquote").text(rerank::RERANK_INSTRUCTIONS))
+        .build()
+}
+
 fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> Vec<Element> {
     let models = &file.models;
     let mut out = vec![E::new("p")
@@ -100,73 +224,31 @@ fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> V
                 .build(),
         );
     }
-    let n = questions.len();
-    let mut rows = Vec::new();
-    let mut to_reread = Vec::new();
-    let mut answered = |name: &str, answers: &[Answered]| {
-        let m = shipped::measure(answers, questions);
-        let e = &m.evaluation;
-        let f = &m.faithfulness;
-        let faith = match f.share {
-            Some(share) => {
-                let mut t = format!(
-                    "{} ({} OUI sur {})",
-                    fr::percent(share),
-                    f.oui,
-                    f.oui + f.non
-                );
-                if f.unparsed > 0 {
-                    t += &format!(", {} verdict(s) illisible(s)", f.unparsed);
-                }
-                t
-            }
-            None => "aucun verdict lisible".into(),
-        };
-        let tokens = (m.tokens.prompt + m.tokens.completion) / n.max(1) as u64;
-        rows.push(
-            E::new("tr")
-                .attr("data-methode", name)
-                .children([
-                    E::new("th").attr("scope", "row").text(name).build(),
-                    cell(&format!("{}/{}", e.cite_expected, e.answerable)),
-                    cell(&format!("{}/{}", e.correct_refusals, e.absent)),
-                    cell(&format!("{}/{}", e.false_refusals, e.answerable)),
-                    E::new("td").class("fidelite").text(&faith).build(),
-                    cell(&fr::int(tokens)),
-                    cell(&per_question(&models.answer, m.tokens, n)),
-                ])
-                .build(),
-        );
-        if !m.non.is_empty() {
-            to_reread.push(non_list(name, &m.non, answers, questions));
-        }
-    };
-    for m in &file.methods {
-        answered(&m.method, &m.answers);
-    }
-    if !file.catalogue.is_empty() {
-        answered("tout le catalogue", &file.catalogue);
-    }
+    let sources: Vec<(&str, &[Answered])> = file
+        .methods
+        .iter()
+        .map(|m| (m.method.as_str(), m.answers.as_slice()))
+        .chain(
+            (!file.catalogue.is_empty()).then_some((Source::CATALOGUE, file.catalogue.as_slice())),
+        )
+        .collect();
+    let rows: Vec<AnswerRow> = sources
+        .iter()
+        .map(|(name, answers)| AnswerRow {
+            name,
+            measured: shipped::measure(answers, questions),
+            model: &models.answer,
+        })
+        .collect();
     out.push(
         E::new("h5")
             .text("Les réponses : citent-elles la bonne fiche, disent-elles ce que disent les fiches ?")
             .build(),
     );
-    out.push(scroller(
+    out.push(answers_table(
         "Réponses calculées d'avance",
-        E::new("table")
-            .class("mesure reponses-livrees")
-            .child(head(&[
-                "fiches de",
-                "bonne fiche citée",
-                "refus corrects",
-                "faux refus",
-                "fidélité (juge)",
-                "tokens par question",
-                "coût par question",
-            ]))
-            .child(E::new("tbody").children(rows))
-            .build(),
+        &rows,
+        questions.len(),
     ));
     out.push(
         E::new("p")
@@ -180,45 +262,32 @@ fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> V
             ))
             .build(),
     );
-    out.extend(to_reread);
+    for ((name, answers), row) in sources.iter().zip(&rows) {
+        let items: Vec<Reread> = answers
+            .iter()
+            .zip(questions)
+            .map(|(a, q)| Reread {
+                question: &q.text,
+                answer: &a.answer,
+                sent: &a.sent,
+            })
+            .collect();
+        if let Some(list) = non_list(name, &row.measured.non, &items) {
+            out.push(list);
+        }
+    }
     if !file.reranked.is_empty() {
         out.push(
             E::new("h5")
                 .text("Relire les 20 premières fiches et garder les 5 meilleures")
                 .build(),
         );
-        let rows = file.reranked.iter().map(|r| {
-            let m = shipped::measure_reranked(r, questions);
-            let ceiling = m.ceiling.map_or("—".into(), |c| {
-                format!("{} ({}/{})", fr::percent(c), m.within_read, m.answerable)
-            });
-            E::new("tr")
-                .attr("data-methode", &r.stage)
-                .children([
-                    E::new("th").attr("scope", "row").text(&r.stage).build(),
-                    cell(&format!("{} → {}", m.first_before, m.first_after)),
-                    cell(&format!("{} → {}", m.kept_before, m.kept_after)),
-                    E::new("td").class("plafond").text(&ceiling).build(),
-                    cell(&malformed(&m)),
-                    cell(&per_question(&models.rerank, m.tokens, n)),
-                ])
-                .build()
-        });
-        out.push(scroller(
-            "Reclassement",
-            E::new("table")
-                .class("mesure reclassement")
-                .child(head(&[
-                    "première étape",
-                    "bonne fiche en tête (avant → après)",
-                    "dans les 5 gardées (avant → après)",
-                    "plafond : dans les 20 lues",
-                    "réponses du modèle mal formées",
-                    "coût par question",
-                ]))
-                .child(E::new("tbody").children(rows))
-                .build(),
-        ));
+        let rows: Vec<(&str, &Reranked)> = file
+            .reranked
+            .iter()
+            .map(|r| (models.rerank.as_str(), r))
+            .collect();
+        out.push(rerank_table("Reclassement", &rows, questions));
         out.push(
             E::new("p")
                 .class("intro")
@@ -234,7 +303,7 @@ fn lessons(file: &ShippedAnswers, questions: &[Question], fiches: &[Fiche]) -> V
     out
 }
 
-/// What the reranker's replies got wrong, or « aucune ».
+/// What the reranker's replies got wrong, or « aucune ».
 fn malformed(m: &shipped::RerankMeasured) -> String {
     let parts: Vec<String> = [
         (m.replies_with_omitted, "avec une fiche oubliée"),
@@ -252,20 +321,30 @@ fn malformed(m: &shipped::RerankMeasured) -> String {
     }
 }
 
-/// The answers judged NON for `name`, each with its question and the fiches it was written
-/// from: to be re-read by hand.
-fn non_list(name: &str, non: &[usize], answers: &[Answered], questions: &[Question]) -> Element {
-    let items = non.iter().filter_map(|&i| {
-        let (a, q) = (answers.get(i)?, questions.get(i)?);
-        let sent = if a.sent.len() > 10 {
-            format!("{} fiches", a.sent.len())
+/// One answer to re-read: its question, its text and the ids of the fiches it was written from.
+pub struct Reread<'a> {
+    pub question: &'a str,
+    pub answer: &'a str,
+    pub sent: &'a [String],
+}
+
+/// The answers judged NON for `name` (`non`: their indexes in `items`), each with its question
+/// and the fiches it was written from: to be re-read by hand. `None` when there are none.
+pub fn non_list(name: &str, non: &[usize], items: &[Reread]) -> Option<Element> {
+    if non.is_empty() {
+        return None;
+    }
+    let lis = non.iter().filter_map(|&i| {
+        let r = items.get(i)?;
+        let sent = if r.sent.len() > 10 {
+            format!("{} fiches", r.sent.len())
         } else {
-            a.sent.join(", ")
+            r.sent.join(", ")
         };
         Some(
             E::new("li")
-                .child(E::new("p").class("question").text(&q.text))
-                .child(E::new("p").class("texte-reponse").text(&a.answer))
+                .child(E::new("p").class("question").text(r.question))
+                .child(E::new("p").class("texte-reponse").text(r.answer))
                 .child(
                     E::new("p")
                         .class("etat")
@@ -274,14 +353,16 @@ fn non_list(name: &str, non: &[usize], answers: &[Answered], questions: &[Questi
                 .build(),
         )
     });
-    E::new("details")
-        .class("a-relire")
-        .attr("data-methode", name)
-        .child(E::new("summary").text(&format!(
-            "{} : {} réponse(s) jugée(s) NON, à relire à la main",
-            name,
-            non.len()
-        )))
-        .child(E::new("ol").children(items))
-        .build()
+    Some(
+        E::new("details")
+            .class("a-relire")
+            .attr("data-methode", name)
+            .child(E::new("summary").text(&format!(
+                "{} : {} réponse(s) jugée(s) NON, à relire à la main",
+                name,
+                non.len()
+            )))
+            .child(E::new("ol").children(lis))
+            .build(),
+    )
 }

@@ -1,7 +1,8 @@
 //! The calls to Mistral that spend the learner's key: checking it, embedding the question in
 //! the box, the fiches and the questions for « Mesurer », an answer and the answers' evaluation.
 
-use crate::answer;
+use crate::answer::shipped::{Reranked, RerankedList, Tokens};
+use crate::answer::{self, judge, Source};
 use crate::data::vectors::VectorSet;
 use crate::data::Fiche;
 use crate::fr::messages;
@@ -14,7 +15,7 @@ use super::super::runtime::Shared;
 use super::super::store;
 use super::vectors::*;
 use crate::page::update::{embedding_cost, outcome, vectors_cache_key};
-use crate::page::{AnswerResult, Costs, EvalItem, Msg};
+use crate::page::{AnswerResult, Costs, EvalItem, EvalRun, Msg, RerankItem, RerankRun};
 
 /// Typing pauses this long before a question is embedded (each embedding costs).
 pub(super) const DEBOUNCE_MS: u32 = 400;
@@ -321,22 +322,63 @@ pub async fn answer(app: Shared, job: Job, model: String, question: String, sent
     app.dispatch(Msg::AnswerShown { epoch, result });
 }
 
-/// « Mesurer les réponses »: each question in turn, prepared when the run started.
-pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, items: Vec<EvalItem>) {
+/// What a run stopped by `e` says (`what`: « Mesure », « Reclassement »; `kept`: what was
+/// obtained is kept, and a second run does not pay for it again).
+fn stopped(what: &str, gender_e: &str, kept: &str, e: ApiError) -> String {
+    match e {
+        ApiError::Cancelled => format!("{what} annulé{gender_e}. {kept}"),
+        other => format!(
+            "{what} interrompu{gender_e} : {} {kept}",
+            messages::api(&other)
+        ),
+    }
+}
+
+/// « Mesurer les réponses »: each question in turn, prepared when the run started, answered by
+/// `model` then judged by `judge` (both from the cache when the same messages went to the same
+/// model before: nothing is paid twice).
+pub async fn evaluate(
+    app: Shared,
+    job: Job,
+    model: String,
+    judge: String,
+    source: Source,
+    items: Vec<EvalItem>,
+) {
     let Job { epoch, key, call } = job;
     let total = items.len();
-    let mut outcomes = Vec::with_capacity(total);
+    let mut run = EvalRun {
+        source,
+        model: model.clone(),
+        judge: judge.clone(),
+        outcomes: Vec::with_capacity(total),
+        verdicts: Vec::with_capacity(total),
+        sent: Vec::with_capacity(total),
+        tokens: Tokens::default(),
+        judge_tokens: Tokens::default(),
+    };
     for (i, item) in items.iter().enumerate() {
-        match obtain(&app, &call, &key, &model, &item.messages).await {
-            Ok((chat, _)) => outcomes.push(outcome(item, chat)),
+        let judged = async {
+            let (chat, _) = obtain(&app, &call, &key, &model, &item.messages).await?;
+            let asked = judge::judge_from(&item.messages, &item.question.text, &chat.content);
+            let (verdict, _) = obtain(&app, &call, &key, &judge, &asked).await?;
+            Ok::<_, ApiError>((chat, verdict))
+        };
+        match judged.await {
+            Ok((chat, verdict)) => {
+                run.tokens = run.tokens + Tokens::of(&chat);
+                run.judge_tokens = run.judge_tokens + Tokens::of(&verdict);
+                run.verdicts.push(judge::parse_verdict(&verdict.content));
+                run.sent.push(item.ids.clone());
+                run.outcomes.push(outcome(item, chat));
+            }
             Err(e) => {
-                let message = match e {
-                    ApiError::Cancelled => "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.".to_owned(),
-                    other => format!(
-                        "Mesure interrompue : {} Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.",
-                        messages::api(&other)
-                    ),
-                };
+                let message = stopped(
+                    "Mesure",
+                    "e",
+                    "Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.",
+                    e,
+                );
                 app.dispatch(Msg::EvalEnded {
                     epoch,
                     outcome: Err(message),
@@ -352,6 +394,49 @@ pub async fn evaluate(app: Shared, job: Job, model: String, method: Method, item
     }
     app.dispatch(Msg::EvalEnded {
         epoch,
-        outcome: Ok((method, model, outcomes)),
+        outcome: Ok(run),
+    });
+}
+
+/// « Reclasser les 20 premières »: each question's fiches marked by `model` (from the cache when
+/// the same messages went to the same model before).
+pub async fn rerank(app: Shared, job: Job, model: String, method: Method, items: Vec<RerankItem>) {
+    let Job { epoch, key, call } = job;
+    let total = items.len();
+    let mut lists = Vec::with_capacity(total);
+    for (i, item) in items.into_iter().enumerate() {
+        match obtain(&app, &call, &key, &model, &item.messages).await {
+            Ok((chat, _)) => lists.push(RerankedList {
+                read: item.read,
+                tokens: Tokens::of(&chat),
+                reply: chat.content,
+            }),
+            Err(e) => {
+                let message = stopped(
+                    "Reclassement",
+                    "",
+                    "Les notes déjà obtenues sont gardées : relancer ne les repaie pas.",
+                    e,
+                );
+                app.dispatch(Msg::RerankEnded {
+                    epoch,
+                    outcome: Err(message),
+                });
+                return;
+            }
+        }
+        app.dispatch(Msg::RerankProgress {
+            epoch,
+            done: i + 1,
+            total,
+        });
+    }
+    let reranked = Reranked {
+        stage: method.name().into(),
+        lists,
+    };
+    app.dispatch(Msg::RerankEnded {
+        epoch,
+        outcome: Ok(RerankRun { model, reranked }),
     });
 }
