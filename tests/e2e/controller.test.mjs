@@ -79,7 +79,8 @@ test('a smaller catalogue loaded during « Mesurer les réponses » stops the ru
   assert.deepEqual(problems, [], 'no panic, no error');
   assert.match(await page.textContent('#eval-etat'), /Mesure arrêtée\s: un autre catalogue a été chargé/);
   const calls = (await mock.log()).filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
-  assert.ok(calls <= 4, `the run stopped (${calls} chat calls)`);
+  // Two questions answered and judged (4 calls), at most one more in flight when it stopped.
+  assert.ok(calls <= 5, `the run stopped (${calls} chat calls)`);
   // The module is alive: a search on the new catalogue answers.
   await page.click('#onglet-chercher');
   await page.fill('#question', 'truelle');
