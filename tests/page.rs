@@ -1521,3 +1521,73 @@ fn forgetting_the_key_stops_a_reranking_and_says_so() {
         .unwrap()
         .starts_with("Reclassement interrompu"));
 }
+
+#[test]
+fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that_answer() {
+    let mut s = state();
+    with_key(&mut s);
+    send(&mut s, Msg::QuestionTyped("Un ciment blanc ?".into()));
+    let (f, _) = exercise();
+    let chat = |content: &str| Chat {
+        content: content.into(),
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        finish_reason: Some("stop".into()),
+        obtained: None,
+    };
+    let epoch = s.data.epoch;
+    let shown = |content: &str| Msg::AnswerShown {
+        epoch,
+        result: AnswerResult {
+            question: "Un ciment blanc ?".into(),
+            model: "mistral-small-latest".into(),
+            sent: f[..5].to_vec(),
+            outcome: Ok((chat(content), false)),
+        },
+    };
+    send(&mut s, shown("Le ciment [AR-0003]."));
+    let fx = send(&mut s, Msg::AnswerJudgeRequested);
+    let (model, messages) = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Judge {
+                model, messages, ..
+            } => Some((model.clone(), messages.clone())),
+            _ => None,
+        })
+        .expect("the judge is asked");
+    assert_eq!(model, rag_fiches::mistral::chat::cheapest());
+    assert!(messages[1]
+        .content
+        .ends_with("Question : Un ciment blanc ?\n\nRéponse : Le ciment [AR-0003]."));
+    assert!(s.answering.judging);
+    // A second click while it runs asks nothing more.
+    assert_eq!(
+        count(&send(&mut s, Msg::AnswerJudgeRequested), |e| matches!(
+            e,
+            Effect::Judge { .. }
+        )),
+        0
+    );
+    send(
+        &mut s,
+        Msg::AnswerJudged {
+            epoch,
+            answer: "Le ciment [AR-0003].".into(),
+            outcome: Ok("OUI".into()),
+        },
+    );
+    assert_eq!(s.answering.verdict, Some(Ok("OUI".into())));
+    // Another answer shown: the old verdict goes, and a late verdict for the old answer is dropped.
+    send(&mut s, shown("Le ciment gris [AR-0001]."));
+    assert_eq!(s.answering.verdict, None);
+    send(
+        &mut s,
+        Msg::AnswerJudged {
+            epoch,
+            answer: "Le ciment [AR-0003].".into(),
+            outcome: Ok("NON".into()),
+        },
+    );
+    assert_eq!(s.answering.verdict, None);
+}

@@ -78,6 +78,13 @@ pub enum Effect {
         source: Source,
         items: Vec<EvalItem>,
     },
+    /// The judge asked about the answer shown (`answer`, written from `messages`' fiches).
+    Judge {
+        job: Job,
+        model: String,
+        messages: Vec<Message>,
+        answer: String,
+    },
     /// « Reclasser les 20 premières » of `method`: each item's fiches marked by `model`.
     Rerank {
         job: Job,

@@ -141,6 +141,14 @@ pub enum Msg {
     EmbedRequested,
     EvalCancelled,
     /// « Reclasser les 20 premières », its confirmation, « Annuler ».
+    /// « Demander au juge » under the answer shown.
+    AnswerJudgeRequested,
+    /// The judge's reply (its text) for `answer`, or why there is none.
+    AnswerJudged {
+        epoch: u64,
+        answer: String,
+        outcome: Result<String, String>,
+    },
     RerankAsked,
     RerankConfirmed,
     RerankCancelled,

@@ -135,6 +135,10 @@ pub struct Answering {
     pub pending: bool,
     /// The last answer shown: the question and fiches it was for, and the answer or a message.
     pub result: Option<AnswerResult>,
+    /// The judge asked about the answer shown.
+    pub judging: bool,
+    /// The judge's reply for the answer shown (its text), or why there is none.
+    pub verdict: Option<Result<String, String>>,
 }
 
 pub struct AnswerResult {
@@ -154,6 +158,8 @@ pub struct Calls {
     pub answer: Option<CallId>,
     pub eval: Option<CallId>,
     pub rerank: Option<CallId>,
+    /// The judge of the answer shown.
+    pub judge: Option<CallId>,
     /// « Vérifier ma clé ».
     pub check: Option<CallId>,
 }
@@ -169,6 +175,7 @@ impl Calls {
             self.answer.take(),
             self.eval.take(),
             self.rerank.take(),
+            self.judge.take(),
             self.check.take(),
         ];
         calls.into_iter().flatten().collect()

@@ -46,6 +46,14 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
         } => call(shell, job, |app, job| {
             tasks::evaluate(app, job, model, judge, source, items)
         }),
+        Effect::Judge {
+            job,
+            model,
+            messages,
+            answer,
+        } => call(shell, job, |app, job| {
+            tasks::judge_answer(app, job, model, messages, answer)
+        }),
         Effect::Rerank {
             job,
             model,

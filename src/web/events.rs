@@ -128,6 +128,8 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         _ => {
             if button.has_attribute("data-plonger") {
                 Msg::EmbedRequested
+            } else if button.has_attribute("data-juger") {
+                Msg::AnswerJudgeRequested
             } else if button.has_attribute("data-charger-modele") {
                 Msg::LocalModelRequested
             } else if button.has_attribute("data-annuler-modele") {

@@ -50,6 +50,15 @@ test('an answer cites its fiches as links; a refusal and an invented citation ar
   await ask(page, 'Un joint, et invente un numéro');
   assert.match(await page.textContent('#reponse-resultat .drapeau.alerte'), /Citation inventée\s: AR-9999/);
   assert.equal(await page.locator('.citation.inventee').textContent(), 'AR-9999');
+  // The judge, on a click: it reads the fiches sent, and says NON to the invented citation.
+  const beforeJudge = (await chats()).length;
+  await page.click('#reponse-resultat button[data-juger]');
+  await page.waitForSelector('#reponse-resultat .verdict .drapeau');
+  assert.match(await page.textContent('#reponse-resultat .verdict'), /^Le juge \(mistral-small-latest\)\s: NON\s: la réponse affirme/);
+  const judged = (await chats()).slice(beforeJudge);
+  assert.equal(judged.length, 1);
+  assert.equal(judged[0].role, 'judge');
+  assert.match(JSON.parse(judged[0].body).messages[1].content, /Réponse : Voyez la fiche \[AR-9999\]\.$/);
 
   await ask(page, 'Joint époxy en morceaux');
   assert.match(await page.textContent('.texte-reponse'), /^D'après la fiche \[AR-0032\]/, 'chunks are joined');

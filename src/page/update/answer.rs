@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use crate::answer::shipped::{self, Reranked, ShippedAnswers};
-use crate::answer::{self, rerank, AnswerOutcome, Source};
+use crate::answer::{self, judge, rerank, AnswerOutcome, Source};
 use crate::journal::Verdict;
 use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
@@ -43,6 +43,45 @@ pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec
     }
     if result.question == s.question {
         s.answering.result = Some(result);
+        s.answering.verdict = None;
+    }
+}
+
+/// « Demander au juge »: the answer shown, its question and fiches, sent to the judge model.
+pub(super) fn judge_requested(s: &mut State, fx: &mut Vec<Effect>) {
+    let Some(key) = s.key.clone() else { return };
+    let Some(r) = &s.answering.result else { return };
+    let Ok((chat, _)) = &r.outcome else { return };
+    if s.answering.judging {
+        return;
+    }
+    let refs: Vec<&crate::data::Fiche> = r.sent.iter().collect();
+    let messages = judge::judge_prompt(&r.question, &refs, &chat.content);
+    let answer = chat.content.clone();
+    let model = judge_or_default(&s.evaluation.judge);
+    let job = job(s, key);
+    s.calls.judge = Some(job.call);
+    s.answering.judging = true;
+    s.answering.verdict = None;
+    fx.push(Effect::Judge {
+        job,
+        model,
+        messages,
+        answer,
+    });
+}
+
+/// The judge replied: kept only if the answer shown is still the one judged.
+pub(super) fn judged(s: &mut State, answer: &str, outcome: Result<String, String>) {
+    s.answering.judging = false;
+    s.calls.judge = None;
+    let same = s
+        .answering
+        .result
+        .as_ref()
+        .is_some_and(|r| matches!(&r.outcome, Ok((chat, _)) if chat.content == answer));
+    if same {
+        s.answering.verdict = Some(outcome);
     }
 }
 
@@ -151,6 +190,11 @@ pub(super) fn request(s: &mut State, fx: &mut Vec<Effect>) {
             if let Some(old) = s.calls.answer.take() {
                 fx.push(Effect::Cancel(old));
             }
+            if let Some(old) = s.calls.judge.take() {
+                fx.push(Effect::Cancel(old));
+            }
+            s.answering.judging = false;
+            s.answering.verdict = None;
             let job = job(s, key);
             s.calls.answer = Some(job.call);
             s.answering.pending = true;

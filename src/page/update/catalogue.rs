@@ -85,6 +85,8 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
     s.answering.pending = false;
     s.answering.result = None;
+    s.answering.judging = false;
+    s.answering.verdict = None;
     s.evaluation.confirming = false;
     s.evaluation.phase = Phase::Idle;
     s.evaluation.runs.clear();

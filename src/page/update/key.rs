@@ -71,6 +71,7 @@ pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     s.data.ui.compute = Phase::Idle;
     s.data.ui.dense = Phase::Idle;
     s.answering.pending = false;
+    s.answering.judging = false;
     s.evaluation.confirming = false;
     if s.evaluation.phase.is_running() {
         s.evaluation.phase = Phase::Idle;

@@ -254,6 +254,12 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             }
         }
         Msg::EvalCancelled => answer::eval_cancelled(s, fx),
+        Msg::AnswerJudgeRequested => answer::judge_requested(s, fx),
+        Msg::AnswerJudged {
+            epoch,
+            answer: judged,
+            outcome,
+        } if epoch == s.data.epoch => answer::judged(s, &judged, outcome),
         Msg::RerankAsked => {
             if s.key.is_some() && !s.evaluation.rerank_phase.is_running() {
                 s.evaluation.rerank_confirming = true;
@@ -304,6 +310,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         | Msg::AnswerShown { .. }
         | Msg::EvalProgress { .. }
         | Msg::EvalEnded { .. }
+        | Msg::AnswerJudged { .. }
         | Msg::RerankProgress { .. }
         | Msg::RerankEnded { .. } => {}
     }

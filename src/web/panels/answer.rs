@@ -1,7 +1,7 @@
 //! « La réponse, qui cite ses fiches »: the method whose fiches are sent, the model, exactly what
 //! will be sent, and the answer with its citations checked.
 
-use crate::answer;
+use crate::answer::{self, judge};
 use crate::data::Fiche;
 use crate::fr;
 use crate::mistral::chat;
@@ -9,7 +9,7 @@ use crate::mistral::chat;
 use super::super::dom::{by_id, options, replace_children, set_disabled, set_text, E};
 use super::super::ids;
 use super::{answer_view, Memo};
-use crate::page::{model_or_default, State};
+use crate::page::{judge_or_default, model_or_default, State};
 
 /// The `<option>`s of the models the page offers, `selected` marked.
 pub fn model_options(selected: &str) -> Vec<web_sys::Element> {
@@ -77,6 +77,10 @@ pub fn render(s: &State, memo: &mut Memo) {
             ),
             Err(e) => (r.model.clone(), e.clone(), None, false),
         }),
+        s.answering.judging,
+        &s.answering.verdict,
+        s.key.is_some(),
+        judge_or_default(&s.evaluation.judge),
     );
     if memo.changed("reponse-resultat", result_inputs) {
         let target = by_id(ids::REPONSE_RESULTAT);
@@ -90,9 +94,10 @@ pub fn render(s: &State, memo: &mut Memo) {
                     let check = answer::check(&chat.content, &ids);
                     replace_children(
                         &target,
-                        [answer_view::render_answer(
-                            &r.model, chat, &check, &sent, *cached,
-                        )],
+                        [
+                            answer_view::render_answer(&r.model, chat, &check, &sent, *cached),
+                            verdict(s),
+                        ],
                     );
                 }
                 Err(message) => {
@@ -105,6 +110,39 @@ pub fn render(s: &State, memo: &mut Memo) {
             },
         }
     }
+}
+
+/// The judge's verdict on the answer shown, or the button that asks for it (with its model and
+/// what it reads), or what the learner needs first.
+fn verdict(s: &State) -> web_sys::Element {
+    let judge = judge_or_default(&s.evaluation.judge);
+    let p = E::new("div").class("verdict");
+    match (&s.answering.verdict, s.answering.judging, s.key.is_some()) {
+        (_, true, _) => p.child(E::new("p").class("etat").text(&format!("{judge} relit la réponse…")).build()),
+        (Some(Ok(text)), false, _) => {
+            let (class, said) = match judge::parse_verdict(text) {
+                judge::Verdict::Oui => ("oui", "OUI : chaque affirmation de la réponse est dans les fiches envoyées.".to_owned()),
+                judge::Verdict::Non => ("non", "NON : la réponse affirme ce que les fiches envoyées ne disent pas ; relisez-la avec les fiches.".to_owned()),
+                judge::Verdict::Unparsed(t) => ("illisible", format!("ni OUI ni NON, réponse non comptée : « {} »", t.chars().take(200).collect::<String>())),
+            };
+            p.child(
+                E::new("p")
+                    .class(&format!("drapeau juge-{class}"))
+                    .text(&format!("Le juge ({judge}) : {said}"))
+                    .build(),
+            )
+        }
+        (Some(Err(message)), false, _) => p.child(E::new("p").class("erreur-api").attr("role", "alert").text(message).build()),
+        (None, false, true) => p.child(
+            E::new("button")
+                .attr("type", "button")
+                .attr("data-juger", "")
+                .text(&format!("Demander au juge ({judge})"))
+                .build(),
+        ).child(E::new("span").class("etat").text(" il relit les fiches envoyées, la question et la réponse, et dit OUI ou NON.").build()),
+        (None, false, false) => p,
+    }
+    .build()
 }
 
 /// Exactly what a call would send for the question in the box.

@@ -398,6 +398,27 @@ pub async fn evaluate(
     });
 }
 
+/// « Demander au juge » for the answer shown (from the cache when already judged by `model`).
+pub async fn judge_answer(
+    app: Shared,
+    job: Job,
+    model: String,
+    messages: Vec<Message>,
+    answer: String,
+) {
+    let Job { epoch, key, call } = job;
+    let outcome = match obtain(&app, &call, &key, &model, &messages).await {
+        Err(ApiError::Cancelled) => return,
+        Ok((chat, _)) => Ok(chat.content),
+        Err(e) => Err(messages::api(&e)),
+    };
+    app.dispatch(Msg::AnswerJudged {
+        epoch,
+        answer,
+        outcome,
+    });
+}
+
 /// « Reclasser les 20 premières »: each question's fiches marked by `model` (from the cache when
 /// the same messages went to the same model before).
 pub async fn rerank(app: Shared, job: Job, model: String, method: Method, items: Vec<RerankItem>) {

@@ -13,7 +13,8 @@ pub use files::{read_files, read_runs};
 pub use local::{abort_download as abort_model_download, load_local_model};
 pub use measure::measure;
 pub use mistral::{
-    answer, check_key, compute_vectors, embed_question, evaluate, measure_dense, rerank,
+    answer, check_key, compute_vectors, embed_question, evaluate, judge_answer, measure_dense,
+    rerank,
 };
 pub use vectors::{attach_vectors, dense, dense_question, load_vectors, Attached};
 
