@@ -1496,6 +1496,22 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
         .expect("measured like a method");
     assert_eq!(m.questions[0].top[0].0, items[0].read[19]);
     assert_eq!(s.evaluation.reranks.len(), 1);
+    // In the exports too: the CSV's rows, and a TREC run of its own.
+    let downloads = |fx: &[Effect]| -> Vec<(String, String)> {
+        fx.iter()
+            .filter_map(|e| match e {
+                Effect::Download(name, bytes) => {
+                    Some((name.clone(), String::from_utf8_lossy(bytes).into_owned()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let csv = downloads(&send(&mut s, Msg::ExportRequested("csv".into())));
+    assert!(csv[0].1.contains(&name), "{}", &csv[0].1[..200]);
+    let run = downloads(&send(&mut s, Msg::ExportRequested(format!("run:{name}"))));
+    assert_eq!(run.len(), 1);
+    assert!(run[0].0.starts_with("run-") && run[0].1.contains(&items[0].read[19]));
 }
 
 #[test]
