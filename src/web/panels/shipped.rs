@@ -182,6 +182,17 @@ pub fn rerank_table(label: &str, rows: &[(&str, &Reranked)], questions: &[Questi
     )
 }
 
+/// A text sent to the model, shown exactly as sent (a `pre`, as « La réponse » shows its
+/// request).
+fn verbatim(text: &str, label: &str) -> Element {
+    E::new("pre")
+        .class("consigne")
+        .attr("tabindex", "0")
+        .attr("aria-label", label)
+        .text(text)
+        .build()
+}
+
 /// What the judge and the reranker read, before anything is sent.
 pub fn instructions() -> Element {
     E::new("details")
@@ -190,11 +201,11 @@ pub fn instructions() -> Element {
         .child(E::new("p").class("etat").text(
             "Le juge reçoit les fiches envoyées, la question et la réponse, avec cette consigne :",
         ))
-        .child(E::new("blockquote").text(judge::JUDGE_INSTRUCTIONS))
+        .child(verbatim(judge::JUDGE_INSTRUCTIONS, "Consigne du juge"))
         .child(E::new("p").class("etat").text(
             "Le reclasseur reçoit les 20 premières fiches et la question, avec cette consigne :",
         ))
-        .child(E::new("blockquote").text(rerank::RERANK_INSTRUCTIONS))
+        .child(verbatim(rerank::RERANK_INSTRUCTIONS, "Consigne du reclasseur"))
         .build()
 }
 
