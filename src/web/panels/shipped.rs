@@ -205,7 +205,10 @@ pub fn instructions() -> Element {
         .child(E::new("p").class("etat").text(
             "Le reclasseur reçoit les 20 premières fiches et la question, avec cette consigne :",
         ))
-        .child(verbatim(rerank::RERANK_INSTRUCTIONS, "Consigne du reclasseur"))
+        .child(verbatim(
+            rerank::RERANK_INSTRUCTIONS,
+            "Consigne du reclasseur",
+        ))
         .build()
 }
 
