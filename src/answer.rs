@@ -64,11 +64,14 @@ pub const CATALOGUE_MAX_BYTES: usize = 300_000;
 
 /// Whether « tout le catalogue » can be sent for `fiches` (see [`CATALOGUE_MAX_BYTES`]).
 pub fn catalogue_fits(fiches: &[Fiche]) -> bool {
+    // Stops at the first fiche past the limit: the page asks at every render.
     fiches
         .iter()
         .map(|f| f.id.len() + f.nom.len() + f.texte.len().min(PROMPT_FICHE_CHARS * 4))
-        .sum::<usize>()
-        <= CATALOGUE_MAX_BYTES
+        .try_fold(0usize, |sum, n| {
+            Some(sum + n).filter(|&s| s <= CATALOGUE_MAX_BYTES)
+        })
+        .is_some()
 }
 
 /// The messages for « tout le catalogue dans la question »: no retrieval, every fiche sent (in
@@ -77,6 +80,12 @@ pub fn catalogue_fits(fiches: &[Fiche]) -> bool {
 pub fn catalogue_prompt(question: &str, fiches: &[Fiche]) -> Vec<Message> {
     let all: Vec<&Fiche> = fiches.iter().collect();
     messages(question, &all, true)
+}
+
+/// [`catalogue_prompt`]'s size for estimates (see [`prompt_sized`]).
+pub fn catalogue_prompt_sized(question: &str, fiches: &[Fiche]) -> Vec<Message> {
+    let all: Vec<&Fiche> = fiches.iter().collect();
+    messages(question, &all, false)
 }
 
 fn messages(question: &str, fiches: &[&Fiche], locate: bool) -> Vec<Message> {

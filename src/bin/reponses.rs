@@ -249,7 +249,12 @@ mod native {
         known: HashMap<String, Chat>,
         calls: usize,
         reused: usize,
+        /// `--a-jour`: a call that would be made is reported, never made.
+        dry: bool,
     }
+
+    /// What a dry run reports when a call would be needed.
+    const WOULD_CALL: &str = "a call would be made";
 
     impl Answers {
         fn get(&mut self, model: &str, messages: &[Message]) -> Result<Chat, String> {
@@ -257,6 +262,9 @@ mod native {
             if let Some(c) = self.known.get(&key) {
                 self.reused += 1;
                 return Ok(c.clone());
+            }
+            if self.dry {
+                return Err(WOULD_CALL.into());
             }
             if self.client.is_none() {
                 self.client = Some(MistralClient::from_env()?);
@@ -359,30 +367,6 @@ mod native {
                 None
             }
         }
-    }
-
-    /// An ISO 8601 UTC timestamp of now, to the second.
-    fn now_utc() -> String {
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let (days, rest) = (secs / 86_400, secs % 86_400);
-        // Howard Hinnant's civil-from-days.
-        let z = days as i64 + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + i64::from(month <= 2);
-        format!(
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-            rest / 3600,
-            rest / 60 % 60,
-            rest % 60
-        )
     }
 
     /// One answer and its judgement.
@@ -490,7 +474,11 @@ mod native {
         Ok(ShippedAnswers {
             format: shipped::FORMAT.into(),
             version: shipped::VERSION,
-            computed: now_utc(),
+            computed: cli::iso_utc(
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+            ),
             api: cli::api_base(),
             fiches: lab.fingerprint().to_owned(),
             questions: shipped::questions_fingerprint(questions),
@@ -600,32 +588,34 @@ mod native {
     pub fn run(a: Args) -> Result<std::process::ExitCode, Fail> {
         cli::check_api_base(&cli::api_base())?;
         let inp = inputs(&a)?;
-        let previous = read_previous(&a, &inp.lab, &inp.questions);
+        // Answers from another origin (a mock's) are never reused as this one's.
+        let previous =
+            read_previous(&a, &inp.lab, &inp.questions).filter(|old| old.api == cli::api_base());
         let mut answers = Answers {
             client: None,
             known: HashMap::new(),
             calls: 0,
             reused: 0,
+            dry: a.up_to_date,
         };
         if let Some(old) = &previous {
             remember_previous(old, &inp.lab, &inp.questions, &mut answers);
         }
         if a.up_to_date {
-            let current = previous.as_ref().is_some_and(|old| {
-                old.prompts == Prompts::current()
-                    && old.models
-                        == (Models {
-                            answer: a.model.clone(),
-                            judge: a.judge.clone(),
-                            rerank: a.reranker.clone(),
-                        })
-                    && old.api == cli::api_base()
-                    && old
-                        .methods
-                        .iter()
-                        .map(|m| m.method.as_str())
-                        .eq(inp.methods.iter().map(|m| m.name()))
+            // Up to date when computing again would make no call: the same methods, rankings,
+            // prompts and models as the file's, from the same origin.
+            let same_methods = previous.as_ref().is_some_and(|old| {
+                old.methods
+                    .iter()
+                    .map(|m| m.method.as_str())
+                    .eq(inp.methods.iter().map(|m| m.name()))
             });
+            let current = same_methods
+                && match compute(&a, &inp, &mut answers) {
+                    Ok(_) => true,
+                    Err(e) if e == WOULD_CALL => false,
+                    Err(e) => return Err(e.into()),
+                };
             eprintln!(
                 "{}: {}",
                 a.out,

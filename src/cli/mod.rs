@@ -362,6 +362,27 @@ pub fn verify_key() -> Result<Verification, String> {
     }
 }
 
+/// `secs` after the Unix epoch as an ISO 8601 UTC timestamp, to the second (Howard Hinnant's
+/// days-to-civil algorithm: no date crate for one line of a file).
+pub fn iso_utc(secs: u64) -> String {
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
 /// Updates the manifest beside `out` (`manifeste.json`, where the page looks for what ships)
 /// with `fields`, keeping its other fields; `what` names the file just written, for the messages.
 /// No manifest there: nothing to do (`Ok(false)`).
@@ -700,7 +721,15 @@ pub fn read_text(path: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_api_base;
+    use super::{check_api_base, iso_utc};
+
+    #[test]
+    fn timestamps_are_iso_utc_days_and_leap_years_included() {
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_utc(1_796_425_981), "2026-12-04T23:13:01Z");
+        assert_eq!(iso_utc(4_107_542_399), "2100-02-28T23:59:59Z");
+    }
 
     #[test]
     fn the_key_goes_only_to_mistral_or_a_loopback_mock() {

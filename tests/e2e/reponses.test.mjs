@@ -65,9 +65,14 @@ test('reponses writes the fingerprinted file against the mock, then reuses every
   const again = await run(['--methodes', 'mots,mots+', '--out', out]);
   assert.equal((await chats()).length, 0);
   assert.match(again.stderr, /0 calls made/);
-  // Another model is stale (exit 1), and only its own calls are made again.
+  // Stale (exit 1, nothing sent): another judge model; other methods; another origin, whose
+  // answers are never reused as this one's.
   await assert.rejects(run(['--methodes', 'mots,mots+', '--out', out, '--a-jour', '--juge', 'mistral-large-latest']),
     (e) => e.code === 1);
+  await assert.rejects(run(['--methodes', 'mots', '--out', out, '--a-jour']), (e) => e.code === 1);
+  await assert.rejects(run(['--methodes', 'mots,mots+', '--out', out, '--a-jour'], { MISTRAL_API_BASE: 'http://127.0.0.1:8792' }),
+    (e) => e.code === 1);
+  assert.equal((await chats()).length, 0, '--a-jour sends nothing');
 });
 
 test('reponses reads malformed verdicts, omitted and invented fiches strictly, and waits out a 429', async () => {

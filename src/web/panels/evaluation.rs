@@ -255,13 +255,28 @@ fn render_rerank(s: &State, memo: &mut Memo, model: &str) {
         };
         replace_children(&by_id(ids::RECLASSER_ACTIONS), controls);
     }
-    let status = match (&e.rerank_phase, &e.rerank_message, method) {
-        (Phase::Running { done, total }, _, _) => format!("{done} listes reclassées sur {total}"),
-        (_, Some(message), _) => message.clone(),
-        (_, None, Some(m)) if s.key.is_some() => rerank_estimate(s, m, model),
-        _ => String::new(),
-    };
-    set_text(&by_id(ids::RECLASSER_ETAT), &status);
+    // The estimate searches every question's top 20: only when what it depends on changed.
+    let status_inputs = (
+        s.data.epoch,
+        s.data.measure_version,
+        s.qvectors.len(),
+        &e.rerank_phase,
+        &e.rerank_message,
+        method,
+        model,
+        s.key.is_some(),
+    );
+    if memo.changed("reclasser-etat", status_inputs) {
+        let status = match (&e.rerank_phase, &e.rerank_message, method) {
+            (Phase::Running { done, total }, _, _) => {
+                format!("{done} listes reclassées sur {total}")
+            }
+            (_, Some(message), _) => message.clone(),
+            (_, None, Some(m)) if s.key.is_some() => rerank_estimate(s, m, model),
+            _ => String::new(),
+        };
+        set_text(&by_id(ids::RECLASSER_ETAT), &status);
+    }
     if let Phase::Running { done, .. } = e.rerank_phase {
         if let Ok(p) = by_id(ids::RECLASSER_PROGRESSION).dyn_into::<HtmlProgressElement>() {
             p.set_value(done as f64);
@@ -344,7 +359,7 @@ fn estimate(s: &State, source: Source, model: &str, judge: &str) -> String {
         .enumerate()
         .filter_map(|(i, q)| {
             let messages = match source {
-                Source::Catalogue => answer::catalogue_prompt(&q.text, lab.fiches()),
+                Source::Catalogue => answer::catalogue_prompt_sized(&q.text, lab.fiches()),
                 Source::Method(method) => {
                     let sent: Vec<Fiche> = match measured.and_then(|m| m.questions.get(i)) {
                         Some(o) if o.question == q.text => o
