@@ -138,6 +138,9 @@ test('a learner with no key sees the shipped answer lessons, marked as the mock\
     assert.match(await page.textContent('table.reclassement tr[data-methode="mots+"] td.plafond'), /\(\d+\/35\)/);
     await page.waitForSelector('table.comparaison tr[data-methode="mots+ reclassé"]', { state: 'attached' });
     assert.match(await page.textContent('table.grille thead'), /mots\+ reclassé/);
+    // Without a key, « Reclasser » says what it needs, and offers no button that can only fail.
+    assert.match(await page.textContent('#reclasser-actions'), /^Entrez votre clé Mistral pour reclasser/);
+    assert.equal(await page.locator('#reclasser-lancer').count(), 0);
     // Nothing was sent: no key, no call.
     assert.deepEqual(await mock.log(), []);
     assert.deepEqual(problems, []);

@@ -243,7 +243,12 @@ fn render_rerank(s: &State, memo: &mut Memo, model: &str) {
                     *total,
                 ),
             ],
-            (None, ..) | (_, Phase::Idle, false, false) => Vec::new(),
+            (None, ..) => vec![E::new("span")
+                .text("Choisissez une méthode dans « fiches de » pour reclasser ses 20 premières fiches.")
+                .build()],
+            (Some(_), Phase::Idle, false, false) => vec![E::new("span")
+                .text("Entrez votre clé Mistral pour reclasser les 20 premières fiches.")
+                .build()],
             (Some(_), Phase::Idle, true, _) => vec![
                 button(ids::RECLASSER_CONFIRMER, &format!("Confirmer avec {model}")),
                 button(ids::RECLASSER_ANNULER, "Annuler"),
