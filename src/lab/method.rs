@@ -124,6 +124,12 @@ impl Method {
     pub fn is_dense(self) -> bool {
         !matches!(self, Method::Keyword(_))
     }
+
+    /// Whether the method reads mistral-embed's vectors (the question's is a paid call, or
+    /// shipped): `sens`, `hybride`, `hybride+`, never the local model's methods.
+    pub fn uses_mistral(self) -> bool {
+        self.encoder() == Some(Encoder::Mistral)
+    }
 }
 
 impl Keyword {

@@ -171,9 +171,11 @@ impl Dataset {
             .collect()
     }
 
-    pub fn has_dense_measurements(&self) -> bool {
+    /// Whether a method over mistral-embed's vectors is measured (the local model's methods,
+    /// measured without a key, do not count).
+    pub fn has_mistral_measurements(&self) -> bool {
         self.measurements
             .iter()
-            .any(|m| Method::parse(&m.method).is_some_and(Method::is_dense))
+            .any(|m| Method::parse(&m.method).is_some_and(Method::uses_mistral))
     }
 }

@@ -432,7 +432,7 @@ impl State {
     /// vectors are there, the key too, and the question is neither known, failed nor in flight.
     pub fn wants_question_vector(&self) -> bool {
         let q = &self.question;
-        self.shown.iter().any(|m| m.is_dense())
+        self.shown.iter().any(|m| m.uses_mistral())
             && self.data.lab.has_vectors(crate::lab::Encoder::Mistral)
             && self.key.is_some()
             && !self.question_from_link

@@ -187,7 +187,7 @@ pub(super) fn adopt_question_vectors(
         .questions
         .iter()
         .all(|q| s.qvectors.contains_key(&q.text))
-        && !s.data.has_dense_measurements()
+        && !s.data.has_mistral_measurements()
     {
         measure_dense(s, fx);
     }

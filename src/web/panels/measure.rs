@@ -62,7 +62,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         .count();
     let dense_inputs = (
         s.data.epoch,
-        s.data.has_dense_measurements(),
+        s.data.has_mistral_measurements(),
         s.data.lab.has_vectors(crate::lab::Encoder::Mistral),
         s.key.is_some(),
         missing,
@@ -357,7 +357,7 @@ fn dense_part(s: &State, missing: usize) -> Vec<Element> {
             .text(&text)
             .build()];
     }
-    if s.data.has_dense_measurements() {
+    if s.data.has_mistral_measurements() {
         if s.data.questions_shipped == 0 {
             return Vec::new();
         }
