@@ -82,7 +82,7 @@ fn stop_changes<'a>(now: &'a Steps, start: &'a Steps) -> (Vec<&'a str>, Vec<&'a 
 }
 
 /// The largest depth a fusion can read.
-pub const MAX_DEPTH: usize = 100;
+pub const MAX_DEPTH: usize = crate::search::fusion::MAX_FUSION_DEPTH;
 
 impl Settings {
     /// `method` as it is, nothing changed.

@@ -3,7 +3,7 @@
 
 use crate::data::vectors::VectorsInfo;
 use crate::measure::DEPTH;
-use crate::search::fusion::RRF_DEPTH;
+use crate::search::fusion::{MAX_FUSION_DEPTH, RRF_DEPTH};
 
 use super::{Encoder, Lab, Ranked};
 
@@ -52,9 +52,10 @@ impl Lab {
     }
 
     /// How many dense results to ask of the thread holding the vectors, so that every search of
-    /// the lab (columns, fusion, measures, answers) is answered from them.
+    /// the lab (columns, fusion, measures, answers, « Améliorer »'s deepest fusion) is answered
+    /// from them.
     pub fn dense_depth() -> usize {
-        RRF_DEPTH.max(DEPTH + 1)
+        RRF_DEPTH.max(DEPTH + 1).max(MAX_FUSION_DEPTH)
     }
 
     /// Keeps the dense top of `vector` computed elsewhere (best first, as `dense::search` gives

@@ -17,6 +17,9 @@ pub const RRF_K: f64 = 60.0;
 /// How many results of each list are fused. Default 50 (the seed's).
 pub const RRF_DEPTH: usize = 50;
 
+/// The largest depth a fusion can be asked to read (« Améliorer »'s depth slider goes this far).
+pub const MAX_FUSION_DEPTH: usize = 100;
+
 /// The points one list gives a fiche it ranks at `rank` (from 1): `1 / (RRF_K + rank)`.
 pub fn points(rank: usize) -> f64 {
     1.0 / (RRF_K + rank as f64)
