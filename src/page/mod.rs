@@ -14,6 +14,7 @@
 
 pub mod dataset;
 pub mod effect;
+pub mod estimate;
 pub mod improve;
 pub mod local;
 pub mod msg;

@@ -245,6 +245,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::EvalAsked => {
             if s.key.is_some() && !s.evaluation.phase.is_running() {
                 s.evaluation.confirming = true;
+                s.evaluation.message = None;
             }
         }
         Msg::EvalConfirmed => {
@@ -263,6 +264,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::RerankAsked => {
             if s.key.is_some() && !s.evaluation.rerank_phase.is_running() {
                 s.evaluation.rerank_confirming = true;
+                s.evaluation.rerank_message = None;
             }
         }
         Msg::RerankConfirmed => {

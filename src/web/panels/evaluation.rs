@@ -16,7 +16,7 @@ use super::answer::model_options;
 use super::shipped::{answers_table, non_list, rerank_table, AnswerRow, Reread};
 use super::{answer_view, Memo};
 use crate::answer::{rerank, Source};
-use crate::page::{judge_or_default, model_or_default, Phase, State};
+use crate::page::{estimate, judge_or_default, model_or_default, Phase, State};
 
 fn button(id: &str, text: &str) -> Element {
     E::new("button")
@@ -80,20 +80,15 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.qvectors.len(),
         &e.phase,
         &e.message,
+        e.confirming,
     );
-    let status_changed = memo.changed("eval-etat", status_inputs);
-    if let Phase::Running { done, total } = e.phase {
+    if let Phase::Running { done, .. } = e.phase {
         if let Ok(p) = by_id(ids::EVAL_PROGRESSION).dyn_into::<HtmlProgressElement>() {
             p.set_value(done as f64);
         }
-        set_text(
-            &by_id(ids::EVAL_ETAT),
-            &format!("{done} réponses sur {total}"),
-        );
-    } else if let Some(message) = &e.message {
-        set_text(&by_id(ids::EVAL_ETAT), message);
-    } else if status_changed {
-        set_text(&by_id(ids::EVAL_ETAT), &estimate(s, source, &model, &judge));
+    }
+    if memo.changed("eval-etat", status_inputs) {
+        set_text(&by_id(ids::EVAL_ETAT), &estimate::eval_status(s));
     }
     let shown = e
         .runs
@@ -267,20 +262,13 @@ fn render_rerank(s: &State, memo: &mut Memo, model: &str) {
         s.qvectors.len(),
         &e.rerank_phase,
         &e.rerank_message,
+        e.rerank_confirming,
         method,
         model,
         s.key.is_some(),
     );
     if memo.changed("reclasser-etat", status_inputs) {
-        let status = match (&e.rerank_phase, &e.rerank_message, method) {
-            (Phase::Running { done, total }, _, _) => {
-                format!("{done} listes reclassées sur {total}")
-            }
-            (_, Some(message), _) => message.clone(),
-            (_, None, Some(m)) if s.key.is_some() => rerank_estimate(s, m, model),
-            _ => String::new(),
-        };
-        set_text(&by_id(ids::RECLASSER_ETAT), &status);
+        set_text(&by_id(ids::RECLASSER_ETAT), &estimate::rerank_status(s));
     }
     if let Phase::Running { done, .. } = e.rerank_phase {
         if let Ok(p) = by_id(ids::RECLASSER_PROGRESSION).dyn_into::<HtmlProgressElement>() {
@@ -309,90 +297,3 @@ fn render_rerank(s: &State, memo: &mut Memo, model: &str) {
         }
     }
 }
-
-/// What reranking `method`'s top 20 would send, at most, and its cost.
-fn rerank_estimate(s: &State, method: crate::lab::Method, model: &str) -> String {
-    let tokens: usize = s
-        .data
-        .questions
-        .iter()
-        .filter_map(|q| {
-            let read = s.first_stage(method, &q.text).ok()?;
-            let refs: Vec<&Fiche> = read.iter().collect();
-            Some(chat::estimate_tokens(&rerank::rerank_prompt(
-                &q.text, &refs,
-            )))
-        })
-        .sum();
-    format!(
-        "{} questions, les 20 premières fiches de {} notées par {model} : au plus {} tokens envoyés ({}) ; les notes déjà obtenues ne coûtent rien.",
-        s.data.questions.len(),
-        method.name(),
-        fr::int(tokens as u64),
-        price(model, tokens),
-    )
-}
-
-fn price(model: &str, tokens: usize) -> String {
-    match prices::cost_usd(model, tokens as u64, 0) {
-        Some(usd) => format!(
-            "≈ {} au tarif de {model} relevé en {}, réponses en plus",
-            fr::dollars(usd),
-            prices::CHECKED
-        ),
-        None => format!("prix inconnu pour {model}"),
-    }
-}
-
-/// What a run would send, at most, answers and judgements, and what that costs at the models'
-/// prices. The judge reads the same fiches and question, and the answer: counted here as
-/// [`JUDGED_ANSWER_BYTES`] more per question.
-fn estimate(s: &State, source: Source, model: &str, judge: &str) -> String {
-    // A measured method's first results per question are those a run sends (the first five of
-    // the same search), read from the measurement instead of searched again.
-    let measured = source.method().and_then(|method| {
-        s.data
-            .measured()
-            .into_iter()
-            .find(|m| m.method == method.name())
-    });
-    let lab = &s.data.lab;
-    let tokens: usize = s
-        .data
-        .questions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, q)| {
-            let messages = match source {
-                Source::Catalogue => answer::catalogue_prompt_sized(&q.text, lab.fiches()),
-                Source::Method(method) => {
-                    let sent: Vec<Fiche> = match measured.and_then(|m| m.questions.get(i)) {
-                        Some(o) if o.question == q.text => o
-                            .top
-                            .iter()
-                            .take(answer::FICHES_SENT)
-                            .filter_map(|(id, _)| lab.fiches().get(lab.doc_of(id)?).cloned())
-                            .collect(),
-                        _ => s.fiches_for(method, &q.text).ok()?,
-                    };
-                    let refs: Vec<&Fiche> = sent.iter().collect();
-                    answer::prompt_sized(&q.text, &refs)
-                }
-            };
-            Some(chat::estimate_tokens(&messages))
-        })
-        .sum();
-    let judged = tokens + s.data.questions.len() * JUDGED_ANSWER_BYTES;
-    format!(
-        "{} questions, au plus {} tokens envoyés pour les réponses ({}) et {} pour le juge ({}) ; les réponses et verdicts déjà obtenus ne coûtent rien.",
-        s.data.questions.len(),
-        fr::int(tokens as u64),
-        price(model, tokens),
-        fr::int(judged as u64),
-        price(judge, judged),
-    )
-}
-
-/// Bytes an answer adds to the judge's prompt, in the estimate: the instructions ask for two or
-/// three sentences.
-const JUDGED_ANSWER_BYTES: usize = 600;

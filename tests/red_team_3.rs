@@ -1,0 +1,291 @@
+//! The third red team's breaks (`../shared/reports/red-team-2026-12-05/`), one test each, named
+//! `rt3_b<N>_…` after the break it pins. The page's model is driven as `tests/page.rs` drives it;
+//! the terminal's breaks run the built binaries.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rag_fiches::answer::Source;
+use rag_fiches::data::vectors::VectorsInfo;
+use rag_fiches::data::{nfc, parse_fiches_with, parse_questions};
+use rag_fiches::encoder::protocol::Request;
+use rag_fiches::lab::{Lab, Method};
+use rag_fiches::link::{View, ViewState};
+use rag_fiches::mistral::chat::{self, Chat};
+use rag_fiches::page::*;
+
+const NOW: &str = "2026-12-05T08:00:00.000Z";
+const KEY: &str = "cle-de-test-0123456789";
+
+fn exercise() -> (
+    Vec<rag_fiches::data::Fiche>,
+    Vec<rag_fiches::data::Question>,
+) {
+    let fiches = parse_fiches_with(include_str!("../data/fiches.jsonl"), nfc).unwrap();
+    let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
+    (fiches, questions)
+}
+
+fn state() -> State {
+    let (f, q) = exercise();
+    State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q), nfc)
+}
+
+fn send(s: &mut State, msg: Msg) -> Vec<Effect> {
+    update(s, msg, NOW)
+}
+
+fn with_key(s: &mut State) {
+    send(s, Msg::KeyTyped(KEY.into()));
+}
+
+fn unit(i: usize) -> Vec<f32> {
+    let mut v = vec![0.0; rag_fiches::mistral::DIM];
+    v[i % rag_fiches::mistral::DIM] = 1.0;
+    v
+}
+
+/// Mistral fiche vectors kept by the worker as `set`, with every question's vector beside them
+/// (a teacher's deploy that computed them once).
+fn with_shipped_question_vectors(s: &mut State, set: u64) -> Vec<Effect> {
+    let epoch = s.data.epoch;
+    let questions = s
+        .data
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.text.clone(), unit(i)))
+        .collect();
+    send(
+        s,
+        Msg::VectorsLoaded {
+            epoch,
+            set,
+            info: VectorsInfo {
+                model: rag_fiches::mistral::MODEL.into(),
+                dim: rag_fiches::mistral::DIM,
+                count: 200,
+                memory_bytes: 0,
+                stored_bytes: 0,
+            },
+            questions,
+            origin: "livrés avec la page".into(),
+            bytes: None,
+        },
+    )
+}
+
+/// A dense top as the page's worker computes it: [`Lab::dense_depth`] fiches (`worker/sets.rs`).
+fn worker_top() -> Vec<(u32, f64)> {
+    (0..Lab::dense_depth() as u32)
+        .map(|d| (d, 1.0 - f64::from(d) / 1000.0))
+        .collect()
+}
+
+/// The page's worker as it answers: each dense request gets tops of exactly
+/// [`Lab::dense_depth`] fiches (`worker/sets.rs`), until the model asks nothing more.
+fn answer_dense_requests(s: &mut State, mut fx: Vec<Effect>) {
+    for _ in 0..100 {
+        let asked: Vec<(u64, Vec<Vec<f32>>)> = fx
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Worker(Request::Dense { set, vectors, .. }) => {
+                    Some((*set, vectors.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        if asked.is_empty() {
+            return;
+        }
+        fx = Vec::new();
+        for (set, vectors) in asked {
+            let tops = vectors.iter().map(|_| worker_top()).collect();
+            fx.extend(send(s, Msg::DenseFound { set, vectors, tops }));
+        }
+    }
+    panic!("the model keeps asking for dense tops");
+}
+
+/// The exercise's keyword measurement renamed as a local method's (what the page has when the
+/// shipped local vectors were measured first, without a key).
+fn local_measured(s: &mut State) {
+    let mut m = s.data.measurements[0].clone();
+    m.method = Method::SensLocal.name().into();
+    s.data.measurements.push(m);
+}
+
+#[test]
+fn rt3_b1_after_annuler_confirmer_shows_the_estimate_of_the_run_it_confirms() {
+    let mut s = state();
+    with_key(&mut s);
+    send(&mut s, Msg::EvalAsked);
+    let fx = send(&mut s, Msg::EvalConfirmed);
+    assert!(fx.iter().any(|e| matches!(e, Effect::Evaluate { .. })));
+    send(&mut s, Msg::EvalCancelled);
+    assert!(estimate::eval_status(&s).starts_with("Mesure annulée"));
+    // A dearer run chosen, then asked: « Confirmer » comes with that run's estimate.
+    send(&mut s, Msg::EvalSourceChosen(Source::Catalogue));
+    send(&mut s, Msg::EvalModelChosen("mistral-medium-latest".into()));
+    send(&mut s, Msg::EvalJudgeChosen("mistral-large-latest".into()));
+    send(&mut s, Msg::EvalAsked);
+    assert!(s.evaluation.confirming);
+    let shown = estimate::eval_status(&s);
+    assert_eq!(
+        shown,
+        estimate::eval_estimate(
+            &s,
+            Source::Catalogue,
+            "mistral-medium-latest",
+            "mistral-large-latest"
+        )
+    );
+    assert!(
+        shown.contains("mistral-medium-latest") && shown.contains("mistral-large-latest"),
+        "{shown}"
+    );
+    assert!(shown.contains('$'), "{shown}");
+
+    // The reranking: the same after its own « Annuler ».
+    send(&mut s, Msg::EvalSourceChosen(Source::Method(Method::MOTS)));
+    send(&mut s, Msg::RerankAsked);
+    send(&mut s, Msg::RerankConfirmed);
+    send(&mut s, Msg::RerankCancelled);
+    assert!(estimate::rerank_status(&s).starts_with("Reclassement annulé"));
+    send(&mut s, Msg::EvalModelChosen("mistral-large-latest".into()));
+    send(&mut s, Msg::RerankAsked);
+    let shown = estimate::rerank_status(&s);
+    assert_eq!(
+        shown,
+        estimate::rerank_estimate(&s, Method::MOTS, "mistral-large-latest")
+    );
+    assert!(shown.contains("tokens envoyés"), "{shown}");
+}
+
+#[test]
+fn rt3_b2_shipped_mistral_vectors_are_measured_when_the_local_methods_were_first() {
+    let mut s = state();
+    local_measured(&mut s);
+    let fx = with_shipped_question_vectors(&mut s, 1);
+    let measured: Vec<Method> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Measure { methods, .. } => Some(methods.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(
+        measured.contains(&Method::Sens)
+            && measured.contains(&Method::Hybride(rag_fiches::lab::Keyword::Mots)),
+        "{measured:?}"
+    );
+    assert!(!s.data.has_mistral_measurements());
+}
+
+#[test]
+fn rt3_b2_a_local_method_alone_never_spends_the_key_on_mistral() {
+    let mut s = state();
+    with_key(&mut s);
+    with_shipped_question_vectors(&mut s, 1);
+    for m in Method::ALL {
+        send(&mut s, Msg::MethodToggled(m, m == Method::SensLocal));
+    }
+    assert_eq!(s.shown, vec![Method::SensLocal]);
+    let mut fx = send(
+        &mut s,
+        Msg::QuestionTyped("Une colle pour du carrelage".into()),
+    );
+    fx.extend(send(&mut s, Msg::QuestionCommitted));
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::EmbedQuestion { .. })),
+        "a paid call for a local method"
+    );
+    // `sens` shown beside it: now the question is embedded.
+    let fx = send(&mut s, Msg::MethodToggled(Method::Sens, true));
+    assert!(fx.iter().any(|e| matches!(e, Effect::EmbedQuestion { .. })));
+}
+
+#[test]
+fn rt3_b3_ameliorer_from_sens_measures_with_the_workers_dense_tops() {
+    let mut s = state();
+    with_shipped_question_vectors(&mut s, 1);
+    // « Mesurer » asks the worker for every question's dense top: it answers at its depth.
+    let vectors: Vec<Vec<f32>> = (0..s.data.questions.len()).map(unit).collect();
+    let fx = send(
+        &mut s,
+        Msg::DenseFound {
+            set: 1,
+            tops: vectors.iter().map(|_| worker_top()).collect(),
+            vectors,
+        },
+    );
+    answer_dense_requests(&mut s, fx);
+    for start in [
+        Method::Sens,
+        Method::Hybride(rag_fiches::lab::Keyword::Mots),
+        Method::Hybride(rag_fiches::lab::Keyword::MotsPlus),
+    ] {
+        let fx = send(
+            &mut s,
+            Msg::FragmentChanged(ViewState::from_fragment(&format!(
+                "#vue=ameliorer&rm={}",
+                start.slug()
+            ))),
+        );
+        answer_dense_requests(&mut s, fx);
+        assert_eq!(s.view, View::Ameliorer);
+        assert_eq!(s.improve.error, None, "{start:?}");
+        let after = s.improve.after.as_ref().expect("measured");
+        assert_eq!(after.questions.len(), 40);
+    }
+}
+
+#[test]
+fn rt3_b13_demander_au_juge_shows_its_estimate_before_the_call() {
+    let mut s = state();
+    with_key(&mut s);
+    send(&mut s, Msg::EvalJudgeChosen("mistral-large-latest".into()));
+    send(&mut s, Msg::QuestionTyped("Un ciment blanc ?".into()));
+    assert_eq!(estimate::judge_estimate(&s), None);
+    let (f, _) = exercise();
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::AnswerShown {
+            epoch,
+            result: AnswerResult {
+                question: "Un ciment blanc ?".into(),
+                model: "mistral-small-latest".into(),
+                sent: f[..5].to_vec(),
+                outcome: Ok((
+                    Chat {
+                        content: "Le ciment [AR-0003].".into(),
+                        prompt_tokens: 10,
+                        completion_tokens: 5,
+                        finish_reason: Some("stop".into()),
+                        obtained: None,
+                    },
+                    false,
+                )),
+            },
+        },
+    );
+    let shown = estimate::judge_estimate(&s).expect("an answer to judge");
+    let fx = send(&mut s, Msg::AnswerJudgeRequested);
+    let messages = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Judge { messages, .. } => Some(messages.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let tokens = chat::estimate_tokens(&messages);
+    assert!(
+        shown.contains(&rag_fiches::fr::int(tokens as u64)),
+        "{shown} / {tokens}"
+    );
+    assert!(
+        shown.contains("mistral-large-latest") && shown.contains('$'),
+        "{shown}"
+    );
+}
