@@ -99,7 +99,7 @@ pub fn eval_estimate(s: &State, source: Source, model: &str, judge: &str) -> Str
         .sum();
     let judged = tokens + s.data.questions.len() * JUDGED_ANSWER_BYTES;
     format!(
-        "{} questions, au plus {} tokens envoyés pour les réponses ({}) et {} pour le juge ({}) ; les réponses et verdicts déjà obtenus ne coûtent rien.",
+        "{} questions, au plus {} tokens envoyés pour les réponses ({}) et {} pour le juge ({}) ; les réponses et verdicts déjà obtenus ne coûtent rien.",
         s.data.questions.len(),
         fr::int(tokens as u64),
         price(model, tokens),
@@ -123,7 +123,7 @@ pub fn rerank_estimate(s: &State, method: Method, model: &str) -> String {
         })
         .sum();
     format!(
-        "{} questions, les 20 premières fiches de {} notées par {model} : au plus {} tokens envoyés ({}) ; les notes déjà obtenues ne coûtent rien.",
+        "{} questions, les 20 premières fiches de {} notées par {model} : au plus {} tokens envoyés ({}) ; les notes déjà obtenues ne coûtent rien.",
         s.data.questions.len(),
         method.name(),
         fr::int(tokens as u64),

@@ -140,7 +140,7 @@ fn verdict(s: &State) -> web_sys::Element {
                 .text(&format!("Demander au juge ({judge})"))
                 .build(),
         ).child(E::new("span").class("etat").text(&format!(
-            " il relit les fiches envoyées, la question et la réponse, et dit OUI ou NON : {}.",
+            " il relit les fiches envoyées, la question et la réponse, et dit OUI ou NON : {}.",
             crate::page::estimate::judge_estimate(s).unwrap_or_default()
         )).build()),
         (None, false, false) => p,
