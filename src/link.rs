@@ -56,6 +56,9 @@ pub struct ViewState {
     pub compare: Option<(Method, Method)>,
     /// « Améliorer »'s settings: what differs from their method, keys prefixed with `r`.
     pub settings: Option<crate::improve::Settings>,
+    /// The settings' values the link carried and that were refused, each said in French (never
+    /// written back into a link).
+    pub refused: Vec<String>,
 }
 
 fn encode(s: &str) -> String {
@@ -169,7 +172,10 @@ impl ViewState {
                 }
             }
         }
-        state.settings = crate::improve::Settings::from_link(&settings);
+        if let Some((settings, refused)) = crate::improve::Settings::from_link_said(&settings) {
+            state.settings = Some(settings);
+            state.refused = refused;
+        }
         state
     }
 }
@@ -205,6 +211,7 @@ mod tests {
                 set: QuestionSet::VosDonnees,
                 compare: Some((Method::Hybride(Keyword::Mots), Method::MOTS_PLUS)),
                 settings: None,
+                refused: Vec::new(),
             },
             ViewState {
                 view: View::Ameliorer,

@@ -181,6 +181,7 @@ fn link(question: &str, methods: Vec<Method>) -> ViewState {
         set: QuestionSet::Exercice,
         compare: None,
         settings: None,
+        refused: Vec::new(),
     }
 }
 

@@ -289,3 +289,177 @@ fn rt3_b13_demander_au_juge_shows_its_estimate_before_the_call() {
         "{shown}"
     );
 }
+
+/// The exercise with every fiche id rewritten by `f` (in the fiches and the questions' expected
+/// fiche), as a learner's own files.
+fn renamed(f: impl Fn(&str) -> String) -> Dataset {
+    let (mut fiches, mut questions) = exercise();
+    for fiche in &mut fiches {
+        fiche.id = f(&fiche.id);
+    }
+    for q in &mut questions {
+        if let Some(id) = &q.expected {
+            q.expected = Some(f(id));
+        }
+    }
+    Dataset::new(0, fiches, questions, Some("vos données".into()))
+}
+
+fn load(s: &mut State, data: Dataset) {
+    let fx = send(
+        s,
+        Msg::FilesChosen(vec![
+            FileRef {
+                id: 1,
+                name: "f.jsonl".into(),
+                size: 10,
+            },
+            FileRef {
+                id: 2,
+                name: "q.csv".into(),
+                size: 10,
+            },
+        ]),
+    );
+    let seq = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::ReadFiles { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .unwrap();
+    send(
+        s,
+        Msg::DatasetLoaded {
+            seq,
+            data: Box::new(data),
+        },
+    );
+}
+
+fn enrich(s: &mut State, id: &str, words: &str) {
+    send(
+        s,
+        Msg::Improve(improve::Change::Enrich(rag_fiches::improve::Enrichment {
+            id: id.into(),
+            words: words.into(),
+            product: false,
+        })),
+    );
+}
+
+/// What a learner opening `s`'s own link sees: the same catalogue, the link's fragment.
+fn receiver(s: &State, data: Option<Dataset>) -> State {
+    let fragment = s.link_state().to_fragment();
+    let mut other = state();
+    if let Some(d) = data {
+        load(&mut other, d);
+    }
+    send(
+        &mut other,
+        Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
+    );
+    other
+}
+
+#[test]
+fn rt3_b5_the_pages_link_carries_separators_in_words_and_ids() {
+    let mut s = state();
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    enrich(
+        &mut s,
+        "AR-0063",
+        "ininflammable | ne brûle pas : 100 %, +a\\b",
+    );
+    let sent = s.improve.after.clone().unwrap();
+    let got = receiver(&s, None);
+    assert_eq!(got.improve.settings, s.improve.settings);
+    assert_eq!(got.improve.after.as_ref(), Some(&sent));
+    assert!(got.improve.refused.is_empty());
+    // Ids holding the separators, in a learner's own catalogue.
+    let own = |id: &str| {
+        id.replace("AR-0063", "AR:0063")
+            .replace("AR-0040", "AR|0040+")
+    };
+    let mut s = state();
+    load(&mut s, renamed(own));
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    enrich(&mut s, "AR:0063", "ne brûle pas");
+    enrich(&mut s, "AR|0040+", "humide");
+    assert_eq!(s.improve.error, None);
+    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 2);
+    let got = receiver(&s, Some(renamed(own)));
+    assert_eq!(got.improve.error, None);
+    assert_eq!(got.improve.settings, s.improve.settings);
+    assert_eq!(got.improve.after, s.improve.after);
+}
+
+#[test]
+fn rt3_b6_lowercase_ids_are_enriched_as_typed() {
+    let mut s = state();
+    load(&mut s, renamed(|id| id.to_lowercase()));
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    enrich(&mut s, " ar-0063 ", "ne brûle pas");
+    assert_eq!(s.improve.error, None);
+    assert_eq!(s.improve.settings.as_ref().unwrap().enrich[0].id, "ar-0063");
+    // Another case is not the same id: said, with the id the catalogue has.
+    enrich(&mut s, "AR-0040", "humide");
+    let said = s.improve.error.clone().unwrap();
+    assert!(
+        said.contains("AR-0040") && said.contains("ar-0040"),
+        "{said}"
+    );
+}
+
+#[test]
+fn rt3_b7_a_link_with_a_refused_value_keeps_the_rest_and_says_which() {
+    for (fragment, refused, kept) in [
+        (
+            "#vue=ameliorer&rm=mots&rk1=NaN&rb=0",
+            "rk1=NaN",
+            "mots (b = 0)",
+        ),
+        (
+            "#vue=ameliorer&rm=mots&rk1=1e308&rb=0",
+            "rk1=1e308",
+            "mots (b = 0)",
+        ),
+        (
+            "#vue=ameliorer&rm=mots&rb=-1&ren=AR-0063:ne%20br%C3%BBle%20pas",
+            "rb=-1",
+            "mots (AR-0063 + « ne brûle pas »)",
+        ),
+        (
+            "#vue=ameliorer&rm=hybride-local&rpr=0&rfu=rrf1001",
+            "rpr=0",
+            "hybride local",
+        ),
+    ] {
+        let mut s = state();
+        send(
+            &mut s,
+            Msg::FragmentChanged(ViewState::from_fragment(fragment)),
+        );
+        let said = s.improve.refused.join(" / ");
+        assert!(said.contains(refused), "{fragment}: {said}");
+        assert_eq!(
+            s.improve
+                .settings
+                .as_ref()
+                .unwrap()
+                .name()
+                .replace('\u{202f}', " "),
+            kept,
+            "{fragment}"
+        );
+        // The page's link keeps what was valid.
+        let back = ViewState::from_fragment(&s.link_state().to_fragment());
+        assert_eq!(back.settings, s.improve.settings, "{fragment}");
+        assert!(back.refused.is_empty());
+    }
+    // A French decimal comma is read as the decimal point it means.
+    let link = ViewState::from_fragment("#vue=ameliorer&rm=mots&rb=0,5&rk1=1,2");
+    let settings = link.settings.unwrap();
+    assert_eq!((settings.k1, settings.b), (1.2, 0.5));
+    assert!(link.refused.is_empty());
+}

@@ -111,6 +111,8 @@ pub struct Improve {
     pub dense: Option<(Encoder, DenseTops)>,
     /// Why the settings could not be measured.
     pub error: Option<String>,
+    /// The values of the last link opened that were refused, each said (the rest was kept).
+    pub refused: Vec<String>,
     /// The failure was the questions' dense vectors not being there yet: tried again as
     /// messages come (they arrive with them). Any other failure waits for the next change.
     pub waiting_for_vectors: bool,

@@ -269,6 +269,7 @@ impl State {
             settings: (self.view == View::Ameliorer)
                 .then(|| self.improve.settings.clone())
                 .flatten(),
+            refused: Vec::new(),
         }
     }
 

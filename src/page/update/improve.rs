@@ -146,7 +146,12 @@ pub(super) fn ensure(s: &mut State) {
 }
 
 /// Settings from a link: measured when the view is shown.
-pub(super) fn from_link(s: &mut State, settings: Option<Settings>) {
+pub(super) fn from_link(s: &mut State, settings: Option<Settings>, refused: Vec<String>) {
+    // A link that changes the settings, or refuses some, is said; the page's own fragment
+    // written back (the same settings) leaves what was said.
+    if settings.is_some() && (settings != s.improve.settings || !refused.is_empty()) {
+        s.improve.refused = refused;
+    }
     if let Some(settings) = settings {
         if s.improve.settings.as_ref() != Some(&settings) {
             if let Some(old) = s.improve.settings.replace(settings) {
@@ -163,6 +168,7 @@ pub(super) fn change(s: &mut State, c: Change, _fx: &mut [Effect]) {
     let Some(current) = s.improve.settings.clone() else {
         return;
     };
+    s.improve.refused.clear();
     let mut next = current.clone();
     let a = &mut next.analysis;
     match c {
@@ -186,9 +192,23 @@ pub(super) fn change(s: &mut State, c: Change, _fx: &mut [Effect]) {
                 StopPreset::Empty => Vec::new(),
             }
         }
-        Change::Enrich(e) => {
+        Change::Enrich(mut e) => {
+            // Ids are compared as the catalogue writes them (NFC), case included.
+            e.id = crate::data::nfc(e.id.trim());
             if s.data.lab.doc_of(&e.id).is_none() {
-                s.improve.error = Some(format!("Aucune fiche {} dans ce catalogue.", e.id));
+                let near = s
+                    .data
+                    .lab
+                    .fiches()
+                    .iter()
+                    .find(|f| f.id.to_lowercase() == e.id.to_lowercase());
+                s.improve.error = Some(match near {
+                    Some(f) => format!(
+                        "Aucune fiche {} dans ce catalogue\u{202f}; vouliez-vous {}\u{202f}?",
+                        e.id, f.id
+                    ),
+                    None => format!("Aucune fiche {} dans ce catalogue.", e.id),
+                });
                 return;
             }
             if e.words.trim().is_empty() {

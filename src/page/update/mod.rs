@@ -69,7 +69,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::Settled => s.settled = true,
         Msg::SettingsRequested => fx.push(Effect::OpenSettings),
         Msg::FragmentChanged(link) => {
-            improve::from_link(s, link.settings.clone());
+            improve::from_link(s, link.settings.clone(), link.refused.clone());
             question::fragment(s, link)
         }
         Msg::Improve(c) => improve::change(s, c, fx),

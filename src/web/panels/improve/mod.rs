@@ -115,7 +115,7 @@ pub fn event(kind: &str, target: &Element) -> Option<Msg> {
                     let (words, _) = field(AJOUT)?;
                     let (_, product) = field(PRODUIT)?;
                     Change::Enrich(Enrichment {
-                        id: id.trim().to_uppercase(),
+                        id: id.trim().to_owned(),
                         words: words.trim().to_owned(),
                         product,
                     })
@@ -191,6 +191,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.data.epoch,
         settings.name(),
         im.error.clone(),
+        im.refused.clone(),
         im.after.as_ref().map(|m| m.method.clone()),
         im.diff.as_ref().map(|d| d.verdict.clone()),
         im.history.len(),

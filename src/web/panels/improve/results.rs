@@ -133,6 +133,19 @@ fn status_mark(st: Status) -> (&'static str, &'static str) {
 pub(super) fn results(s: &State) -> Vec<Element> {
     let im = &s.improve;
     let mut out = Vec::new();
+    if !im.refused.is_empty() {
+        let mut note = E::new("div").class("erreur-api").attr("role", "status").child(
+            E::new("p")
+                .text("Le lien portait des valeurs refusées\u{a0}; le reste de ses réglages est appliqué\u{a0}:")
+                .build(),
+        );
+        let mut list = E::new("ul");
+        for r in &im.refused {
+            list = list.child(E::new("li").text(r).build());
+        }
+        note = note.child(list.build());
+        out.push(note.build());
+    }
     if let Some(e) = &im.error {
         out.push(
             E::new("p")
