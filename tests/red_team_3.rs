@@ -463,3 +463,99 @@ fn rt3_b7_a_link_with_a_refused_value_keeps_the_rest_and_says_which() {
     assert_eq!((settings.k1, settings.b), (1.2, 0.5));
     assert!(link.refused.is_empty());
 }
+
+// The terminal.
+
+fn mesurer(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("mesurer runs")
+}
+
+/// A file of `text` in a directory of this test's own.
+fn file(name: &str, text: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("rag-fiches-rt3-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn rt3_b10_mesurer_refuses_what_it_cannot_honour() {
+    let settings = rag_fiches::improve::Settings {
+        k1: 0.9,
+        ..rag_fiches::improve::Settings::of(Method::MOTS)
+    };
+    let json = file("b10-reglages.json", settings.to_json().as_bytes());
+    for args in [
+        vec!["mots+", "--mot-vide", "sans", "--k1", "0.1"],
+        vec![
+            "mots+",
+            "--sans-mot-vide",
+            "pour",
+            "--reglages",
+            json.as_str(),
+        ],
+        vec!["mots+", "--reglages", json.as_str()],
+    ] {
+        let out = mesurer(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // The file's method, unnamed on the command line, is measured and said.
+    let out = mesurer(&["--reglages", json.as_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Méthode : mots (k1 = 0,9)"));
+    // A misspelled key is refused, not skipped with its setting.
+    let text = settings.to_json().replace("\"enrich\"", "\"enrichments\"");
+    let misspelled = file("b10-faute.json", text.as_bytes());
+    let out = mesurer(&["--reglages", misspelled.as_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("enrichments"), "{}", stderr(&out));
+}
+
+#[test]
+fn rt3_b11_a_bom_is_read_as_notepad_writes_it() {
+    let plain = mesurer(&[
+        "mots",
+        "--enrichir",
+        &file("b11-sans.txt", "AR-0063;ne brûle pas\n".as_bytes()),
+    ]);
+    assert!(plain.status.success());
+    let bom = mesurer(&[
+        "mots",
+        "--enrichir",
+        &file("b11-bom.txt", "\u{feff}AR-0063;ne brûle pas\r\n".as_bytes()),
+    ]);
+    assert!(bom.status.success(), "{}", stderr(&bom));
+    assert_eq!(bom.stdout, plain.stdout);
+    let settings = rag_fiches::improve::Settings {
+        b: 0.0,
+        ..rag_fiches::improve::Settings::of(Method::MOTS)
+    };
+    let with_bom = format!("\u{feff}{}", settings.to_json());
+    let out = mesurer(&["--reglages", &file("b11-bom.json", with_bom.as_bytes())]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn rt3_b15_a_huge_k1_is_said_in_a_few_characters() {
+    let settings = rag_fiches::improve::Settings {
+        k1: 1e308,
+        ..rag_fiches::improve::Settings::of(Method::MOTS)
+    };
+    let out = mesurer(&[
+        "--reglages",
+        &file("b15.json", settings.to_json().as_bytes()),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = stderr(&out);
+    assert!(said.contains("1e308") && said.len() < 200, "{said}");
+}

@@ -99,6 +99,8 @@ struct Args {
     enrich: Option<String>,
     settings: Option<String>,
     missed: bool,
+    /// Whether METHOD was named on the command line (not the default).
+    method_named: bool,
 }
 
 impl Args {
@@ -137,6 +139,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         enrich: None,
         settings: None,
         missed: false,
+        method_named: false,
     };
     let mut method_seen = false;
     while let Some(arg) = args.next() {
@@ -183,6 +186,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
                     "unknown method \"{m}\": {EXPECTED_METHODS}"
                 )))?;
                 method_seen = true;
+                out.method_named = true;
             }
             other => return Err(Fail::Usage(format!("unknown argument \"{other}\""))),
         }
@@ -194,10 +198,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> {
         ));
     }
     if (!out.keep.is_empty() || !out.drop.is_empty())
-        && (out.method != Method::MOTS_PLUS || out.all || out.question.is_some() || out.json)
+        && (out.method != Method::MOTS_PLUS
+            || out.all
+            || out.question.is_some()
+            || out.json
+            || out.tuned())
     {
         return Err(Fail::Usage(
-            "--sans-mot-vide and --mot-vide change mots+ alone: mesurer mots+ --sans-mot-vide WORD"
+            "--sans-mot-vide and --mot-vide change mots+ alone, with no other setting: mesurer mots+ --sans-mot-vide WORD"
                 .into(),
         ));
     }
@@ -527,7 +535,17 @@ fn tuned(
 ) -> Result<(), Fail> {
     use rag_fiches::improve::{dense_tops, missed::missed, DenseTops, Settings, Tuned};
     let mut settings = match &args.settings {
-        Some(path) => Settings::from_json(&read(path)?).map_err(|e| format!("{path}: {e}"))?,
+        Some(path) => {
+            let s = Settings::from_json(&read(path)?).map_err(|e| format!("{path}: {e}"))?;
+            if args.method_named && s.method != args.method.name() {
+                return Err(Fail::Usage(format!(
+                    "{path} sets the method {}, the command names {}: name one",
+                    s.method,
+                    args.method.name()
+                )));
+            }
+            s
+        }
         None => Settings::of(args.method),
     };
     if let Some(k1) = args.k1 {

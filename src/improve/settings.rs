@@ -10,6 +10,7 @@ use crate::search::fusion::{Fusion, Norm, RRF_DEPTH};
 /// Words added to a fiche's text, to be found by them (the seed's fix: « c'est la fiche qu'on
 /// enrichit, pas la question »), optionally to every variant of its product.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Enrichment {
     pub id: String,
     pub words: String,
@@ -21,6 +22,7 @@ pub struct Enrichment {
 /// A starting method and every change made to it. The defaults of a method change nothing: its
 /// measurement is the method's own, bit for bit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Settings {
     /// The starting method's name (`mots`, `mots+`, `sens local`, `hybride local`, …).
     pub method: String,
@@ -113,7 +115,10 @@ impl Settings {
     }
 
     /// Settings read from JSON (the page's export, `mesurer --reglages`), checked.
+    /// A misspelled key is refused (its setting would be lost without a word); a UTF-8 BOM, as
+    /// Windows' Notepad writes it, is skipped.
     pub fn from_json(text: &str) -> Result<Settings, SettingsError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let s: Settings =
             serde_json::from_str(text).map_err(|e| SettingsError::Json(e.to_string()))?;
         s.check()?;
@@ -131,9 +136,15 @@ impl Settings {
             if v.is_finite() && v >= lo && v <= hi {
                 Ok(())
             } else {
+                // 1e308 is said as such, not as 309 digits.
+                let shown = if v.abs() >= 1e6 {
+                    format!("{v:e}")
+                } else {
+                    v.to_string()
+                };
                 Err(SettingsError::Value(
                     name,
-                    format!("{v} hors de [{lo}, {hi}]"),
+                    format!("{shown} hors de [{lo}, {hi}]"),
                 ))
             }
         };
@@ -154,8 +165,10 @@ impl Settings {
     }
 
     /// Enrichments from an `--enrichir` file: one `ID;words` per line (blank lines and lines
-    /// starting with `#` skipped); `ID+;words` adds them to every variant of the product.
+    /// starting with `#` skipped, a UTF-8 BOM too); `ID+;words` adds them to every variant of the
+    /// product.
     pub fn enrichments(text: &str) -> Result<Vec<Enrichment>, SettingsError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut out = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();

@@ -50,7 +50,7 @@ pub enum Norm {
 
 /// How two (or more) ranked lists become one.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Fusion {
     /// Reciprocal Rank Fusion, `Σ wᵢ / (k + rankᵢ)`: ranx's `rrf`, Elasticsearch's `rrf` retriever
     /// (`rank_constant` k, `rank_window_size` the depth), Qdrant's `rrf`. Scores are not read.

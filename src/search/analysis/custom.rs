@@ -28,6 +28,7 @@ pub enum WordChars {
 
 /// The steps of a keyword analysis, in the order they run.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Steps {
     pub words: WordChars,
     pub lowercase: bool,
