@@ -7,6 +7,7 @@ Standard library only: each recipe adds its engine's package.
 import csv
 import json
 import os
+import re
 import struct
 import sys
 
@@ -47,6 +48,13 @@ def local_vectors(path=os.path.join(ROOT, "data", "vecteurs-local.safetensors"))
 
     ids = json.loads(meta["ids"])
     return dict(zip(ids, rows("vectors"))), rows("questions")
+
+
+def topic_line(qid, text):
+    """One line of a TSV topics file (Anserini's TsvString): the question's tabs and line breaks,
+    which would end its field or its line, become spaces (separators to every analyser here)."""
+    flat = re.sub("[\t\n\r\v\f\x85\u2028\u2029]", " ", text)
+    return qid + "\t" + flat + "\n"
 
 
 def rrf(lists, k=60.0, base=1):

@@ -51,10 +51,10 @@ with tempfile.TemporaryDirectory(prefix="rag-fiches-lucene-") as work:
     # lucene-mots: the seed's tokens (its regex, its stop words), indexed and searched as they
     # are (-pretokenized: split on spaces, nothing else), so that only BM25 ranks.
     write_lines(w("in", "mots", "f.jsonl"), [json.dumps({"id": i, "contents": " ".join(commun.seed_tokens(t))}) + "\n" for i, t in fiches])
-    write_lines(w("mots.tsv"), [f"{q}\t{' '.join(commun.seed_tokens(t))}\n" for q, t in questions])
+    write_lines(w("mots.tsv"), [commun.topic_line(q, " ".join(commun.seed_tokens(t))) for q, t in questions])
     # lucene-fr: Lucene's FrenchAnalyzer (elisions, its stop words, its light stemmer).
     write_lines(w("in", "fr", "f.jsonl"), [json.dumps({"id": i, "contents": t}) + "\n" for i, t in fiches])
-    write_lines(w("fr.tsv"), [f"{q}\t{t}\n" for q, t in questions])
+    write_lines(w("fr.tsv"), [commun.topic_line(q, t) for q, t in questions])
     write_lines(w("in", "hnsw", "v.jsonl"), [json.dumps({"docid": i, "vector": vectors[i]}) + "\n" for i, _ in fiches])
     write_lines(w("hnsw.jsonl"), [json.dumps({"qid": q, "vector": v}) + "\n" for (q, _), v in zip(questions, question_vectors)])
     for name, flags in (("mots", ["-pretokenized"]), ("fr", ["-language", "fr"])):

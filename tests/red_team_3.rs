@@ -559,3 +559,37 @@ fn rt3_b15_a_huge_k1_is_said_in_a_few_characters() {
     let said = stderr(&out);
     assert!(said.contains("1e308") && said.len() < 200, "{said}");
 }
+
+#[test]
+fn rt3_b14_lucenes_topics_keep_one_question_per_line_and_one_tab() {
+    // Anserini's TsvString reader: one topic per line, the id then a tab then the query.
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import commun, json, sys\n\
+             q = json.loads(sys.argv[1])\n\
+             sys.stdout.write(commun.topic_line('q07', q))",
+            "\"Une colle\\tpour du carrelage\\nd'une douche\\r\\n ?\"",
+        ])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/engines"))
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(line.matches('\n').count(), 1, "{line:?}");
+    assert!(line.ends_with('\n'));
+    let fields: Vec<&str> = line.trim_end_matches('\n').split('\t').collect();
+    assert_eq!(
+        fields,
+        ["q07", "Une colle pour du carrelage d'une douche   ?"],
+        "{line:?}"
+    );
+    // Every topics file of the Lucene recipe is written through it.
+    let recipe = include_str!("../engines/lucene.py");
+    let tsv_writes: Vec<&str> = recipe
+        .lines()
+        .filter(|l| l.contains(".tsv\"), ["))
+        .collect();
+    assert_eq!(tsv_writes.len(), 2, "{tsv_writes:?}");
+    assert!(tsv_writes.iter().all(|l| l.contains("commun.topic_line(")));
+}
