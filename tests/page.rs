@@ -7,8 +7,8 @@
 // Helpers stop a test at its first failed expectation, as tests do (see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use rag_fiches::data::nfc;
 use rag_fiches::data::vectors::VectorsInfo;
-use rag_fiches::data::{nfc, parse_fiches_with, parse_questions};
 use rag_fiches::encoder::protocol::Request;
 use rag_fiches::lab::Method;
 use rag_fiches::link::{QuestionSet, View, ViewState};
@@ -16,35 +16,13 @@ use rag_fiches::mistral::chat::Chat;
 
 use rag_fiches::page::*;
 
-const NOW: &str = "2026-12-04T08:00:00.000Z";
-const KEY: &str = "cle-de-test-0123456789";
-
-fn exercise() -> (
-    Vec<rag_fiches::data::Fiche>,
-    Vec<rag_fiches::data::Question>,
-) {
-    let fiches = parse_fiches_with(include_str!("../data/fiches.jsonl"), nfc).unwrap();
-    let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
-    (fiches, questions)
-}
-
-fn state() -> State {
-    let (f, q) = exercise();
-    State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q), nfc)
-}
+mod common;
+use common::*;
 
 /// A learner's catalogue (the exercise's texts under another label), as a file read yields it.
 fn learner_dataset(label: &str) -> Dataset {
     let (f, q) = exercise();
     Dataset::new(0, f, q, Some(label.to_owned()))
-}
-
-fn send(s: &mut State, msg: Msg) -> Vec<Effect> {
-    update(s, msg, NOW)
-}
-
-fn with_key(s: &mut State) {
-    send(s, Msg::KeyTyped(KEY.into()));
 }
 
 /// The learner's files chosen and read: their catalogue installed; the effects of its arrival.
@@ -57,13 +35,6 @@ fn load_learner(s: &mut State) -> Vec<Effect> {
             data: Box::new(learner_dataset("vos données")),
         },
     )
-}
-
-/// A unit vector of mistral-embed's dimension.
-fn unit(i: usize) -> Vec<f32> {
-    let mut v = vec![0.0; rag_fiches::mistral::DIM];
-    v[i % rag_fiches::mistral::DIM] = 1.0;
-    v
 }
 
 fn info() -> VectorsInfo {
@@ -1239,86 +1210,6 @@ fn ameliorer_starts_a_new_session_for_a_new_catalogue() {
     assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.9);
     assert_eq!(s.improve.history.len(), 1);
     assert_eq!(s.improve.epoch, s.data.epoch);
-}
-
-/// A shipped answers file for the exercise: mots+'s answers, each judged OUI but the second
-/// (NON), and mots+'s top 20 reranked with the expected fiche marked 10.
-fn shipped_file(s: &State) -> rag_fiches::answer::shipped::ShippedAnswers {
-    use rag_fiches::answer::shipped::*;
-    let lab = &s.data.lab;
-    let questions = &s.data.questions;
-    let top = |q: &rag_fiches::data::Question, k| -> Vec<String> {
-        lab.keyword_search(rag_fiches::lab::Keyword::MotsPlus, &q.text, k)
-            .iter()
-            .map(|r| lab.fiches()[r.doc].id.clone())
-            .collect()
-    };
-    let answers = questions
-        .iter()
-        .enumerate()
-        .map(|(i, q)| Answered {
-            sent: top(q, 5),
-            answer: "pas dans le catalogue".into(),
-            finish_reason: Some("stop".into()),
-            tokens: Tokens {
-                prompt: 500,
-                completion: 5,
-            },
-            judge: if i == 1 { "NON" } else { "OUI" }.into(),
-            judge_tokens: Tokens {
-                prompt: 600,
-                completion: 1,
-            },
-        })
-        .collect();
-    let lists = questions
-        .iter()
-        .map(|q| {
-            let read = top(q, 20);
-            let reply = read
-                .iter()
-                .map(|id| {
-                    format!(
-                        "{id} : {}",
-                        if Some(id) == q.expected.as_ref() {
-                            10
-                        } else {
-                            1
-                        }
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            RerankedList {
-                read,
-                reply,
-                tokens: Tokens::default(),
-            }
-        })
-        .collect();
-    ShippedAnswers {
-        format: FORMAT.into(),
-        version: VERSION,
-        computed: NOW.into(),
-        api: MISTRAL_ORIGIN.into(),
-        fiches: lab.fingerprint().to_owned(),
-        questions: questions_fingerprint(questions),
-        models: Models {
-            answer: "mistral-small-latest".into(),
-            judge: "mistral-small-latest".into(),
-            rerank: "mistral-small-latest".into(),
-        },
-        prompts: Prompts::current(),
-        methods: vec![MethodAnswers {
-            method: "mots+".into(),
-            answers,
-        }],
-        reranked: vec![Reranked {
-            stage: "mots+".into(),
-            lists,
-        }],
-        catalogue: Vec::new(),
-    }
 }
 
 #[test]

@@ -6,43 +6,14 @@
 
 use rag_fiches::answer::Source;
 use rag_fiches::data::vectors::VectorsInfo;
-use rag_fiches::data::{nfc, parse_fiches_with, parse_questions};
 use rag_fiches::encoder::protocol::Request;
 use rag_fiches::lab::{Lab, Method};
 use rag_fiches::link::{View, ViewState};
 use rag_fiches::mistral::chat::{self, Chat};
 use rag_fiches::page::*;
 
-const NOW: &str = "2026-12-05T08:00:00.000Z";
-const KEY: &str = "cle-de-test-0123456789";
-
-fn exercise() -> (
-    Vec<rag_fiches::data::Fiche>,
-    Vec<rag_fiches::data::Question>,
-) {
-    let fiches = parse_fiches_with(include_str!("../data/fiches.jsonl"), nfc).unwrap();
-    let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
-    (fiches, questions)
-}
-
-fn state() -> State {
-    let (f, q) = exercise();
-    State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q), nfc)
-}
-
-fn send(s: &mut State, msg: Msg) -> Vec<Effect> {
-    update(s, msg, NOW)
-}
-
-fn with_key(s: &mut State) {
-    send(s, Msg::KeyTyped(KEY.into()));
-}
-
-fn unit(i: usize) -> Vec<f32> {
-    let mut v = vec![0.0; rag_fiches::mistral::DIM];
-    v[i % rag_fiches::mistral::DIM] = 1.0;
-    v
-}
+mod common;
+use common::*;
 
 /// Mistral fiche vectors kept by the worker as `set`, with every question's vector beside them
 /// (a teacher's deploy that computed them once).
@@ -592,4 +563,92 @@ fn rt3_b14_lucenes_topics_keep_one_question_per_line_and_one_tab() {
         .collect();
     assert_eq!(tsv_writes.len(), 2, "{tsv_writes:?}");
     assert!(tsv_writes.iter().all(|l| l.contains("commun.topic_line(")));
+}
+
+/// The page's check of a shipped answers file, as the shell runs it when the file arrives.
+fn shipped_outcome(s: &State, file: &rag_fiches::answer::shipped::ShippedAnswers) -> Msg {
+    let bytes = serde_json::to_vec(file).unwrap();
+    let lab = &s.data.lab;
+    let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
+    Msg::AnswersShipped {
+        epoch: s.data.epoch,
+        outcome: rag_fiches::answer::shipped::ShippedAnswers::parse(
+            &bytes,
+            lab.fingerprint(),
+            &ids,
+            &s.data.questions,
+        )
+        .map(Box::new)
+        .map_err(|e| rag_fiches::fr::messages::shipped(&e)),
+    }
+}
+
+#[test]
+fn rt3_b12_a_shipped_answers_file_is_checked_in_full() {
+    use rag_fiches::answer::shipped::Tokens;
+    let good = shipped_file(&state());
+    let mut s = state();
+    let msg = shipped_outcome(&s, &good);
+    send(&mut s, msg);
+    assert!(matches!(s.data.shipped, Some(Ok(_))));
+    type Forge = fn(&mut rag_fiches::answer::shipped::ShippedAnswers);
+    let forged: [(&str, Forge); 7] = [
+        ("2^63 tokens", |f| {
+            for a in &mut f.methods[0].answers {
+                a.tokens = Tokens {
+                    prompt: 1 << 63,
+                    completion: 0,
+                };
+            }
+        }),
+        ("u64::MAX tokens", |f| {
+            f.methods[0].answers[0].judge_tokens.completion = u64::MAX
+        }),
+        ("a stage twice", |f| {
+            let again = f.reranked[0].clone();
+            f.reranked.push(again);
+        }),
+        ("a method twice", |f| {
+            let again = f.methods[0].clone();
+            f.methods.push(again);
+        }),
+        (
+            "a read list in another order (stale, or forged to favour a fiche)",
+            |f| {
+                f.reranked[0].lists[20].read.swap(0, 3);
+            },
+        ),
+        ("5,000 ids read", |f| {
+            let ids: Vec<String> = (0..5000)
+                .map(|i| format!("AR-{:04}", 1 + i % 200))
+                .collect();
+            f.reranked[0].lists[0].read = ids;
+        }),
+        ("an unknown id in the catalogue's answers", |f| {
+            let mut a = f.methods[0].answers[0].clone();
+            a.sent = vec!["ZZ-0000".into()];
+            f.catalogue = vec![a; 40];
+        }),
+    ];
+    for (what, forge) in forged {
+        let mut file = good.clone();
+        forge(&mut file);
+        let mut s = state();
+        let msg = shipped_outcome(&s, &file);
+        send(&mut s, msg);
+        match &s.data.shipped {
+            Some(Err(said)) => assert!(
+                said.starts_with("Les réponses calculées d'avance ne sont pas montrées"),
+                "{what}: {said}"
+            ),
+            _ => panic!("{what}: accepted"),
+        }
+        assert!(s.data.reranked.is_empty(), "{what}");
+    }
+    // Sums of many calls never wrap.
+    let big = Tokens {
+        prompt: u64::MAX - 1,
+        completion: 1,
+    };
+    assert_eq!((big + big).prompt, u64::MAX);
 }

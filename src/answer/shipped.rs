@@ -65,8 +65,8 @@ impl std::ops::Add for Tokens {
     type Output = Tokens;
     fn add(self, other: Tokens) -> Tokens {
         Tokens {
-            prompt: self.prompt + other.prompt,
-            completion: self.completion + other.completion,
+            prompt: self.prompt.saturating_add(other.prompt),
+            completion: self.completion.saturating_add(other.completion),
         }
     }
 }
@@ -233,7 +233,30 @@ pub enum ShippedError {
         part: String,
         id: String,
     },
+    /// A method's answers or a first stage given twice.
+    Duplicate {
+        part: String,
+    },
+    /// A list of fiches sent or read longer than a call sends, or naming a fiche twice.
+    ListShape {
+        part: String,
+        question: usize,
+    },
+    /// A call's tokens beyond what any call can count.
+    Tokens {
+        part: String,
+        question: usize,
+    },
+    /// A reranked list that is not the first stage this page computes for that question.
+    OtherFirstStage {
+        part: String,
+        question: usize,
+    },
 }
+
+/// The most tokens one call may count, prompt and completion together: far above any model's
+/// window, far below what would wrap a sum of them.
+pub const MAX_CALL_TOKENS: u64 = 1 << 24;
 
 impl std::fmt::Display for ShippedError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -256,6 +279,18 @@ impl std::fmt::Display for ShippedError {
             ShippedError::UnknownFiche { part, id } => {
                 write!(f, "{part}: fiche {id} is not in the catalogue")
             }
+            ShippedError::Duplicate { part } => write!(f, "{part} is given twice"),
+            ShippedError::ListShape { part, question } => write!(
+                f,
+                "{part}, question {question}: a list longer than a call sends, or a fiche twice"
+            ),
+            ShippedError::Tokens { part, question } => {
+                write!(f, "{part}, question {question}: tokens beyond any call's")
+            }
+            ShippedError::OtherFirstStage { part, question } => write!(
+                f,
+                "{part}, question {question}: not this page's first stage"
+            ),
         }
     }
 }
@@ -339,22 +374,92 @@ impl ShippedAnswers {
                 name: name.to_owned(),
             })
         };
+        let shape = |part: &str, question: usize, list: &[String], max: usize| {
+            let unique: HashSet<&String> = list.iter().collect();
+            if list.len() <= max && unique.len() == list.len() {
+                Ok(())
+            } else {
+                Err(ShippedError::ListShape {
+                    part: part.to_owned(),
+                    question: question + 1,
+                })
+            }
+        };
+        let tokens = |part: &str, question: usize, t: &[Tokens]| {
+            if t.iter()
+                .all(|t| t.prompt.saturating_add(t.completion) <= MAX_CALL_TOKENS)
+            {
+                Ok(())
+            } else {
+                Err(ShippedError::Tokens {
+                    part: part.to_owned(),
+                    question: question + 1,
+                })
+            }
+        };
+        let once = |names: Vec<&str>| {
+            let mut seen = HashSet::new();
+            names
+                .into_iter()
+                .find(|n| !seen.insert(*n))
+                .map_or(Ok(()), |n| {
+                    Err(ShippedError::Duplicate { part: n.to_owned() })
+                })
+        };
+        once(self.methods.iter().map(|m| m.method.as_str()).collect())?;
+        once(self.reranked.iter().map(|r| r.stage.as_str()).collect())?;
         for m in &self.methods {
             method(&m.method)?;
             count(&m.method, m.answers.len())?;
-            for a in &m.answers {
+            for (i, a) in m.answers.iter().enumerate() {
                 known(&m.method, &a.sent)?;
+                shape(&m.method, i, &a.sent, super::FICHES_SENT)?;
+                tokens(&m.method, i, &[a.tokens, a.judge_tokens])?;
             }
         }
         for r in &self.reranked {
             method(&r.stage)?;
             count(&r.stage, r.lists.len())?;
-            for l in &r.lists {
+            for (i, l) in r.lists.iter().enumerate() {
                 known(&r.stage, &l.read)?;
+                shape(&r.stage, i, &l.read, rerank::READ)?;
+                tokens(&r.stage, i, &[l.tokens])?;
             }
+        }
+        for (i, a) in self.catalogue.iter().enumerate() {
+            known("catalogue", &a.sent)?;
+            shape("catalogue", i, &a.sent, ids.len())?;
+            tokens("catalogue", i, &[a.tokens, a.judge_tokens])?;
         }
         if !self.catalogue.is_empty() {
             count("catalogue", self.catalogue.len())?;
+        }
+        Ok(())
+    }
+
+    /// Checks each reranked list against the first stage this page computes for its question
+    /// (`first_stage(method, question)`, the ids best first; `None` where it cannot be computed
+    /// here, as a dense method without its vectors): a list the page would not have read, forged
+    /// or stale, refuses the file.
+    pub fn check_first_stages(
+        &self,
+        questions: &[Question],
+        first_stage: impl Fn(crate::lab::Method, &str) -> Option<Vec<String>>,
+    ) -> Result<(), ShippedError> {
+        for r in &self.reranked {
+            let Some(method) = crate::lab::Method::parse(&r.stage) else {
+                return Err(ShippedError::UnknownMethod {
+                    name: r.stage.clone(),
+                });
+            };
+            for (i, (l, q)) in r.lists.iter().zip(questions).enumerate() {
+                if first_stage(method, &q.text).is_some_and(|ids| ids != l.read) {
+                    return Err(ShippedError::OtherFirstStage {
+                        part: r.stage.clone(),
+                        question: i + 1,
+                    });
+                }
+            }
         }
         Ok(())
     }

@@ -396,6 +396,16 @@ pub fn shipped(e: &ShippedError) -> String {
         ShippedError::UnknownFiche { part, id } => {
             format!("« {part} » y cite la fiche {id}, absente du catalogue")
         }
+        ShippedError::Duplicate { part } => format!("« {part} » y figure deux fois"),
+        ShippedError::ListShape { part, question } => format!(
+            "« {part} », question {question}, y a une liste de fiches plus longue qu'un appel n'en envoie, ou une fiche deux fois"
+        ),
+        ShippedError::Tokens { part, question } => format!(
+            "« {part} », question {question}, y compte plus de tokens qu'aucun appel"
+        ),
+        ShippedError::OtherFirstStage { part, question } => format!(
+            "les 20 fiches relues pour « {part} », question {question}, ne sont pas celles que cette page trouve (fichier ancien ou modifié)"
+        ),
     };
     format!("Les réponses calculées d'avance ne sont pas montrées : {why}. Recalculez-les avec la commande reponses.")
 }

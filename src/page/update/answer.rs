@@ -294,6 +294,16 @@ pub(super) fn start_rerank(s: &mut State, fx: &mut Vec<Effect>) {
 /// The shipped answers arrived: kept, and each first stage's reranked lists measured like a
 /// method (« mots+ reclassé »), so that they appear in every table, the grid and the exports.
 pub(super) fn shipped(s: &mut State, outcome: Result<Box<ShippedAnswers>, String>) {
+    // The reranked lists must be this page's own first stages: a forged or stale list is never
+    // measured as the reranker's work.
+    let outcome = outcome.and_then(|file| {
+        file.check_first_stages(&s.data.questions, |method, question| {
+            let ids = s.first_stage(method, question).ok()?;
+            Some(ids.into_iter().map(|f| f.id).collect())
+        })
+        .map_err(|e| crate::fr::messages::shipped(&e))?;
+        Ok(file)
+    });
     match outcome {
         Ok(file) => {
             let reranked: Vec<Measurement> = file

@@ -4,18 +4,15 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlProgressElement};
 
-use crate::answer;
-use crate::data::Fiche;
 use crate::fr;
 use crate::measure::compare;
-use crate::mistral::{chat, prices};
 
 use super::super::dom::{by_id, clear, options, replace_children, set_text, E};
 use super::super::ids;
 use super::answer::model_options;
 use super::shipped::{answers_table, non_list, rerank_table, AnswerRow, Reread};
 use super::{answer_view, Memo};
-use crate::answer::{rerank, Source};
+use crate::answer::Source;
 use crate::page::{estimate, judge_or_default, model_or_default, Phase, State};
 
 fn button(id: &str, text: &str) -> Element {

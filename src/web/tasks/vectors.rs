@@ -53,6 +53,62 @@ pub(super) async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
         .map_err(|_| format!("{path} : lecture impossible."))
 }
 
+/// `path`'s bytes, refused before they are all received when they pass `max`: a declared length
+/// over it is refused unread, and the body is read in chunks and dropped at the first one that
+/// passes it.
+pub(super) async fn fetch_bytes_at_most(path: &str, max: usize) -> Result<Vec<u8>, String> {
+    use wasm_bindgen::JsCast;
+    let too_large = || {
+        format!(
+            "{path} : plus de {} octets, refusé.",
+            crate::fr::int(max as u64)
+        )
+    };
+    let unread = || format!("{path} : lecture impossible.");
+    let resp = web_sys::Response::from(fetch_ok(path).await?);
+    let encoded = resp
+        .headers()
+        .get("content-encoding")
+        .ok()
+        .flatten()
+        .is_some_and(|e| e != "identity");
+    let declared = resp
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| !encoded && n > max as u64) {
+        if let Some(body) = resp.body() {
+            let _ = body.cancel();
+        }
+        return Err(too_large());
+    }
+    let body = resp.body().ok_or_else(unread)?;
+    let reader: web_sys::ReadableStreamDefaultReader =
+        body.get_reader().dyn_into().map_err(|_| unread())?;
+    let mut out: Vec<u8> = Vec::new();
+    loop {
+        let chunk = wasm_bindgen_futures::JsFuture::from(reader.read())
+            .await
+            .map_err(|_| unread())?;
+        let done = js_sys::Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(true);
+        if done {
+            return Ok(out);
+        }
+        let value = js_sys::Reflect::get(&chunk, &"value".into()).map_err(|_| unread())?;
+        let bytes = js_sys::Uint8Array::new(&value);
+        if out.len() + bytes.length() as usize > max {
+            let _ = wasm_bindgen_futures::JsFuture::from(reader.cancel()).await;
+            return Err(too_large());
+        }
+        out.extend_from_slice(&bytes.to_vec());
+    }
+}
+
 /// Mistral fiche vectors the page's worker has read, checked and kept as `set`.
 pub struct Attached {
     pub set: u64,
@@ -179,7 +235,11 @@ pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>, in_box: boo
 /// The answers shipped with the exercise (`data/reponses.json`), checked against its fiches and
 /// questions: a file computed for other texts is refused whole, and the page says why.
 async fn load_answers(app: Shared, epoch: u64, name: String) {
-    let bytes = fetch_bytes(&format!("data/{name}")).await;
+    let bytes = fetch_bytes_at_most(
+        &format!("data/{name}"),
+        crate::answer::shipped::MAX_FILE_BYTES,
+    )
+    .await;
     let Some(outcome) = app.peek(|s| {
         let bytes = bytes?;
         let lab = &s.data.lab;
