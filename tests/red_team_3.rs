@@ -652,3 +652,46 @@ fn rt3_b12_a_shipped_answers_file_is_checked_in_full() {
     };
     assert_eq!((big + big).prompt, u64::MAX);
 }
+
+#[test]
+fn rt3_b9_annuler_is_bounded_and_keeps_no_copy_of_what_a_change_left_alone() {
+    use rag_fiches::page::improve::{Change, HISTORY_MAX};
+    let mut s = state();
+    let words: String = (0..20_000).map(|i| format!("mot{i} ")).collect();
+    let fragment = format!(
+        "#vue=ameliorer&rm=mots&rmv=%2B{}",
+        words.trim().replace(' ', "%20")
+    );
+    send(
+        &mut s,
+        Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
+    );
+    let stops = s
+        .improve
+        .settings
+        .as_ref()
+        .unwrap()
+        .analysis
+        .stop_words
+        .len();
+    assert!(stops > 20_000, "{stops}");
+    // 200 moves of k1: the stack holds the last 50, and none of them a copy of the stop words.
+    for i in 0..200 {
+        send(
+            &mut s,
+            Msg::Improve(Change::K1(0.5 + f64::from(i % 20) / 10.0 + 0.05)),
+        );
+    }
+    assert_eq!(s.improve.undo.len(), HISTORY_MAX);
+    assert_eq!(s.improve.undo.held_bytes(), 0);
+    // A stop word removed, then a k1 move: « Annuler » twice brings back the whole list.
+    let before = s.improve.settings.clone().unwrap();
+    send(
+        &mut s,
+        Msg::Improve(Change::StopWords(before.analysis.stop_words[1..].join(" "))),
+    );
+    send(&mut s, Msg::Improve(Change::K1(0.25)));
+    send(&mut s, Msg::Improve(Change::Undo));
+    send(&mut s, Msg::Improve(Change::Undo));
+    assert_eq!(s.improve.settings.as_ref(), Some(&before));
+}

@@ -86,8 +86,85 @@ impl Tried {
     }
 }
 
-/// The most settings kept in the history.
+/// The most settings kept in the history, and the most changes « Annuler » can take back.
 pub const HISTORY_MAX: usize = 50;
+
+/// « Annuler »'s stack: the settings before each change, at most [`HISTORY_MAX`], each kept as
+/// its difference from the settings after it. A change that left the stop words or the
+/// enrichments as they were keeps no copy of them (a k1 move over 100,000 stop words stores a
+/// few numbers); taking a change back restores them from the settings in use.
+#[derive(Debug, Clone, Default)]
+pub struct UndoStack {
+    steps: std::collections::VecDeque<UndoStep>,
+}
+
+#[derive(Debug, Clone)]
+struct UndoStep {
+    /// The settings before the change, their stop words and enrichments emptied when kept.
+    before: Settings,
+    stops_kept: bool,
+    enrich_kept: bool,
+}
+
+impl UndoStack {
+    /// Remembers `before`, which the change to `after` replaced.
+    pub fn push(&mut self, mut before: Settings, after: &Settings) {
+        let stops_kept = before.analysis.stop_words == after.analysis.stop_words;
+        let enrich_kept = before.enrich == after.enrich;
+        if stops_kept {
+            before.analysis.stop_words = Vec::new();
+        }
+        if enrich_kept {
+            before.enrich = Vec::new();
+        }
+        self.steps.push_back(UndoStep {
+            before,
+            stops_kept,
+            enrich_kept,
+        });
+        if self.steps.len() > HISTORY_MAX {
+            self.steps.pop_front();
+        }
+    }
+
+    /// The settings before the last change, `now` being the settings that change made.
+    pub fn pop(&mut self, now: &Settings) -> Option<Settings> {
+        let step = self.steps.pop_back()?;
+        let mut before = step.before;
+        if step.stops_kept {
+            before.analysis.stop_words = now.analysis.stop_words.clone();
+        }
+        if step.enrich_kept {
+            before.enrich = now.enrich.clone();
+        }
+        Some(before)
+    }
+
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// The stop words and enriched words the stack holds, in bytes: what it costs beyond its
+    /// small fields.
+    pub fn held_bytes(&self) -> usize {
+        self.steps
+            .iter()
+            .map(|st| {
+                st.before
+                    .analysis
+                    .stop_words
+                    .iter()
+                    .map(String::len)
+                    .chain(st.before.enrich.iter().map(|e| e.words.len() + e.id.len()))
+                    .sum::<usize>()
+            })
+            .sum()
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Improve {
@@ -104,7 +181,7 @@ pub struct Improve {
     /// the exactes it puts first.
     pub keyword_side: Option<Measurement>,
     /// The settings before each change, for « Annuler ».
-    pub undo: Vec<Settings>,
+    pub undo: UndoStack,
     pub history: Vec<Tried>,
     pub sweep: Option<Sweep>,
     /// The dense tops of the questions, by encoder, for this catalogue.

@@ -154,8 +154,8 @@ pub(super) fn from_link(s: &mut State, settings: Option<Settings>, refused: Vec<
     }
     if let Some(settings) = settings {
         if s.improve.settings.as_ref() != Some(&settings) {
-            if let Some(old) = s.improve.settings.replace(settings) {
-                s.improve.undo.push(old);
+            if let Some(old) = s.improve.settings.replace(settings.clone()) {
+                s.improve.undo.push(old, &settings);
             }
             s.improve.after = None;
             s.improve.error = None;
@@ -230,7 +230,7 @@ pub(super) fn change(s: &mut State, c: Change, _fx: &mut [Effect]) {
             }
         }
         Change::Undo => {
-            let Some(previous) = s.improve.undo.pop() else {
+            let Some(previous) = s.improve.undo.pop(&current) else {
                 return;
             };
             measure(s, previous);
@@ -268,6 +268,6 @@ pub(super) fn change(s: &mut State, c: Change, _fx: &mut [Effect]) {
         s.improve.error = Some(e.to_string());
         return;
     }
-    s.improve.undo.push(current);
+    s.improve.undo.push(current, &next);
     measure(s, next);
 }
