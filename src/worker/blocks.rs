@@ -15,6 +15,10 @@ use crate::encoder::protocol::Reply;
 /// tried again after 0.5 s, then 2 s.
 const TRIES: u32 = 3;
 const WAIT_MS: [i32; 2] = [500, 2_000];
+/// A block's request is abandoned when its whole answer has not come within this: blocks weigh
+/// a few kilobytes, so a request this late hangs (a stalled connection, a proxy), and its try is
+/// counted as failed, as the head's stall is.
+const BLOCK_STALL_MS: i32 = 10_000;
 /// The blocks' cache is named by this, the blocks' layout and the model's fingerprint.
 const CACHE_PREFIX: &str = "rag-fiches-lignes-xz-";
 /// What every blocks' cache name starts with, this layout's or an earlier one's.
@@ -108,15 +112,46 @@ fn scope() -> web_sys::WorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-fn request(block: u32) -> js_sys::Promise {
-    scope().fetch_with_str(&block_path(block))
+/// A block's request under way, aborted by its timer after [`BLOCK_STALL_MS`].
+struct Started {
+    promise: js_sys::Promise,
+    timed_out: std::rc::Rc<std::cell::Cell<bool>>,
 }
 
-/// The block's bytes, or why not (a status, a connection cut).
-async fn receive(started: js_sys::Promise) -> Result<Vec<u8>, String> {
-    let response: web_sys::Response = JsFuture::from(started)
+fn request(block: u32) -> Started {
+    let timed_out = std::rc::Rc::new(std::cell::Cell::new(false));
+    let init = web_sys::RequestInit::new();
+    let controller = web_sys::AbortController::new().ok();
+    if let Some(c) = &controller {
+        init.set_signal(Some(&c.signal()));
+        let flag = timed_out.clone();
+        let c = c.clone();
+        // Fires once in any case (and is then freed): aborting an answered request does nothing.
+        let abort = wasm_bindgen::closure::Closure::once_into_js(move || {
+            flag.set(true);
+            c.abort();
+        });
+        let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(
+            abort.unchecked_ref(),
+            BLOCK_STALL_MS,
+        );
+    }
+    Started {
+        promise: scope().fetch_with_str_and_init(&block_path(block), &init),
+        timed_out,
+    }
+}
+
+/// The block's bytes, or why not (a status, a connection cut, no answer in time).
+async fn receive(started: Started) -> Result<Vec<u8>, String> {
+    let Started { promise, timed_out } = started;
+    let late = || format!("pas de réponse en {} s", BLOCK_STALL_MS / 1000);
+    let response: web_sys::Response = JsFuture::from(promise)
         .await
-        .map_err(|_| "le réseau a échoué".to_owned())?
+        .map_err(|_| match timed_out.get() {
+            true => late(),
+            false => "le réseau a échoué".to_owned(),
+        })?
         .dyn_into()
         .map_err(|_| "réponse illisible".to_owned())?;
     if response.status() != 200 {
@@ -127,7 +162,10 @@ async fn receive(started: js_sys::Promise) -> Result<Vec<u8>, String> {
         .map_err(|_| "réponse illisible".to_owned())?;
     let buffer = JsFuture::from(body)
         .await
-        .map_err(|_| "la connexion a été coupée".to_owned())?;
+        .map_err(|_| match timed_out.get() {
+            true => late(),
+            false => "la connexion a été coupée".to_owned(),
+        })?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 

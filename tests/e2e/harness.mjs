@@ -43,7 +43,8 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
   // `faults`: path → { kind, times, prefix }: the next `times` requests of `path` (of every path
   // it starts, with `prefix`) fail as `kind` says
   // ('404'; 'cut': headers and half the body, then the connection is destroyed; 'short': half
-  // the body with a Content-Length saying so, a complete-looking response).
+  // the body with a Content-Length saying so, a complete-looking response; 'hang': no answer at
+  // all, the connection held open until the server closes).
   // `link`: { bytesPerSecond, latencyMs }: every file response waits `latencyMs`, then its body
   // goes out in 16 kB chunks through one shared link of `bytesPerSecond` (the benchmarks' slow
   // network, on the server's side, so that the worker's requests are slowed too).
@@ -121,6 +122,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
         res.writeHead(404).end();
         return;
       }
+      if (kind === 'hang') return;
       if (kind === 'cut') {
         res.writeHead(200, { 'content-type': type, 'content-length': body.length });
         res.write(body.subarray(0, body.length >> 1), () => res.destroy());

@@ -130,6 +130,34 @@ test('a block cut mid-body is fetched again; one that keeps failing (too short, 
   }
 });
 
+test('rt3-b4 a block request that hangs is abandoned and tried again; blocks that all hang are said in « indisponibles », and the next question retries', { skip: !present }, async () => {
+  const faults = { [BLOCKS]: { prefix: true, kind: 'hang', times: 3 } };
+  const server = await serveDist({ faults });
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.check('#voir-sens-local');
+    // Three requests hang: each abandoned after its stall and tried again.
+    await expectTop(page, Q1, await terminalTop(Q1));
+    assert.equal(faults[BLOCKS].seen, 3);
+    // Every request hangs: said, with why, while the keyword columns answer.
+    Object.assign(faults[BLOCKS], { times: 1000 });
+    await page.fill('#question', Q2);
+    const said = page.locator('#indisponibles');
+    await said.filter({ hasText: /n'a pas pu charger les lignes/ }).waitFor({ timeout: 90000 });
+    assert.match(await said.textContent(), /pas de réponse en 10\s?s/);
+    assert.ok(await page.locator('#colonne-mots li.resultat').count() > 0);
+    // The site answers again: the next question fetches what it needs.
+    faults[BLOCKS].times = 0;
+    await expectTop(page, Q3, await terminalTop(Q3));
+    const others = problems.filter((p) => !p.includes(BLOCKS) && !/Failed to fetch|aborted|AbortError/i.test(p));
+    assert.deepEqual(others, []);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+});
+
 test('a host that does not serve the worker\'s gzipped files: the plain module and glue are fetched, and the local model ranks as the terminal', { skip: !present }, async () => {
   const gz = ['encodeur-rapide_bg.wasm.gz', 'encodeur-rapide.js.gz', 'encodeur_bg.wasm.gz', 'encodeur.js.gz'];
   const faults = Object.fromEntries(gz.map((p) => [p, { kind: '404', times: 1000 }]));
