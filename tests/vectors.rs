@@ -716,7 +716,7 @@ fn a_lab_whose_vectors_are_away_answers_exactly_from_the_tops_it_is_given() {
     }
     // Deeper than what was given: pending again, not a short list.
     assert_eq!(
-        away.search(Method::Sens, q0, Some(v0), 51),
+        away.search(Method::Sens, q0, Some(v0), Lab::dense_depth() + 1),
         Err(SearchError::Pending)
     );
     // Vectors attached here again: the away set is gone.

@@ -60,11 +60,11 @@ pub(super) async fn fetch_bytes_at_most(path: &str, max: usize) -> Result<Vec<u8
     use wasm_bindgen::JsCast;
     let too_large = || {
         format!(
-            "{path} : plus de {} octets, refusé.",
+            "{path}\u{a0}: plus de {} octets, refusé.",
             crate::fr::int(max as u64)
         )
     };
-    let unread = || format!("{path} : lecture impossible.");
+    let unread = || format!("{path}\u{a0}: lecture impossible.");
     let resp = web_sys::Response::from(fetch_ok(path).await?);
     let encoded = resp
         .headers()
