@@ -695,3 +695,91 @@ fn rt3_b9_annuler_is_bounded_and_keeps_no_copy_of_what_a_change_left_alone() {
     send(&mut s, Msg::Improve(Change::Undo));
     assert_eq!(s.improve.settings.as_ref(), Some(&before));
 }
+
+/// One message to the model and every step it asks for, as the page runs them: the steps taken,
+/// and whether the progress was said while the work was under way.
+fn stepped(s: &mut State, msg: Msg) -> (usize, bool) {
+    let mut fx = send(s, msg);
+    let mut steps = 1;
+    let mut said = true;
+    while fx.iter().any(|e| matches!(e, Effect::Step)) {
+        let shown = improve::progress(&s.improve, &s.data.lab, s.data.questions.len());
+        said &= shown.is_some_and(|p| p.ends_with('…'));
+        fx = send(s, Msg::Step);
+        steps += 1;
+    }
+    assert!(s.improve.job.is_none());
+    (steps, said)
+}
+
+#[test]
+fn rt3_b8_ameliorer_works_in_bounded_steps_on_a_large_catalogue() {
+    use rag_fiches::improve::batch::{INDEX_BYTE_WORK, WORK_PER_STEP};
+    use rag_fiches::improve::sweep::{sweep, Grid};
+    use rag_fiches::improve::{DenseTops, Tuned};
+    use rag_fiches::page::improve::Change;
+    let n = 20_000;
+    let (fiches, questions) = rag_fiches::data::synth::catalogue(&exercise().0, n, 40, 1);
+    let mut s = State::new(
+        Dataset::new(0, fiches.clone(), questions.clone(), Some("grand".into())),
+        (fiches.clone(), questions.clone()),
+        rag_fiches::data::nfc,
+    );
+    let search = questions.len() * n;
+    let one_go = |s: &State| {
+        let settings = s.improve.settings.clone().unwrap();
+        Tuned::new(&s.data.lab, settings, None)
+            .unwrap()
+            .measure(&s.data.lab, &s.data.questions, &DenseTops::new())
+            .unwrap()
+    };
+    // Each change takes at least as many steps as its work needs at WORK_PER_STEP a step, and
+    // at most one more per setting measured: no step does much more than its share.
+    let bounded = |steps: usize, work: usize, settings: usize| {
+        let least = work.div_ceil(WORK_PER_STEP);
+        assert!(
+            steps >= least && steps <= least + settings + 1,
+            "{steps} steps for {work} units of work"
+        );
+    };
+    // Opening: mots measured (it is also the starting method: once).
+    let (steps, said) = stepped(&mut s, Msg::ViewChosen(View::Ameliorer));
+    assert!(said);
+    bounded(steps, 2 * search, 2);
+    // A k1 move: one measurement.
+    let (steps, said) = stepped(&mut s, Msg::Improve(Change::K1(0.9)));
+    assert!(said);
+    bounded(steps, search, 1);
+    assert_eq!(s.improve.after.as_ref(), Some(&one_go(&s)));
+    // A stop word: the index rebuilt in steps, then the measurement.
+    let mut words = s.improve.settings.clone().unwrap().analysis.stop_words;
+    words.push("beton".into());
+    let (steps, said) = stepped(&mut s, Msg::Improve(Change::StopWords(words.join(" "))));
+    assert!(said);
+    let bytes: usize = fiches.iter().map(|f| f.texte.len()).sum();
+    bounded(steps, bytes * INDEX_BYTE_WORK + search, 1);
+    assert_eq!(s.improve.after.as_ref(), Some(&one_go(&s)));
+    // The k1 × b sweep: the start and 35 settings.
+    let (steps, said) = stepped(&mut s, Msg::Improve(Change::Sweep(Grid::K1B)));
+    assert!(said);
+    bounded(steps, 36 * search, 36);
+    let settings = s.improve.settings.clone().unwrap();
+    let expected = sweep(
+        &s.data.lab,
+        &s.data.questions,
+        &DenseTops::new(),
+        &settings,
+        Grid::K1B,
+    )
+    .unwrap();
+    assert_eq!(s.improve.sweep.as_ref(), Some(&expected));
+    // A change while a sweep is under way drops it and measures the change (the step the
+    // sweep asked for comes back after the change).
+    let fx = send(&mut s, Msg::Improve(Change::Sweep(Grid::K1B)));
+    assert!(fx.iter().any(|e| matches!(e, Effect::Step)));
+    assert!(send(&mut s, Msg::Improve(Change::B(0.5))).is_empty());
+    stepped(&mut s, Msg::Step);
+    assert!(s.improve.sweep.is_none());
+    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.5);
+    assert_eq!(s.improve.after.as_ref(), Some(&one_go(&s)));
+}

@@ -7,6 +7,9 @@
 //! memory read bound of each scan; and on the bundled catalogue the full 40-question evaluation of
 //! every method (fake vectors).
 //!
+//! `cargo run --release --bin bench -- --ameliorer [N]` (N = 50,000 by default) measures
+//! « Améliorer »'s changes in the page's model, step by step (see `improve::batch`).
+//!
 //! `cargo run --release --bin bench -- --candidates [N]` (N = 50,000 by default) measures instead
 //! how many int8 candidates the exact re-score needs: for 1,000 random questions, the dense top 50
 //! (what the page's worker computes once per question, for `sens` and the fusions) with 50 to 200
@@ -189,6 +192,90 @@ fn candidates_sweep(n: usize) {
     }
 }
 
+/// One message to the page's model and every [`rag_fiches::page::Msg::Step`] it asks for, as the
+/// page runs them (a turn of the event loop between two): (steps, longest, all), in ms.
+fn stepped(s: &mut rag_fiches::page::State, msg: rag_fiches::page::Msg) -> (usize, f64, f64) {
+    use rag_fiches::page::{update, Effect, Msg};
+    let all = Instant::now();
+    let mut steps = 0;
+    let mut longest = 0.0f64;
+    let mut next = Some(msg);
+    while let Some(msg) = next.take() {
+        let t = Instant::now();
+        let fx = update(s, msg, "2026-01-01T00:00:00Z");
+        longest = longest.max(t.elapsed().as_secs_f64() * 1000.0);
+        steps += 1;
+        if fx.iter().any(|e| matches!(e, Effect::Step)) {
+            next = Some(Msg::Step);
+        }
+    }
+    (steps, longest, all.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// « Améliorer » on `n` synthetic fiches and 40 questions, in the page's model: each change's
+/// steps, the longest, and the whole; then what one unit of each kind of step work costs (a
+/// question searched per fiche, a byte of text indexed), which `improve::batch` weighs.
+fn ameliorer(n: usize) {
+    use rag_fiches::improve::batch::{INDEX_BYTE_WORK, WORK_PER_STEP};
+    use rag_fiches::improve::sweep::Grid;
+    use rag_fiches::link::View;
+    use rag_fiches::page::improve::Change;
+    use rag_fiches::page::{Dataset, Msg, State};
+    let bundled = parse_fiches(include_str!("../../data/fiches.jsonl")).expect("bundled fiches");
+    let (fiches, questions) = synth::catalogue(&bundled, n, 40, 1);
+    let mut s = State::new(
+        Dataset::new(0, fiches.clone(), questions.clone(), Some("bench".into())),
+        (fiches.clone(), questions.clone()),
+        rag_fiches::data::nfc,
+    );
+    rag_fiches::outln!("« Améliorer » on {n} fiches, 40 questions (steps of {WORK_PER_STEP} units; a byte indexed weighs {INDEX_BYTE_WORK})\n");
+    rag_fiches::outln!("| change | steps | longest step | all steps |");
+    rag_fiches::outln!("|---|---|---|---|");
+    let row = |what: &str, s: &mut State, msg: Msg| {
+        let (steps, longest, all) = stepped(s, msg);
+        rag_fiches::outln!("| {what} | {steps} | {longest:.1} ms | {all:.0} ms |");
+    };
+    row("open (mots)", &mut s, Msg::ViewChosen(View::Ameliorer));
+    for k1 in [1.2, 0.9, 2.0] {
+        row(&format!("k1 = {k1}"), &mut s, Msg::Improve(Change::K1(k1)));
+    }
+    let mut words = s
+        .improve
+        .settings
+        .as_ref()
+        .map(|st| st.analysis.stop_words.clone())
+        .unwrap_or_default();
+    words.push("beton".into());
+    row(
+        "a stop word added",
+        &mut s,
+        Msg::Improve(Change::StopWords(words.join(" "))),
+    );
+    row(
+        "sweep k1 × b (36 settings)",
+        &mut s,
+        Msg::Improve(Change::Sweep(Grid::K1B)),
+    );
+    // What the weights stand for: one question searched, per fiche; one byte indexed.
+    let lab = Lab::new(fiches.clone());
+    let index = lab.bm25(rag_fiches::lab::Keyword::Mots);
+    let (search, _, _) = time(5, || {
+        for q in &questions {
+            std::hint::black_box(index.search(&q.text, 11));
+        }
+    });
+    let bytes: usize = fiches.iter().map(|f| f.texte.len()).sum();
+    let (build, _, _) = time(3, || {
+        rag_fiches::search::bm25::Bm25Index::build(&fiches, index.analyzer(), Default::default())
+    });
+    let per_fiche = search * 1e6 / (questions.len() * n) as f64;
+    let per_byte = build * 1e6 / bytes as f64;
+    rag_fiches::outln!(
+        "\nsearch: {per_fiche:.1} ns per question and fiche; indexing (mots): {per_byte:.1} ns per byte, {:.1} fiches' worth",
+        per_byte / per_fiche
+    );
+}
+
 fn main() {
     let mut sizes = vec![1_000usize, 10_000, 50_000];
     let args: Vec<String> = std::env::args().collect();
@@ -198,6 +285,14 @@ fn main() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(50_000);
         candidates_sweep(n);
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--ameliorer") {
+        let n = args
+            .get(i + 1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(50_000);
+        ameliorer(n);
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--sizes") {

@@ -5,11 +5,13 @@
 //!   added to fiches, the fusion); in a link, in a JSON file, and on `mesurer`'s command line.
 //! - [`Tuned`]: the index those settings need, prepared once and kept while only k1, b or the
 //!   fusion move; it measures the questions as [`crate::lab::Lab::measure`] does.
+//! - [`batch`]: several settings measured in bounded steps (the page's thread is never held).
 //! - [`diff`]: what a change did (figures, questions up and down, paired tests in words).
 //! - [`sweep`]: a grid tuned on one half of the questions and checked on the other.
 //! - [`checklist`]: the exercise's success criteria for any measurement.
 //! - [`missed`]: « les ratées », the question words missing from the expected fiche.
 
+pub mod batch;
 pub mod checklist;
 pub mod diff;
 pub mod missed;

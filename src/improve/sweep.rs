@@ -9,8 +9,9 @@ use crate::data::{Question, QuestionKind};
 use crate::lab::Lab;
 use crate::measure::{Measurement, DEPTH};
 
+use super::batch::Batch;
 use super::settings::Settings;
-use super::tuned::{DenseTops, Tuned};
+use super::tuned::DenseTops;
 use super::Error;
 
 /// What a sweep moves.
@@ -69,25 +70,16 @@ pub fn mrr(m: &Measurement, keep: impl Fn(usize) -> bool) -> f64 {
     }
 }
 
-fn point(
-    lab: &Lab,
-    questions: &[Question],
-    dense: &DenseTops,
-    settings: Settings,
-    label: String,
-    previous: &mut Option<Tuned>,
-) -> Result<Point, Error> {
-    let tuned = Tuned::new(lab, settings.clone(), previous.take())?;
-    let m = tuned.measure(lab, questions, dense)?;
-    *previous = Some(tuned);
-    // The halves of the refusal threshold's calibration: even rows, odd rows.
-    Ok(Point {
+/// The point of `settings`, measured `m`. The halves are the refusal threshold's calibration's:
+/// even rows, odd rows.
+fn point(settings: Settings, label: String, m: &Measurement) -> Point {
+    Point {
         label,
         settings,
-        calibration: mrr(&m, |i| i % 2 == 0),
-        test: mrr(&m, |i| i % 2 == 1),
-        all: mrr(&m, |_| true),
-    })
+        calibration: mrr(m, |i| i % 2 == 0),
+        test: mrr(m, |i| i % 2 == 1),
+        all: mrr(m, |_| true),
+    }
 }
 
 /// A setting's value with a decimal comma.
@@ -99,7 +91,42 @@ fn pct(x: f64) -> String {
     format!("{:.3}", x).replace('.', ",")
 }
 
-/// Sweeps `grid` from `from` (everything else kept).
+/// The grid's settings from `from` (everything else kept), each with its label.
+pub fn plan(from: &Settings, grid: Grid) -> Vec<(String, Settings)> {
+    match grid {
+        Grid::K1B => K1S
+            .iter()
+            .flat_map(|&k1| BS.iter().map(move |&b| (k1, b)))
+            .map(|(k1, b)| {
+                let s = Settings {
+                    k1,
+                    b,
+                    ..from.clone()
+                };
+                (format!("k1 = {}\u{202f}; b = {}", fr(k1), fr(b)), s)
+            })
+            .collect(),
+        Grid::RrfK => RRF_KS
+            .iter()
+            .map(|&k| {
+                let s = Settings {
+                    fusion: crate::search::fusion::Fusion::Rrf { k },
+                    ..from.clone()
+                };
+                (format!("k = {}", fr(k)), s)
+            })
+            .collect(),
+    }
+}
+
+/// The settings a sweep measures: `from`, then the grid's ([`plan`]).
+pub fn settings(from: &Settings, grid: Grid) -> Vec<Settings> {
+    std::iter::once(from.clone())
+        .chain(plan(from, grid).into_iter().map(|(_, s)| s))
+        .collect()
+}
+
+/// Sweeps `grid` from `from` (everything else kept), every point measured at once.
 pub fn sweep(
     lab: &Lab,
     questions: &[Question],
@@ -107,53 +134,19 @@ pub fn sweep(
     from: &Settings,
     grid: Grid,
 ) -> Result<Sweep, Error> {
-    let mut previous = None;
-    let start = point(
-        lab,
-        questions,
-        dense,
-        from.clone(),
-        "départ".into(),
-        &mut previous,
-    )?;
-    let mut points = Vec::new();
-    match grid {
-        Grid::K1B => {
-            for k1 in K1S {
-                for b in BS {
-                    let s = Settings {
-                        k1,
-                        b,
-                        ..from.clone()
-                    };
-                    points.push(point(
-                        lab,
-                        questions,
-                        dense,
-                        s,
-                        format!("k1 = {} ; b = {}", fr(k1), fr(b)),
-                        &mut previous,
-                    )?);
-                }
-            }
-        }
-        Grid::RrfK => {
-            for k in RRF_KS {
-                let s = Settings {
-                    fusion: crate::search::fusion::Fusion::Rrf { k },
-                    ..from.clone()
-                };
-                points.push(point(
-                    lab,
-                    questions,
-                    dense,
-                    s,
-                    format!("k = {}", fr(k)),
-                    &mut previous,
-                )?);
-            }
-        }
-    }
+    let measured = Batch::new(settings(from, grid), None).run(lab, questions, dense)?;
+    let measurements: Vec<Measurement> = measured.into_iter().map(|(_, m)| m).collect();
+    Ok(conclude(from, grid, &measurements))
+}
+
+/// The sweep's verdict from the measurements of [`settings`]`(from, grid)`, in that order.
+pub fn conclude(from: &Settings, grid: Grid, measured: &[Measurement]) -> Sweep {
+    let start = point(from.clone(), "départ".into(), &measured[0]);
+    let points: Vec<Point> = plan(from, grid)
+        .into_iter()
+        .zip(&measured[1..])
+        .map(|((label, s), m)| point(s, label, m))
+        .collect();
     // The best point by `f`; on equal values the starting settings when they are on the grid
     // (a tie is no reason to change), else the first in grid order.
     let best = |f: fn(&Point) -> f64| {
@@ -198,12 +191,12 @@ pub fn sweep(
             }
         )
     };
-    Ok(Sweep {
+    Sweep {
         grid,
         start,
         points,
         best_calibration,
         best_all,
         verdict,
-    })
+    }
 }

@@ -2,10 +2,10 @@
 
 use std::collections::HashMap;
 
-use crate::data::{Fiche, Question};
+use crate::data::Question;
 use crate::lab::{Encoder, Lab, Method, QuestionVectors, Ranked, SearchError};
-use crate::measure::{Measurement, DEPTH};
-use crate::search::bm25::{Bm25Index, Bm25Params};
+use crate::measure::{Measurement, QuestionOutcome, DEPTH};
+use crate::search::bm25::{Bm25Builder, Bm25Index, Bm25Params};
 use crate::search::fusion::fuse;
 
 use super::settings::{Enrichment, Settings, SettingsError};
@@ -48,8 +48,9 @@ pub struct Tuned {
     index: Option<Bm25Index>,
 }
 
-/// The fiches with the words of `enrich` added to their text.
-fn enriched(lab: &Lab, enrich: &[Enrichment]) -> Result<Vec<Fiche>, SettingsError> {
+/// The words `enrich` adds to each fiche it targets, by fiche number (each enrichment after a
+/// space, in order).
+fn extras(lab: &Lab, enrich: &[Enrichment]) -> Result<HashMap<usize, String>, SettingsError> {
     let docs = enrich
         .iter()
         .map(|e| {
@@ -57,22 +58,82 @@ fn enriched(lab: &Lab, enrich: &[Enrichment]) -> Result<Vec<Fiche>, SettingsErro
                 .ok_or_else(|| SettingsError::UnknownFiche(e.id.clone()))
         })
         .collect::<Result<Vec<usize>, _>>()?;
-    let mut fiches = lab.fiches().to_vec();
+    let fiches = lab.fiches();
+    let mut out: HashMap<usize, String> = HashMap::new();
     for (e, doc) in enrich.iter().zip(docs) {
-        for (i, f) in fiches.iter_mut().enumerate() {
-            let target = if e.product {
-                lab.products()
-                    .same(&lab.fiches()[doc].id, &lab.fiches()[i].id)
-            } else {
-                i == doc
-            };
-            if target {
-                f.texte.push(' ');
-                f.texte.push_str(&e.words);
+        let mut add = |i: usize| {
+            let text = out.entry(i).or_default();
+            text.push(' ');
+            text.push_str(&e.words);
+        };
+        if e.product {
+            for i in 0..fiches.len() {
+                if lab.products().same(&fiches[doc].id, &fiches[i].id) {
+                    add(i);
+                }
             }
+        } else {
+            add(doc);
         }
     }
-    Ok(fiches)
+    Ok(out)
+}
+
+/// The keyword index of some settings being built, a bounded number of bytes at a time
+/// ([`Building::step`]): at 50,000 fiches one rebuild is hundreds of milliseconds.
+#[derive(Debug, Clone)]
+pub struct Building {
+    settings: Settings,
+    method: Method,
+    builder: Bm25Builder,
+    extras: HashMap<usize, String>,
+}
+
+impl Building {
+    /// Indexes the next fiches until about `bytes` of text are analysed (at least one fiche);
+    /// returns the bytes analysed. [`Building::done`] once every fiche is in.
+    pub fn step(&mut self, lab: &Lab, bytes: usize) -> usize {
+        let fiches = lab.fiches();
+        let mut spent = 0;
+        while self.builder.fiches() < fiches.len() && (spent == 0 || spent < bytes) {
+            let doc = self.builder.fiches();
+            let texte = &fiches[doc].texte;
+            match self.extras.get(&doc) {
+                Some(extra) => {
+                    self.builder.add(&format!("{texte}{extra}"));
+                    spent += texte.len() + extra.len();
+                }
+                None => {
+                    self.builder.add(texte);
+                    spent += texte.len();
+                }
+            }
+            spent = spent.max(1);
+        }
+        spent
+    }
+
+    /// How many fiches are indexed.
+    pub fn indexed(&self) -> usize {
+        self.builder.fiches()
+    }
+
+    pub fn done(&self, lab: &Lab) -> bool {
+        self.builder.fiches() == lab.fiches().len()
+    }
+
+    /// The settings ready to measure (every fiche indexed: see [`Building::done`]).
+    pub fn finish(self, lab: &Lab) -> Tuned {
+        let index = self.builder.finish(lab.fiches(), Bm25Params::default());
+        Tuned::with_built(self.settings, self.method, Some(index))
+    }
+}
+
+/// Settings made ready at once, or whose index is still to build.
+#[derive(Debug, Clone)]
+pub enum Start {
+    Ready(Tuned),
+    Building(Building),
 }
 
 impl Tuned {
@@ -83,41 +144,61 @@ impl Tuned {
         settings: Settings,
         previous: Option<Tuned>,
     ) -> Result<Tuned, SettingsError> {
+        Ok(match Tuned::start(lab, settings, previous)? {
+            Start::Ready(t) => t,
+            Start::Building(mut b) => {
+                b.step(lab, usize::MAX);
+                b.finish(lab)
+            }
+        })
+    }
+
+    /// [`Tuned::new`], the index to rebuild (if any) left to [`Building::step`].
+    pub fn start(
+        lab: &Lab,
+        settings: Settings,
+        previous: Option<Tuned>,
+    ) -> Result<Start, SettingsError> {
         settings.check()?;
         let method = settings.base()?;
-        let params = Bm25Params {
-            k1: settings.k1,
-            b: settings.b,
-        };
         let same_text = |a: &Settings, b: &Settings| {
             a.analysis == b.analysis && a.enrich == b.enrich && a.keyword() == b.keyword()
         };
         let built = match (settings.keyword(), previous.and_then(|p| p.built)) {
             (None, _) => None,
-            (Some(_), Some((s, index))) if same_text(&s, &settings) => Some((s, index)),
-            (Some(k), _) => {
-                let index = if settings.rebuilds() {
-                    let fiches = enriched(lab, &settings.enrich)?;
-                    Bm25Index::build(&fiches, settings.analysis.analyzer(), Bm25Params::default())
-                } else {
-                    lab.bm25(k).clone()
-                };
-                Some((settings.clone(), index))
+            (Some(_), Some((s, index))) if same_text(&s, &settings) => Some(index),
+            (Some(_), _) if settings.rebuilds() => {
+                return Ok(Start::Building(Building {
+                    extras: extras(lab, &settings.enrich)?,
+                    builder: Bm25Builder::new(settings.analysis.analyzer()),
+                    settings,
+                    method,
+                }))
             }
+            (Some(k), _) => Some(lab.bm25(k).clone()),
         };
-        let index = built.as_ref().map(|(_, i)| {
+        Ok(Start::Ready(Tuned::with_built(settings, method, built)))
+    }
+
+    /// `settings` with `built`, their analysis's index at the seed's k1 and b.
+    fn with_built(settings: Settings, method: Method, built: Option<Bm25Index>) -> Tuned {
+        let params = Bm25Params {
+            k1: settings.k1,
+            b: settings.b,
+        };
+        let index = built.as_ref().map(|i| {
             if params == Bm25Params::default() {
                 i.clone()
             } else {
                 i.with_params(params)
             }
         });
-        Ok(Tuned {
+        Tuned {
+            built: built.map(|i| (settings.clone(), i)),
             settings,
             method,
-            built,
             index,
-        })
+        }
     }
 
     pub fn method(&self) -> Method {
@@ -177,6 +258,35 @@ impl Tuned {
         })
     }
 
+    /// One question measured under the settings (`dense`: the dense tops, for dense methods).
+    pub fn outcome(
+        &self,
+        lab: &Lab,
+        question: &Question,
+        dense: &DenseTops,
+    ) -> Result<QuestionOutcome, SearchError> {
+        let top = self
+            .search(
+                &question.text,
+                dense.get(&question.text).map(Vec::as_slice),
+                DEPTH + 1,
+            )?
+            .into_iter()
+            .map(|r| (lab.fiches()[r.doc].id.clone(), r.score))
+            .collect();
+        Ok(Measurement::outcome(question, top))
+    }
+
+    /// The measurement of these settings from every question's outcome, named by
+    /// [`Settings::name`].
+    pub fn measurement(&self, lab: &Lab, outcomes: Vec<QuestionOutcome>) -> Measurement {
+        let decimals = match self.method {
+            Method::Hybride(_) | Method::HybrideLocal => None,
+            m => m.score_decimals(),
+        };
+        lab.measurement(&self.settings.name(), decimals, outcomes)
+    }
+
     /// Every question measured under the settings, named by [`Settings::name`].
     pub fn measure(
         &self,
@@ -186,19 +296,8 @@ impl Tuned {
     ) -> Result<Measurement, SearchError> {
         let outcomes = questions
             .iter()
-            .map(|q| {
-                let top = self
-                    .search(&q.text, dense.get(&q.text).map(Vec::as_slice), DEPTH + 1)?
-                    .into_iter()
-                    .map(|r| (lab.fiches()[r.doc].id.clone(), r.score))
-                    .collect();
-                Ok(Measurement::outcome(q, top))
-            })
+            .map(|q| self.outcome(lab, q, dense))
             .collect::<Result<Vec<_>, SearchError>>()?;
-        let decimals = match self.method {
-            Method::Hybride(_) | Method::HybrideLocal => None,
-            m => m.score_decimals(),
-        };
-        Ok(lab.measurement(&self.settings.name(), decimals, outcomes))
+        Ok(self.measurement(lab, outcomes))
     }
 }

@@ -21,6 +21,8 @@ pub struct Products {
     /// Products with more than one fiche.
     with_siblings: usize,
     count: usize,
+    /// Each product's number of fiches.
+    sizes: Vec<usize>,
 }
 
 impl Products {
@@ -47,6 +49,7 @@ impl Products {
             of,
             with_siblings: sizes.iter().filter(|&&n| n > 1).count(),
             count: sizes.len(),
+            sizes,
         }
     }
 
@@ -69,6 +72,16 @@ impl Products {
         self.count == 0
     }
 
+    /// How many fiches `id`'s product has, `id` included (1 for an id not in the catalogue),
+    /// without reading the catalogue.
+    pub fn variants(&self, id: &str) -> usize {
+        self.of
+            .get(id)
+            .and_then(|&p| self.sizes.get(p as usize))
+            .copied()
+            .unwrap_or(1)
+    }
+
     /// The fiches of `id`'s product, `id` included, in catalogue order.
     pub fn siblings<'a>(&self, id: &str, fiches: &'a [Fiche]) -> Vec<&'a Fiche> {
         fiches.iter().filter(|f| self.same(id, &f.id)).collect()
@@ -89,6 +102,10 @@ mod tests {
         assert!(p.same("AR-0039", "AR-0040"));
         assert!(!p.same("AR-0040", "AR-0041"));
         assert_eq!(p.siblings("AR-0040", &fiches).len(), 2);
+        for f in &fiches {
+            assert_eq!(p.variants(&f.id), p.siblings(&f.id, &fiches).len());
+        }
+        assert_eq!(p.variants("AR-9999"), 1);
     }
 
     #[test]

@@ -138,6 +138,9 @@ pub enum Effect {
     RememberKey(Option<String>),
     Clipboard(String),
     Download(String, Vec<u8>),
+    /// A turn of the event loop, then [`super::Msg::Step`]: long work of the model (« Améliorer »'s
+    /// measurements) goes on in bounded steps, the page's input and rendering between them.
+    Step,
     /// Scrolls to and focuses this place.
     Focus(Focus),
     /// Opens « Réglages » and focuses the key field.

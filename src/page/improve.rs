@@ -1,6 +1,7 @@
 //! « Améliorer »'s part of the state: the settings tried, their measurement against the starting
 //! method, the history of this session, a sweep.
 
+use crate::improve::batch::Batch;
 use crate::improve::diff::Diff;
 use crate::improve::sweep::{Grid, Sweep};
 use crate::improve::{DenseTops, Enrichment, Settings, Tuned};
@@ -193,4 +194,64 @@ pub struct Improve {
     /// The failure was the questions' dense vectors not being there yet: tried again as
     /// messages come (they arrive with them). Any other failure waits for the next change.
     pub waiting_for_vectors: bool,
+    /// The settings `after` measures.
+    pub measured: Option<Settings>,
+    /// The measurement or the sweep under way, a bounded step at a time.
+    pub job: Option<Job>,
+    /// A step was asked of the shell ([`crate::page::Effect::Step`]) and has not come back.
+    pub stepping: bool,
+}
+
+/// Work of « Améliorer » under way: measured in steps of [`crate::improve::batch::WORK_PER_STEP`],
+/// a turn of the event loop between two, the last results shown meanwhile.
+#[derive(Debug, Clone)]
+pub enum Job {
+    /// `settings`, then (`side`) their fusion's keyword side, then (`before`) the starting method.
+    Measure {
+        settings: Settings,
+        side: bool,
+        before: bool,
+        batch: Batch,
+    },
+    /// The sweep of `grid` from `from`.
+    Sweep {
+        from: Settings,
+        grid: Grid,
+        batch: Batch,
+    },
+}
+
+impl Job {
+    pub fn batch(&self) -> &Batch {
+        match self {
+            Job::Measure { batch, .. } | Job::Sweep { batch, .. } => batch,
+        }
+    }
+}
+
+/// What the work under way has done, in the page's words (`None`: nothing under way).
+pub fn progress(im: &Improve, lab: &crate::lab::Lab, questions: usize) -> Option<String> {
+    use crate::fr::int;
+    let job = im.job.as_ref()?;
+    let batch = job.batch();
+    if let Some((done, all)) = batch.building(lab) {
+        return Some(format!(
+            "Nouvelle analyse des fiches\u{a0}: {} sur {}…",
+            int(done as u64),
+            int(all as u64)
+        ));
+    }
+    let (done, all) = batch.progress(questions);
+    Some(match job {
+        Job::Measure { .. } => format!(
+            "Mesure en cours\u{a0}: {} recherches sur {}…",
+            int(done as u64),
+            int(all as u64)
+        ),
+        Job::Sweep { .. } => format!(
+            "Balayage en cours\u{a0}: {} recherches sur {}…",
+            int(done as u64),
+            int(all as u64)
+        ),
+    })
 }

@@ -33,6 +33,9 @@ pub enum Msg {
     FragmentChanged(ViewState),
     /// A change in « Améliorer ».
     Improve(super::improve::Change),
+    /// The turn of the event loop asked by [`super::Effect::Step`] is over: the work under way
+    /// goes on.
+    Step,
     CopyLink(String),
     LinkCopied(bool),
     KeyTyped(String),

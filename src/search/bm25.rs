@@ -126,6 +126,127 @@ pub struct Explanation {
     pub params: Bm25Params,
 }
 
+/// An index built a fiche at a time, in steps its caller paces (« Améliorer » rebuilds its index
+/// this way, a bounded number of bytes per step), then finished: the index
+/// [`Bm25Index::build`] gives for the same texts.
+#[derive(Debug, Clone)]
+pub struct Bm25Builder {
+    analyzer: Analyzer,
+    vocabulary: FxHashMap<String, u32>,
+    postings: Vec<Vec<(u32, u32)>>,
+    doc_len: Vec<u32>,
+    total: u64,
+    /// The fiche being added: its term counts and its length so far.
+    counts: FxHashMap<u32, u32>,
+    len: u32,
+}
+
+impl Bm25Builder {
+    pub fn new(analyzer: Analyzer) -> Bm25Builder {
+        Bm25Builder {
+            analyzer,
+            vocabulary: FxHashMap::default(),
+            postings: Vec::new(),
+            doc_len: Vec::new(),
+            total: 0,
+            counts: FxHashMap::default(),
+            len: 0,
+        }
+    }
+
+    /// Analyses one piece of the fiche being added (see [`Bm25Builder::end_fiche`]).
+    pub fn piece(&mut self, text: &str) {
+        let Bm25Builder {
+            analyzer,
+            vocabulary,
+            postings,
+            counts,
+            len,
+            ..
+        } = self;
+        analyzer.each_term(text, |term, _, _| {
+            *len += 1;
+            // Looked up first: only a new term is copied into the vocabulary.
+            let id = match vocabulary.get(term) {
+                Some(&id) => id,
+                None => {
+                    let id = vocabulary.len() as u32;
+                    vocabulary.insert(term.to_owned(), id);
+                    postings.push(Vec::new());
+                    id
+                }
+            };
+            *counts.entry(id).or_insert(0) += 1;
+        });
+    }
+
+    /// Ends the fiche whose pieces were given: it takes the next fiche number.
+    pub fn end_fiche(&mut self) {
+        let doc = self.doc_len.len() as u32;
+        self.doc_len.push(self.len);
+        self.total += u64::from(self.len);
+        self.len = 0;
+        let mut pairs: Vec<(u32, u32)> = self.counts.drain().collect();
+        pairs.sort_unstable();
+        for (term, tf) in pairs {
+            self.postings[term as usize].push((doc, tf));
+        }
+    }
+
+    /// Adds a fiche's whole text (in the pieces [`Bm25Index::build_pausing`] analyses).
+    pub fn add(&mut self, text: &str) {
+        for piece in crate::search::analysis::pieces(text, PIECE_BYTES) {
+            self.piece(piece);
+        }
+        self.end_fiche();
+    }
+
+    /// How many fiches were added.
+    pub fn fiches(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    /// The index of the fiches added, `fiches` giving their ids (the order of ties).
+    pub fn finish(self, fiches: &[Fiche], params: Bm25Params) -> Bm25Index {
+        let n = self.doc_len.len();
+        debug_assert_eq!(n, fiches.len());
+        // Python: MOYENNE = sum(len(d) for d in DOCS) / N (an int divided by an int, in f64).
+        let avg_len = if n == 0 {
+            0.0
+        } else {
+            self.total as f64 / n as f64
+        };
+        let norm = norms(&self.doc_len, avg_len, params);
+        let idf = self
+            .postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as f64;
+                (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        let mut by_id: Vec<u32> = (0..n as u32).collect();
+        by_id.sort_by(|&a, &b| fiches[a as usize].id.cmp(&fiches[b as usize].id));
+        let mut id_rank = vec![0u32; n];
+        for (rank, &doc) in by_id.iter().enumerate() {
+            id_rank[doc as usize] = rank as u32;
+        }
+        by_id.reverse();
+        Bm25Index {
+            analyzer: self.analyzer,
+            params,
+            vocabulary: Arc::new(self.vocabulary),
+            idf: Arc::new(idf),
+            postings: Arc::new(self.postings),
+            doc_len: Arc::new(self.doc_len),
+            norm,
+            avg_len,
+            id_rank: Arc::new(id_rank),
+            by_id_desc: Arc::new(by_id),
+        }
+    }
+}
+
 impl Bm25Index {
     /// Indexes the `texte` of every fiche. An empty catalogue gives an index that finds nothing.
     pub fn build(fiches: &[Fiche], analyzer: Analyzer, params: Bm25Params) -> Bm25Index {
@@ -146,80 +267,26 @@ impl Bm25Index {
         F: FnMut(usize) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
-        let n = fiches.len();
-        let mut vocabulary: FxHashMap<String, u32> = FxHashMap::default();
-        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut doc_len = Vec::with_capacity(n);
-        let mut total: u64 = 0;
-        let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut builder = Bm25Builder::new(analyzer);
         for (doc, fiche) in fiches.iter().enumerate() {
             if doc > 0 && doc % DOCS_PER_STEP == 0 {
                 pause(doc).await;
             }
-            counts.clear();
-            let mut len = 0u32;
             // A giant fiche is analysed and counted piece by piece, with a pause after each: one
             // fiche of 3.3 MB held the page's thread for 1.5-3.4 s.
             let pieces = crate::search::analysis::pieces(&fiche.texte, PIECE_BYTES);
             let several = pieces.len() > 1;
             for piece in pieces {
-                analyzer.each_term(piece, |term, _, _| {
-                    len += 1;
-                    // Looked up first: only a new term is copied into the vocabulary.
-                    let id = match vocabulary.get(term) {
-                        Some(&id) => id,
-                        None => {
-                            let id = vocabulary.len() as u32;
-                            vocabulary.insert(term.to_owned(), id);
-                            postings.push(Vec::new());
-                            id
-                        }
-                    };
-                    *counts.entry(id).or_insert(0) += 1;
-                });
+                builder.piece(piece);
                 if several {
                     pause(doc).await;
                 }
             }
-            doc_len.push(len);
-            total += u64::from(len);
-            let mut pairs: Vec<(u32, u32)> = counts.iter().map(|(&t, &c)| (t, c)).collect();
-            pairs.sort_unstable();
-            for (term, tf) in pairs {
-                postings[term as usize].push((doc as u32, tf));
-            }
+            builder.end_fiche();
         }
         // The weights and the order by id, in a step of their own.
-        pause(n).await;
-        // Python: MOYENNE = sum(len(d) for d in DOCS) / N (an int divided by an int, in f64).
-        let avg_len = if n == 0 { 0.0 } else { total as f64 / n as f64 };
-        let norm = norms(&doc_len, avg_len, params);
-        let idf = postings
-            .iter()
-            .map(|p| {
-                let df = p.len() as f64;
-                (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect();
-        let mut by_id: Vec<u32> = (0..n as u32).collect();
-        by_id.sort_by(|&a, &b| fiches[a as usize].id.cmp(&fiches[b as usize].id));
-        let mut id_rank = vec![0u32; n];
-        for (rank, &doc) in by_id.iter().enumerate() {
-            id_rank[doc as usize] = rank as u32;
-        }
-        by_id.reverse();
-        Bm25Index {
-            analyzer,
-            params,
-            vocabulary: Arc::new(vocabulary),
-            idf: Arc::new(idf),
-            postings: Arc::new(postings),
-            doc_len: Arc::new(doc_len),
-            norm,
-            avg_len,
-            id_rank: Arc::new(id_rank),
-            by_id_desc: Arc::new(by_id),
-        }
+        pause(fiches.len()).await;
+        builder.finish(fiches, params)
     }
 
     pub fn analyzer(&self) -> Analyzer {

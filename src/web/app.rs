@@ -113,6 +113,10 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             focus(ids::CLE);
         }
         Effect::HideGuide => store::hide_guide(),
+        Effect::Step => spawn(async move {
+            super::turns::yield_now().await;
+            app.dispatch(Msg::Step);
+        }),
     }
 }
 

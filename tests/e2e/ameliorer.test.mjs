@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { openPage, suite } from './harness.mjs';
@@ -23,11 +24,11 @@ async function figures(page) {
 }
 
 /** The terminal's measurement of the settings the page exports. */
-async function terminal(page) {
+async function terminal(page, data = []) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="reglages"]')]);
   assert.equal(d.suggestedFilename(), 'reglages.json');
   const path = await d.path();
-  const { stdout } = await promisify(execFile)(join(ROOT, 'target/release/mesurer'), ['--reglages', path, '--json'], { cwd: ROOT });
+  const { stdout } = await promisify(execFile)(join(ROOT, 'target/release/mesurer'), ['--reglages', path, '--json', ...data], { cwd: ROOT, maxBuffer: 64 << 20 });
   return { settings: JSON.parse(await readFile(path, 'utf8')), m: JSON.parse(stdout) };
 }
 
@@ -129,6 +130,55 @@ test('a fusion from the shipped local vectors: its k, its weights and a score fu
   assert.equal(f['courantes : bonne fiche en tête'], '11');
   await page.selectOption('#ameliorer-fusion', 'mnz-z');
   await page.waitForFunction(() => /CombMNZ \(z-score\)/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('rt3-b8 on 20,000 fiches a change is measured in steps: its progress said at once, then the terminal\'s figures', { timeout: 240000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'rag-fiches-ameliorer-'));
+  await promisify(execFile)(join(ROOT, 'target/release/catalogue'), ['--fiches', '20000', '--questions', '40', '--out', dir]);
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.setInputFiles('#fichiers', ['fiches.jsonl', 'questions.csv'].map((f) => join(dir, f)));
+  await page.waitForFunction(() => /20.?000 fiches/.test(document.querySelector('#resume').textContent), null, { timeout: 120000 });
+  await page.click('#onglet-ameliorer');
+  await page.waitForSelector('#ameliorer-chiffres');
+  await page.waitForFunction(() => document.getElementById('ameliorer-calcul').hidden);
+  // The k1 slider moved: the event's handler does the first step and says what is left.
+  const shown = await page.evaluate(() => {
+    const el = document.getElementById('ameliorer-k1');
+    el.value = '0.9';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    const calcul = document.getElementById('ameliorer-calcul');
+    return calcul.hidden ? null : calcul.textContent;
+  });
+  assert.match(shown ?? '', /^Mesure en cours\u00a0: \d+ recherches sur 40…$/);
+  await page.waitForFunction(() => document.getElementById('ameliorer-calcul').hidden
+    && /k1 = 0,9/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  // A stop word: the index is analysed again in steps.
+  const words = await page.inputValue('#ameliorer-mots-vides');
+  const rebuilding = await page.evaluate((text) => {
+    const el = document.getElementById('ameliorer-mots-vides');
+    el.value = text;
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return document.getElementById('ameliorer-calcul').textContent;
+  }, `${words} beton`);
+  assert.match(rebuilding, /^Nouvelle analyse des fiches\u00a0: [\d\u202f]+ sur 20\u202f000…$/);
+  await page.waitForFunction(() => document.getElementById('ameliorer-calcul').hidden
+    && /beton/.test(document.querySelector('#ameliorer-chiffres caption').textContent), null, { timeout: 60000 });
+  const { m } = await terminal(page, ['--fiches', join(dir, 'fiches.jsonl'), '--questions', join(dir, 'questions.csv')]);
+  const [e, c] = m.kinds;
+  const f = await figures(page);
+  assert.equal(f['exactes : bonne fiche en tête'], String(e.hit1));
+  assert.equal(f['courantes : bonne fiche en tête'], String(c.hit1));
+  assert.equal(f['courantes : MRR@10'], fr(c.mrr10, 3));
+  // The sweep goes in steps too, and ends with its verdict.
+  const sweeping = await page.evaluate(() => {
+    document.querySelector('button[data-balayer="k1b"]').click();
+    return document.getElementById('ameliorer-calcul').textContent;
+  });
+  assert.match(sweeping, /^Balayage en cours\u00a0: \d+ recherches sur 1\u202f440…$/);
+  await page.waitForSelector('#ameliorer-balayage-verdict', { timeout: 120000 });
+  assert.ok(await page.evaluate(() => document.getElementById('ameliorer-calcul').hidden));
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,8 +1,10 @@
-//! « Améliorer »: each change re-measures every question at once, against the starting method.
+//! « Améliorer »: each change re-measures every question, against the starting method, in
+//! bounded steps (all at once on a small catalogue).
 
+use crate::improve::batch::Batch;
 use crate::improve::diff::diff;
-use crate::improve::sweep::sweep;
-use crate::improve::{dense_tops, DenseTops, Settings, Tuned};
+use crate::improve::sweep::{conclude, settings as sweep_settings};
+use crate::improve::{dense_tops, DenseTops, Settings};
 use crate::lab::{Encoder, SearchError};
 use crate::link::View;
 use crate::search::analysis::custom::{
@@ -10,7 +12,7 @@ use crate::search::analysis::custom::{
 };
 
 use super::super::effect::Effect;
-use super::super::improve::{Change, StopPreset, Tried, HISTORY_MAX};
+use super::super::improve::{Change, Job, StopPreset, Tried, HISTORY_MAX};
 use super::super::state::State;
 
 /// Why a dense method's settings cannot be measured, in the page's words.
@@ -44,69 +46,128 @@ fn tops(s: &mut State, encoder: Encoder) -> Result<DenseTops, String> {
     Ok(t)
 }
 
-/// Measures `settings` (and the starting method when it changed); records them in the history.
+/// Starts measuring `settings` (with the fusion's keyword side, and the starting method when it
+/// changed), and does the first step: on a small catalogue, all of it.
 fn measure(s: &mut State, settings: Settings) {
     let Ok(method) = settings.base() else { return };
-    let dense = match method.encoder() {
-        None => DenseTops::new(),
-        Some(e) => match tops(s, e) {
-            Ok(t) => t,
-            Err(why) => {
-                s.improve.error = Some(why);
-                s.improve.waiting_for_vectors = true;
-                s.improve.settings = Some(settings);
-                s.improve.after = None;
-                s.improve.diff = None;
-                return;
-            }
-        },
-    };
-    let lab = &s.data.lab;
-    let questions = &s.data.questions;
+    if let Some(e) = method.encoder() {
+        if let Err(why) = tops(s, e) {
+            s.improve.error = Some(why);
+            s.improve.waiting_for_vectors = true;
+            s.improve.settings = Some(settings);
+            s.improve.job = None;
+            s.improve.after = None;
+            s.improve.measured = None;
+            s.improve.diff = None;
+            return;
+        }
+    }
     let start = Settings::of(method);
-    if s.improve.before.as_ref().map(|m| m.method.as_str()) != Some(start.method.as_str()) {
-        match Tuned::new(lab, start.clone(), None).map(|t| t.measure(lab, questions, &dense)) {
-            Ok(Ok(m)) => s.improve.before = Some(m),
-            Ok(Err(e)) => return fail(s, settings, e.to_string()),
-            Err(e) => return fail(s, settings, e.to_string()),
-        }
-    }
-    let previous = s.improve.tuned.take();
-    let tuned = match Tuned::new(lab, settings.clone(), previous) {
-        Ok(t) => t,
-        Err(e) => return fail(s, settings, e.to_string()),
-    };
-    let after = match tuned.measure(lab, questions, &dense) {
-        Ok(m) => m,
-        Err(e) => return fail(s, settings, e.to_string()),
-    };
-    if let Some(before) = &s.improve.before {
-        s.improve.diff = Some(diff(before, &after));
-    }
-    s.improve.keyword_side = match (method.fused_keyword(), settings.keyword()) {
-        (Some(_), Some(k)) => {
-            let side = Settings {
-                method: crate::lab::Method::Keyword(k).name().to_owned(),
-                ..settings.clone()
-            };
-            Tuned::new(lab, side, Some(tuned.clone()))
-                .ok()
-                .and_then(|t| t.measure(lab, questions, &DenseTops::new()).ok())
-        }
+    let before =
+        s.improve.before.as_ref().map(|m| m.method.as_str()) != Some(start.method.as_str());
+    let side = match (method.fused_keyword(), settings.keyword()) {
+        (Some(_), Some(k)) => Some(Settings {
+            method: crate::lab::Method::Keyword(k).name().to_owned(),
+            ..settings.clone()
+        }),
         _ => None,
     };
-    let tried = Tried::of(&settings, &after);
-    if s.improve.history.last().map(|t| &t.settings) != Some(&settings) {
-        s.improve.history.push(tried);
-        if s.improve.history.len() > HISTORY_MAX {
-            s.improve.history.remove(0);
+    let mut list = vec![settings.clone()];
+    list.extend(side.iter().cloned());
+    if before {
+        list.push(start);
+    }
+    let batch = Batch::new(list, s.improve.tuned.clone());
+    s.improve.settings = Some(settings.clone());
+    s.improve.job = Some(Job::Measure {
+        settings,
+        side: side.is_some(),
+        before,
+        batch,
+    });
+    advance(s);
+}
+
+/// One step of the work under way; its results once it is done.
+fn advance(s: &mut State) {
+    let Some(mut job) = s.improve.job.take() else {
+        return;
+    };
+    let dense = match &job {
+        Job::Measure { settings, .. } | Job::Sweep { from: settings, .. } => {
+            match settings.base().ok().and_then(|m| m.encoder()) {
+                None => DenseTops::new(),
+                Some(e) => match tops(s, e) {
+                    Ok(t) => t,
+                    Err(why) => {
+                        s.improve.error = Some(why);
+                        return;
+                    }
+                },
+            }
+        }
+    };
+    let stepped = match &mut job {
+        Job::Measure { batch, .. } | Job::Sweep { batch, .. } => {
+            batch.step(&s.data.lab, &s.data.questions, &dense)
+        }
+    };
+    match (stepped, job) {
+        (Ok(false), job) => s.improve.job = Some(job),
+        (Err(e), Job::Measure { settings, .. }) => fail(s, settings, e.to_string()),
+        (Err(e), Job::Sweep { .. }) => s.improve.error = Some(e.to_string()),
+        (Ok(true), Job::Sweep { from, grid, batch }) => {
+            let measured: Vec<_> = batch.finish().into_iter().map(|(_, m)| m).collect();
+            s.improve.sweep = Some(conclude(&from, grid, &measured));
+        }
+        (
+            Ok(true),
+            Job::Measure {
+                settings,
+                side,
+                before,
+                batch,
+            },
+        ) => {
+            let mut done = batch.finish().into_iter();
+            let Some((tuned, after)) = done.next() else {
+                return;
+            };
+            let keyword_side = if side {
+                done.next().map(|(_, m)| m)
+            } else {
+                None
+            };
+            if before {
+                s.improve.before = done.next().map(|(_, m)| m);
+            }
+            if let Some(before) = &s.improve.before {
+                s.improve.diff = Some(diff(before, &after));
+            }
+            s.improve.keyword_side = keyword_side;
+            let tried = Tried::of(&settings, &after);
+            if s.improve.history.last().map(|t| &t.settings) != Some(&settings) {
+                s.improve.history.push(tried);
+                if s.improve.history.len() > HISTORY_MAX {
+                    s.improve.history.remove(0);
+                }
+            }
+            s.improve.tuned = Some(tuned);
+            s.improve.after = Some(after);
+            s.improve.measured = Some(settings.clone());
+            s.improve.settings = Some(settings);
+            s.improve.error = None;
+            s.improve.waiting_for_vectors = false;
         }
     }
-    s.improve.tuned = Some(tuned);
-    s.improve.after = Some(after);
-    s.improve.settings = Some(settings);
-    s.improve.error = None;
-    s.improve.waiting_for_vectors = false;
+}
+
+/// The shell's turn of the event loop is over: the next step.
+pub(super) fn step(s: &mut State) {
+    s.improve.stepping = false;
+    if s.view == View::Ameliorer {
+        advance(s);
+    }
 }
 
 fn fail(s: &mut State, settings: Settings, why: String) {
@@ -115,12 +176,14 @@ fn fail(s: &mut State, settings: Settings, why: String) {
     s.improve.settings = Some(settings);
     s.improve.tuned = None;
     s.improve.after = None;
+    s.improve.measured = None;
     s.improve.diff = None;
 }
 
 /// Makes « Améliorer » current for the catalogue shown: a new catalogue starts a new session
-/// (history, sweep and tops were of the old one); settings are measured once.
-pub(super) fn ensure(s: &mut State) {
+/// (history, sweep and tops were of the old one); settings are measured once; work under way
+/// asks for its next step.
+pub(super) fn ensure(s: &mut State, fx: &mut Vec<Effect>) {
     if s.view != View::Ameliorer {
         return;
     }
@@ -135,14 +198,24 @@ pub(super) fn ensure(s: &mut State) {
         .settings
         .clone()
         .unwrap_or_else(|| Settings::of(crate::lab::Method::MOTS));
-    let same = s.improve.settings.as_ref() == Some(&settings);
-    let done = same && s.improve.after.is_some();
-    // A failure of these settings is final until they change, unless it waited for vectors.
-    let failed = same && s.improve.error.is_some() && !s.improve.waiting_for_vectors;
-    if done || failed {
-        return;
+    // Work under way for other settings (a link replaced them) is dropped.
+    if let Some(Job::Measure { settings: m, .. }) = &s.improve.job {
+        if *m != settings {
+            s.improve.job = None;
+        }
     }
-    measure(s, settings);
+    let done = s.improve.measured.as_ref() == Some(&settings) && s.improve.after.is_some();
+    // A failure of these settings is final until they change, unless it waited for vectors.
+    let failed = s.improve.settings.as_ref() == Some(&settings)
+        && s.improve.error.is_some()
+        && !s.improve.waiting_for_vectors;
+    if s.improve.job.is_none() && !done && !failed {
+        measure(s, settings);
+    }
+    if s.improve.job.is_some() && !s.improve.stepping {
+        s.improve.stepping = true;
+        fx.push(Effect::Step);
+    }
 }
 
 /// Settings from a link: measured when the view is shown.
@@ -164,7 +237,7 @@ pub(super) fn from_link(s: &mut State, settings: Option<Settings>, refused: Vec<
 }
 
 /// One change from the learner.
-pub(super) fn change(s: &mut State, c: Change, _fx: &mut [Effect]) {
+pub(super) fn change(s: &mut State, c: Change) {
     let Some(current) = s.improve.settings.clone() else {
         return;
     };
@@ -243,17 +316,20 @@ pub(super) fn change(s: &mut State, c: Change, _fx: &mut [Effect]) {
             next = t.settings.clone();
         }
         Change::Sweep(grid) => {
-            let method = current.base().ok();
-            let dense = match method.and_then(|m| m.encoder()) {
-                None => Ok(DenseTops::new()),
-                Some(e) => tops(s, e),
-            };
             s.improve.sweep = None;
-            match dense.map(|d| sweep(&s.data.lab, &s.data.questions, &d, &current, grid)) {
-                Ok(Ok(r)) => s.improve.sweep = Some(r),
-                Ok(Err(e)) => s.improve.error = Some(e.to_string()),
-                Err(why) => s.improve.error = Some(why),
+            if let Some(e) = current.base().ok().and_then(|m| m.encoder()) {
+                if let Err(why) = tops(s, e) {
+                    s.improve.error = Some(why);
+                    return;
+                }
             }
+            let batch = Batch::new(sweep_settings(&current, grid), s.improve.tuned.clone());
+            s.improve.job = Some(Job::Sweep {
+                from: current,
+                grid,
+                batch,
+            });
+            advance(s);
             return;
         }
         Change::KeepSwept => {

@@ -72,7 +72,8 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             improve::from_link(s, link.settings.clone(), link.refused.clone());
             question::fragment(s, link)
         }
-        Msg::Improve(c) => improve::change(s, c, fx),
+        Msg::Improve(c) => improve::change(s, c),
+        Msg::Step => improve::step(s),
         Msg::CopyLink(link) => {
             s.share = Some((link.clone(), None));
             fx.push(Effect::Clipboard(link));
@@ -321,7 +322,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
 /// What should be running, derived from the state after every message: the local encoder's
 /// model and vectors, the question's mistral-embed vector, and the dense tops the view needs.
 fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
-    improve::ensure(s);
+    improve::ensure(s, fx);
     local::wanted(s, fx);
     question::wanted(s, fx);
     vectors::dense_wanted(s, fx);

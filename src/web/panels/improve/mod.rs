@@ -4,7 +4,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use super::super::dom::{by_id, replace_children, E};
+use super::super::dom::{by_id, replace_children, set_hidden, set_text, E};
 use super::Memo;
 use crate::improve::sweep::Grid;
 use crate::improve::Enrichment;
@@ -23,7 +23,8 @@ mod session;
 
 pub const REGLAGES: &str = "ameliorer-reglages";
 pub const RESULTATS: &str = "ameliorer-resultats";
-pub const IDS: &[&str] = &[REGLAGES, RESULTATS];
+pub const CALCUL: &str = "ameliorer-calcul";
+pub const IDS: &[&str] = &[REGLAGES, CALCUL, RESULTATS];
 
 const METHODE: &str = "ameliorer-methode";
 const MOTS_VIDES: &str = "ameliorer-mots-vides";
@@ -198,6 +199,10 @@ pub fn render(s: &State, memo: &mut Memo) {
         im.sweep.as_ref().map(|sw| sw.verdict.clone()),
         s.key.is_some(),
     );
+    let progress = crate::page::improve::progress(im, &s.data.lab, s.data.questions.len());
+    let calcul = by_id(CALCUL);
+    set_hidden(&calcul, progress.is_none());
+    set_text(&calcul, progress.as_deref().unwrap_or(""));
     if memo.changed("ameliorer-resultats", inputs) {
         replace_children(&by_id(RESULTATS), results::results(s));
     }

@@ -169,7 +169,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             .filter(|q| {
                 q.expected
                     .as_deref()
-                    .is_some_and(|e| products.siblings(e, s.data.lab.fiches()).len() > 1)
+                    .is_some_and(|e| products.variants(e) > 1)
             })
             .count();
         let courantes = s
