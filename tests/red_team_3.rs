@@ -783,3 +783,41 @@ fn rt3_b8_ameliorer_works_in_bounded_steps_on_a_large_catalogue() {
     assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.5);
     assert_eq!(s.improve.after.as_ref(), Some(&one_go(&s)));
 }
+
+/// A loopback API address that answers every request with a 302 to another host: the terminal
+/// follows no redirect, and says which address redirected where (the red team saw the other
+/// host's answer reported as the loopback's).
+#[test]
+fn rt3_b15_a_redirect_is_said_and_not_followed() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let served = std::thread::spawn(move || {
+        let mut seen = 0;
+        // The embeddings call and the models call, each answered with a redirect.
+        for stream in listener.incoming().take(2) {
+            let mut stream = stream.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf).unwrap();
+            seen += 1;
+            stream
+                .write_all(b"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.2:9/v1/embeddings\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .unwrap();
+        }
+        seen
+    });
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vecteurs"))
+        .arg("--verifier")
+        .env("MISTRAL_API_KEY", "cle-de-test-0123456789")
+        .env("MISTRAL_API_BASE", format!("http://127.0.0.1:{port}"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert_eq!(served.join().unwrap(), 2, "{said}");
+    assert!(
+        said.contains("HTTP 302 redirect to http://127.0.0.2:9/v1/embeddings, not followed"),
+        "{said}"
+    );
+    assert!(!said.contains("key accepted"), "{said}");
+}

@@ -63,13 +63,17 @@ pub struct MistralClient {
 #[cfg(not(target_arch = "wasm32"))]
 impl MistralClient {
     pub fn new(key: ApiKey) -> MistralClient {
+        // Redirects are not followed: the key goes to the address given and nowhere else, and an
+        // answer is never attributed to an address that did not give it.
         let agent = ureq::AgentBuilder::new()
             .timeout(Duration::from_millis(
                 CallKind::Embeddings.timeout_ms() as u64
             ))
+            .redirects(0)
             .build();
         let chat_agent = ureq::AgentBuilder::new()
             .timeout(Duration::from_millis(CallKind::Chat.timeout_ms() as u64))
+            .redirects(0)
             .build();
         MistralClient {
             key,
@@ -127,6 +131,11 @@ impl MistralClient {
                 .set("Content-Type", "application/json")
                 .send_string(body);
             let (outcome_status, retry_after, text) = match result {
+                Ok(resp) if redirect(&resp).is_some() => {
+                    return Err(ApiError::Malformed {
+                        detail: redirect(&resp).unwrap_or_default(),
+                    });
+                }
                 Ok(resp) => {
                     return resp.into_string().map_err(|e| ApiError::Malformed {
                         detail: e.to_string(),
@@ -204,6 +213,18 @@ impl MistralClient {
 #[cfg(not(target_arch = "wasm32"))]
 const TIMED_OUT: &str = "timed out";
 
+/// A redirect answered instead of the API's answer (the agents follow none), in words.
+#[cfg(not(target_arch = "wasm32"))]
+fn redirect(r: &ureq::Response) -> Option<String> {
+    (300..400).contains(&r.status()).then(|| {
+        format!(
+            "HTTP {} redirect to {}, not followed (the key goes only to MISTRAL_API_BASE)",
+            r.status(),
+            r.header("location").unwrap_or("an unnamed address")
+        )
+    })
+}
+
 /// What kind of transport failure, without its text (which may quote the `Authorization` header).
 #[cfg(not(target_arch = "wasm32"))]
 fn transport_kind(t: &ureq::Transport) -> String {
@@ -251,6 +272,10 @@ impl MistralClient {
             .set("Origin", "https://example.github.io")
             .send_string(&mistral::embedding_request(&["ok"]));
         let (accepted, resp) = match result {
+            Ok(r) if redirect(&r).is_some() => {
+                lines.push(format!("POST {url}: {}", redirect(&r).unwrap_or_default()));
+                (false, None)
+            }
             Ok(r) => (true, Some(r)),
             Err(ureq::Error::Status(_, r)) => (false, Some(r)),
             Err(ureq::Error::Transport(t)) => {
@@ -312,6 +337,12 @@ impl MistralClient {
             .set("Authorization", &self.key.bearer())
             .call()
         {
+            Ok(r) if redirect(&r).is_some() => {
+                lines.push(format!(
+                    "GET {models}: {}",
+                    redirect(&r).unwrap_or_default()
+                ));
+            }
             Ok(r) => {
                 let body = r.into_string().unwrap_or_default();
                 let ids: Vec<String> = serde_json::from_str::<serde_json::Value>(&body)

@@ -11,19 +11,28 @@ use crate::page::State;
 use crate::search::analysis::custom::WordChars;
 use crate::search::fusion::Fusion;
 
+/// A slider's value as its label says it: `decimals` places, a huge value in a few characters.
+fn label(v: f64, decimals: usize) -> String {
+    if v.abs() >= 1e6 {
+        format!("{v:e}")
+    } else {
+        decimal(v, decimals)
+    }
+}
+
 fn slider(
     id: &str,
     setting: &str,
-    label: &str,
-    min: &str,
-    max: &str,
-    step: &str,
+    text: &str,
+    range: (&str, &str, &str),
     v: f64,
+    decimals: usize,
 ) -> Element {
+    let (min, max, step) = range;
     E::new("div")
         .class("curseur")
         .children([
-            E::new("label").attr("for", id).text(label).build(),
+            E::new("label").attr("for", id).text(text).build(),
             E::new("input")
                 .attr("type", "range")
                 .attr("id", id)
@@ -36,7 +45,7 @@ fn slider(
             E::new("output")
                 .attr("for", id)
                 .attr("id", &format!("{id}-valeur"))
-                .text(&decimal(v, 2))
+                .text(&label(v, decimals))
                 .build(),
         ])
         .build()
@@ -171,19 +180,17 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                     "ameliorer-k1",
                     "k1",
                     "k1 (saturation)",
-                    "0",
-                    "3",
-                    "0.1",
+                    ("0", "3", "0.1"),
                     settings.k1,
+                    2,
                 ))
                 .child(slider(
                     "ameliorer-b",
                     "b",
                     "b (longueur)",
-                    "0",
-                    "1",
-                    "0.05",
+                    ("0", "1", "0.05"),
                     settings.b,
+                    2,
                 ))
                 .build(),
         );
@@ -262,37 +269,33 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                     "ameliorer-rrf-k",
                     "rrf-k",
                     "k de RRF",
-                    "1",
-                    "200",
-                    "1",
+                    ("1", "200", "1"),
                     k,
+                    0,
                 ))
                 .child(slider(
                     "ameliorer-profondeur",
                     "profondeur",
                     "profondeur (résultats de chaque liste)",
-                    "5",
-                    "50",
-                    "5",
+                    ("5", "100", "5"),
                     settings.depth as f64,
+                    0,
                 ))
                 .child(slider(
                     "ameliorer-poids-mots",
                     "poids-mots",
                     "poids des mots",
-                    "0",
-                    "3",
-                    "0.1",
+                    ("0", "3", "0.1"),
                     settings.weights[0],
+                    2,
                 ))
                 .child(slider(
                     "ameliorer-poids-sens",
                     "poids-sens",
                     "poids du sens",
-                    "0",
-                    "3",
-                    "0.1",
+                    ("0", "3", "0.1"),
                     settings.weights[1],
+                    2,
                 ))
                 .build(),
         );
@@ -330,22 +333,34 @@ pub(super) fn sync(settings: &Settings, undo: bool) {
             }
         }
     };
-    let slider = |id: &str, v: f64| {
+    let slider = |id: &str, v: f64, decimals: usize| {
+        // A value beyond the slider's range (from a link, or a file) widens it: the thumb stands
+        // where its label says.
+        if let Ok(i) = by_id(id).dyn_into::<HtmlInputElement>() {
+            if v.is_finite() {
+                if i.max().parse::<f64>().is_ok_and(|m| v > m) {
+                    i.set_max(&v.to_string());
+                }
+                if i.min().parse::<f64>().is_ok_and(|m| v < m) {
+                    i.set_min(&v.to_string());
+                }
+            }
+        }
         set_input(id, &v.to_string());
         let out = by_id(&format!("{id}-valeur"));
-        let text = decimal(v, 2);
+        let text = label(v, decimals);
         if out.text_content().as_deref() != Some(text.as_str()) {
             out.set_text_content(Some(&text));
         }
     };
-    slider("ameliorer-k1", settings.k1);
-    slider("ameliorer-b", settings.b);
+    slider("ameliorer-k1", settings.k1, 2);
+    slider("ameliorer-b", settings.b, 2);
     if let Fusion::Rrf { k } = settings.fusion {
-        slider("ameliorer-rrf-k", k);
+        slider("ameliorer-rrf-k", k, 0);
     }
-    slider("ameliorer-profondeur", settings.depth as f64);
-    slider("ameliorer-poids-mots", settings.weights[0]);
-    slider("ameliorer-poids-sens", settings.weights[1]);
+    slider("ameliorer-profondeur", settings.depth as f64, 0);
+    slider("ameliorer-poids-mots", settings.weights[0], 2);
+    slider("ameliorer-poids-sens", settings.weights[1], 2);
     let a = &settings.analysis;
     set_check("ameliorer-minuscules", a.lowercase);
     set_check("ameliorer-elisions", a.elisions);
