@@ -398,12 +398,26 @@ pub fn nfc(text: &str) -> String {
     unicode_normalization::UnicodeNormalization::nfc(text).collect()
 }
 
-/// Characters that show nothing (zero-width spaces and joiners, the byte-order mark, the soft
-/// hyphen): an id holding one would look like another and be another.
+/// Characters that show nothing or change how the rest shows: zero-width spaces and joiners, the
+/// byte-order mark, the soft hyphen, bidirectional controls (embeddings, overrides, isolates, the
+/// Arabic letter mark) and letters drawn blank (the Braille blank, the Hangul fillers). An id
+/// holding one would look like another and be another.
 pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+        '\u{00AD}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{2800}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
     )
 }
 

@@ -1,0 +1,48 @@
+//! The fourth red team's breaks (`../shared/reports/red-team-4-2026-12-05/`) that the core and
+//! the terminal pin, one test each, named `rt4_r<N>_…` after the break.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rag_fiches::data::{parse_fiches, DataError};
+
+/// Ids that look like « AR-0001 » and are not: bidirectional controls and blank-looking letters
+/// are refused, as zero-width characters were, in the page and the terminal alike (both parse
+/// with `parse_fiches_with`; `mesurer` is run on the file too).
+#[test]
+fn rt4_r6_ids_with_bidi_controls_or_blank_letters_are_refused() {
+    let lookalikes = [
+        '\u{202E}', '\u{202A}', '\u{2066}', '\u{2069}', '\u{061C}', '\u{2800}', '\u{3164}',
+        '\u{115F}', '\u{1160}', '\u{FFA0}',
+    ];
+    for c in lookalikes {
+        let text = format!(
+            "{{\"id\":\"AR-0001\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}}\n{{\"id\":\"AR-0001{c}\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}}\n"
+        );
+        assert!(
+            matches!(
+                parse_fiches(&text),
+                Err(DataError::IdWithSpace { line: 2, .. })
+            ),
+            "U+{:04X} accepted",
+            c as u32
+        );
+        let dir = std::env::temp_dir().join(format!("rag-fiches-rt4-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fiches = dir.join(format!("f-{:04x}.jsonl", c as u32));
+        std::fs::write(&fiches, &text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
+            .args(["--fiches", fiches.to_str().unwrap()])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "U+{:04X}", c as u32);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("line 2") && said.contains("invisible"),
+            "{said}"
+        );
+    }
+    // Letters and accents stay allowed.
+    let ok = "{\"id\":\"RÉF-0001\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}\n";
+    assert_eq!(parse_fiches(ok).unwrap()[0].id, "RÉF-0001");
+}
