@@ -136,10 +136,15 @@ fn request(block: u32) -> Started {
             BLOCK_STALL_MS,
         );
     }
-    Started {
-        promise: scope().fetch_with_str_and_init(&block_path(block), &init),
-        timed_out,
-    }
+    let promise = scope().fetch_with_str_and_init(&block_path(block), &init);
+    // A request whose reading is given up (an earlier block failed for good) still rejects when
+    // its timer aborts it, or when the network fails: handled here, it is no unhandled rejection.
+    thread_local!(static IGNORED: wasm_bindgen::closure::Closure<dyn FnMut(JsValue)> =
+        wasm_bindgen::closure::Closure::new(|_: JsValue| {}));
+    IGNORED.with(|ignore| {
+        let _ = promise.catch(ignore);
+    });
+    Started { promise, timed_out }
 }
 
 /// The block's bytes, or why not (a status, a connection cut, no answer in time).
