@@ -130,7 +130,7 @@ test('a block cut mid-body is fetched again; one that keeps failing (too short, 
   }
 });
 
-test('rt3-b4 a block request that hangs is abandoned and tried again; blocks that all hang are said in « indisponibles », and the next question retries', { skip: !present }, async () => {
+test('rt3-b4 a block request that hangs is abandoned and tried again; blocks that all hang are said in « indisponibles », and the next question retries; rt4-r5 the waiting column says so and drops the previous results', { skip: !present }, async () => {
   const faults = { [BLOCKS]: { prefix: true, kind: 'hang', times: 3 } };
   const server = await serveDist({ faults });
   const { page, context, problems } = await openPage(browser, server.url);
@@ -143,6 +143,13 @@ test('rt3-b4 a block request that hangs is abandoned and tried again; blocks tha
     // Every request hangs: said, with why, while the keyword columns answer.
     Object.assign(faults[BLOCKS], { times: 1000 });
     await page.fill('#question', Q2);
+    // rt4-r5: the column that waits for its blocks says so inside itself, and the previous
+    // question's results are gone from it.
+    // (After a moment: blocks that arrive at once flash nothing, see worker.test.mjs.)
+    const column = page.locator('#colonne-sens-local');
+    const line = column.locator('.attente-lignes');
+    await line.filter({ hasText: /Chargement des lignes du modèle local pour cette question/ }).waitFor({ state: 'visible', timeout: 20000 });
+    await column.locator('ol.resultats').waitFor({ state: 'hidden', timeout: 5000 });
     const said = page.locator('#indisponibles');
     await said.filter({ hasText: /n'a pas pu charger les lignes/ }).waitFor({ timeout: 90000 });
     assert.match(await said.textContent(), /pas de réponse en 10\s?s/);
@@ -150,7 +157,8 @@ test('rt3-b4 a block request that hangs is abandoned and tried again; blocks tha
     // The site answers again: the next question fetches what it needs.
     faults[BLOCKS].times = 0;
     await expectTop(page, Q3, await terminalTop(Q3));
-    const others = problems.filter((p) => !p.includes(BLOCKS) && !/Failed to fetch|aborted|AbortError/i.test(p));
+    // Only the blocks' failed requests may be reported: no unhandled rejection (rt4-r7).
+    const others = problems.filter((p) => !p.includes(BLOCKS));
     assert.deepEqual(others, []);
   } finally {
     await context.close();

@@ -51,6 +51,7 @@ pub fn render(s: &State, memo: &mut Memo) {
             s.local_fiches,
             &s.local_fiches_error,
             (s.local_not_kept, s.local_download_ok),
+            s.local_rows,
         ),
         s.settled,
     );
@@ -117,12 +118,16 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
                         s.local.key(),
                         s.local_fiches,
                         (s.local_not_kept, s.local_download_ok),
+                        s.local_rows,
                     )
                 }),
             );
             let fresh = memo.changed(&id, inputs);
             // While the local encoder's worker embeds a new question (5-30 ms), its column keeps
             // what it showed, marked busy, instead of flashing a status line at each keystroke.
+            // Once the question needs blocks of the model's rows (a download, which may be slow
+            // or hang), the column says so itself and the previous question's results go: on a
+            // phone, greyed results read as the answer.
             let embedding = local
                 && matches!(s.local, LocalModel::Ready)
                 && s.data.lab.local_vectors().is_some()
@@ -131,6 +136,7 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
             match doc.get_element_by_id(&id) {
                 Some(kept) if embedding => {
                     kept.set_attribute("aria-busy", "true").ok();
+                    waiting_for_rows(&kept, rows_text(s).as_deref());
                     kept
                 }
                 Some(kept) if !fresh => kept,
@@ -352,19 +358,53 @@ pub fn fill_why(s: &State, details: &Element) {
     }
 }
 
+/// What the blocks of the model's rows for the question have done, while they arrive.
+fn rows_text(s: &State) -> Option<String> {
+    let (done, total, bytes) = s.local_rows?;
+    Some(format!(
+        "Chargement des lignes du modèle local pour cette question\u{a0}: {} blocs sur {} ({} ko)…",
+        fr::int(u64::from(done)),
+        fr::int(u64::from(total)),
+        fr::int(bytes.div_ceil(1000))
+    ))
+}
+
+/// A column kept busy while its question waits for blocks of the model's rows says so inside
+/// itself (`text`), and its previous results go: after a moment, by the style sheet
+/// (`.attend-lignes`), so that blocks arriving at once flash nothing between two keystrokes,
+/// while a slow or hung download never leaves the previous question's results to read as the
+/// answer.
+fn waiting_for_rows(column: &Element, text: Option<&str>) {
+    let line = column.query_selector(".attente-lignes").ok().flatten();
+    match (text, line) {
+        (Some(text), Some(line)) => {
+            if line.text_content().as_deref() != Some(text) {
+                line.set_text_content(Some(text));
+            }
+        }
+        (Some(text), None) => {
+            let line = E::new("p").class("attente-lignes").text(text).build();
+            let heading = column.first_element_child();
+            let after = heading.and_then(|h| h.next_sibling());
+            column.insert_before(&line, after.as_ref()).ok();
+            column.class_list().add_1("attend-lignes").ok();
+        }
+        (None, Some(line)) => {
+            line.remove();
+            column.class_list().remove_1("attend-lignes").ok();
+        }
+        (None, None) => {}
+    }
+}
+
 /// A local method's column while its model loads, or while the learner's fiches are embedded:
 /// the step under way and its progress bar (`otherwise` when the model is ready).
 fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
     let (text, progress) = match (&s.local, s.local_fiches) {
         (LocalModel::Ready, _) if s.local_rows.is_some() => {
-            let (done, total, bytes) = s.local_rows.unwrap_or_default();
+            let (done, total, _) = s.local_rows.unwrap_or_default();
             (
-                format!(
-                    "Chargement des lignes du modèle local pour cette question\u{a0}: {} blocs sur {} ({} ko)…",
-                    fr::int(u64::from(done)),
-                    fr::int(u64::from(total)),
-                    fr::int(bytes.div_ceil(1000))
-                ),
+                rows_text(s).unwrap_or_default(),
                 Some((u64::from(done), u64::from(total))),
             )
         }
