@@ -123,7 +123,7 @@ test('the worker serves a question ahead of a measurement, a newer question supe
   assert.equal(measuredReply.insideTops, 0, 'the tops came beside the reply');
   assert.equal(measuredReply.tops.length, 40);
   for (const top of measuredReply.tops) {
-    assert.equal(top.length, 50);
+    assert.equal(top.length, 100, "the worker's dense depth: the deepest fusion « Améliorer » reads");
     for (let i = 1; i < top.length; i++) assert.ok(top[i - 1][1] >= top[i][1], 'best first');
   }
   // The question searched alone gets exactly the top the measurement got for it.
@@ -246,7 +246,7 @@ test('where the engine compiles relaxed SIMD the worker scans with it, and both 
   // Chromium compiles relaxed SIMD: its worker is the second module; the other gets the first.
   assert.deepEqual(modules, ['encodeur-rapide', 'encodeur']);
   assert.equal(relaxed.tops.length, 40);
-  assert.ok(relaxed.tops.every((top) => top.length === 50));
+  assert.ok(relaxed.tops.every((top) => top.length === 100), "the worker's dense depth");
   assert.deepEqual(relaxed.tops, baseline.tops);
   assert.deepEqual(problems, []);
   await context.close();
