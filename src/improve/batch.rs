@@ -13,8 +13,8 @@ use super::tuned::{Building, DenseTops, Start, Tuned};
 use super::Error;
 
 /// The work of one step, in fiches scored: a question searched costs the catalogue's size, a
-/// byte of text indexed [`INDEX_BYTE_WORK`]. Sized so that a step stays well under 50 ms in the
-/// page at 50,000 fiches (a dozen questions, or 300 kB of text).
+/// byte of text indexed [`INDEX_BYTE_WORK`]. Sized so that no step of « Améliorer » is a long
+/// task in the page on the largest catalogues it measures (BENCHMARKS.md has the figures).
 pub const WORK_PER_STEP: usize = 600_000;
 
 /// A byte of text analysed and indexed, in fiches scored (both measured by

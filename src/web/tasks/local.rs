@@ -134,20 +134,7 @@ pub(super) async fn fetch_with_progress(
             .into())
         }
     }
-    // A compressed response's Content-Length counts compressed bytes: it is no total then.
-    let encoded = resp
-        .headers()
-        .get("content-encoding")
-        .ok()
-        .flatten()
-        .is_some_and(|e| e != "identity");
-    let total = resp
-        .headers()
-        .get("content-length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|_| !encoded);
+    let total = super::vectors::declared_length(&resp);
     let body = resp.body().ok_or_else(absent)?;
     let reader: web_sys::ReadableStreamDefaultReader =
         body.get_reader().dyn_into().map_err(|_| absent())?;

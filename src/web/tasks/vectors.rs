@@ -53,6 +53,23 @@ pub(super) async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
         .map_err(|_| format!("{path} : lecture impossible."))
 }
 
+/// The body's length as the response declares it, if it declares one that counts the bytes read
+/// (a compressed response's Content-Length counts compressed bytes: it is no total then).
+pub(super) fn declared_length(resp: &web_sys::Response) -> Option<u64> {
+    let headers = resp.headers();
+    let encoded = headers
+        .get("content-encoding")
+        .ok()
+        .flatten()
+        .is_some_and(|e| e != "identity");
+    headers
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|_| !encoded)
+}
+
 /// `path`'s bytes, refused before they are all received when they pass `max`: a declared length
 /// over it is refused unread, and the body is read in chunks and dropped at the first one that
 /// passes it.
@@ -66,19 +83,7 @@ pub(super) async fn fetch_bytes_at_most(path: &str, max: usize) -> Result<Vec<u8
     };
     let unread = || format!("{path}\u{a0}: lecture impossible.");
     let resp = web_sys::Response::from(fetch_ok(path).await?);
-    let encoded = resp
-        .headers()
-        .get("content-encoding")
-        .ok()
-        .flatten()
-        .is_some_and(|e| e != "identity");
-    let declared = resp
-        .headers()
-        .get("content-length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| !encoded && n > max as u64) {
+    if declared_length(&resp).is_some_and(|n| n > max as u64) {
         if let Some(body) = resp.body() {
             let _ = body.cancel();
         }
