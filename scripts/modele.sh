@@ -58,9 +58,12 @@ say "local model: $OUT ($(stat -c %s "$OUT") bytes)"
 # The page's copy (src/encoder/blocks.rs): the head, xz-compressed, and the table's rows in block
 # files, each xz-compressed, fetched as questions need them. The head's hash goes into
 # data/manifeste.json. The head stays uncompressed in $DIR/tete/ (the model-cache e2e test changes
-# its bytes). A copy of an older layout (blocks not compressed) is made again.
+# its bytes). A copy of an older layout (blocks not compressed, a head without the blocks' pins)
+# is made again: LAYOUT names the current one, written beside the copy.
 PAGE=data/modele-local
+LAYOUT="xz blocks with their proofs, the root in the head"
 if [ ! -f "$PAGE/tete.safetensors.xz" ] || [ ! -f "$PAGE/lignes/00000.xz" ] \
+  || [ "$(cat "$DIR/tete/format" 2>/dev/null)" != "$LAYOUT" ] \
   || [ "$OUT" -nt "$PAGE/tete.safetensors.xz" ]; then
   rm -rf "$DIR/tete" "$PAGE"
   cargo run --locked --quiet --release --bin modele -- --tete "$DIR/tete" --modele "$OUT"
@@ -83,5 +86,6 @@ for name in sorted(os.listdir(f"{src}/lignes")):
 PY
   mv "$PAGE/lignes.part" "$PAGE/lignes"
   mv "$PAGE/tete.safetensors.xz.part" "$PAGE/tete.safetensors.xz"
+  echo "$LAYOUT" > "$DIR/tete/format"
 fi
 say "the page's copy: $PAGE/tete.safetensors.xz ($(stat -c %s "$PAGE/tete.safetensors.xz") bytes) and $(ls "$PAGE/lignes" | wc -l) blocks of rows ($(find "$PAGE/lignes" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') bytes)"

@@ -46,3 +46,49 @@ fn rt4_r6_ids_with_bidi_controls_or_blank_letters_are_refused() {
     let ok = "{\"id\":\"RÉF-0001\",\"famille\":\"f\",\"nom\":\"n\",\"texte\":\"t\"}\n";
     assert_eq!(parse_fiches(ok).unwrap()[0].id, "RÉF-0001");
 }
+
+/// A block of the served model rebuilt as the red team did — this table's header, other rows,
+/// its checksum recomputed — is refused by the head the manifest names, whether it comes with the
+/// genuine block's proof or without one (the red team's own 120-byte file, made before proofs);
+/// the genuine block is taken. Needs the page's copy of the model (`bash scripts/modele.sh`).
+#[test]
+fn rt4_r3_a_block_forged_with_this_tables_header_and_checksum_is_refused() {
+    use rag_fiches::encoder::blocks::{
+        block_file, block_path, unpack, BlockError, HEAD_FILE, ROWS_PER_BLOCK,
+    };
+    use rag_fiches::encoder::{Model, DIM};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let served = root.join(HEAD_FILE);
+    if !served.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "with CI=true the page's copy of the model is required: bash scripts/modele.sh"
+        );
+        eprintln!(
+            "\n*** SKIPPED rt4_r3: no {} (bash scripts/modele.sh) ***\n",
+            served.display()
+        );
+        return;
+    }
+    let mut head = Vec::new();
+    lzma_rs::xz_decompress(&mut &std::fs::read(&served).unwrap()[..], &mut head).unwrap();
+    let mut model = Model::from_safetensors(&head).unwrap();
+    let fingerprint = model.fingerprint().unwrap();
+    let genuine = unpack(&std::fs::read(root.join(block_path(12))).unwrap()).unwrap();
+    let forged_body = block_file(12, &fingerprint, &vec![0; ROWS_PER_BLOCK * DIM]);
+    let mut forged = forged_body.clone();
+    forged.extend_from_slice(&genuine[forged_body.len()..]);
+    let rows = model.rows_here();
+    assert_eq!(model.add_block(12, &forged), Err(BlockError::Unpinned));
+    assert!(matches!(
+        model.add_block(12, &forged_body),
+        Err(BlockError::Length { .. })
+    ));
+    assert_eq!(
+        model.rows_here(),
+        rows,
+        "nothing of a refused block is used"
+    );
+    assert_eq!(model.add_block(12, &genuine), Ok(()));
+    assert_eq!(model.rows_here(), rows + ROWS_PER_BLOCK);
+}

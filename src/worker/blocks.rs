@@ -1,7 +1,8 @@
 //! The local model's blocks of rows ([`crate::encoder::blocks`]), fetched by the worker when a
 //! text needs them: from Cache Storage when an earlier visit kept them, else from the site, all
-//! at once. Each block is inflated and checked (length, header, checksum) before it is used or
-//! kept, as served (compressed); a failed or damaged fetch is tried again, and only a checked
+//! at once. Each block is inflated and checked (length, header, checksum, and the pin the head
+//! names for it) before it is used or kept, as served (compressed); a failed, damaged or foreign
+//! fetch is tried again, a cached block that fails is deleted and fetched, and only a checked
 //! block is ever cached. One cache is kept, this model's: another model's is deleted.
 
 use wasm_bindgen::{JsCast, JsValue};
@@ -19,8 +20,9 @@ const WAIT_MS: [i32; 2] = [500, 2_000];
 /// a few kilobytes, so a request this late hangs (a stalled connection, a proxy), and its try is
 /// counted as failed, as the head's stall is.
 const BLOCK_STALL_MS: i32 = 10_000;
-/// The blocks' cache is named by this, the blocks' layout and the model's fingerprint.
-const CACHE_PREFIX: &str = "rag-fiches-lignes-xz-";
+/// The blocks' cache is named by this (the blocks' layout: xz, with proofs) and the model's
+/// fingerprint.
+const CACHE_PREFIX: &str = "rag-fiches-lignes-v2-";
 /// What every blocks' cache name starts with, this layout's or an earlier one's.
 const CACHES: &str = "rag-fiches-lignes-";
 
@@ -103,6 +105,9 @@ fn add(worker: &Shared, block: u32, served: &[u8]) -> Result<(), String> {
     model.add_block(block, &file).map_err(|e| match e {
         crate::encoder::blocks::BlockError::Length { found, expected } => {
             format!("{found} octets reçus sur {expected}")
+        }
+        crate::encoder::blocks::BlockError::Unpinned => {
+            "fichier bien formé mais différent de celui que nomme la tête du modèle".to_owned()
         }
         _ => "fichier endommagé".to_owned(),
     })

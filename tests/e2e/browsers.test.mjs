@@ -17,7 +17,7 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveDist, LOCAL_MODEL, localModelPresent, asMistralEmbed } from './harness.mjs';
+import { serveDist, LOCAL_MODEL, localModelPresent, asMistralEmbed, forgedBlock } from './harness.mjs';
 import { ENGINES, missing, startEngine, RECORDER, withRecorder, SAFARI_STORAGE } from './engines.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,13 +25,18 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = process.env.RAG_FICHES_DIST ?? 'dist';
 const ran = Object.fromEntries(ENGINES.map((e) => [e, []]));
 let server;
+// What the server answers instead of the build, and the faults it injects: set by a test,
+// cleared by it (the engines run one after the other).
+const overrides = {};
+const faults = {};
 const engines = {};
 /** Each engine's version, as its first page reported it. */
 const versions = {};
 
 before(async () => {
   const html = withRecorder(await readFile(join(ROOT, DIST, 'index.html'), 'utf8'));
-  server = await serveDist({ dir: DIST, overrides: { 'index.html': html, '__enregistreur.js': RECORDER } });
+  Object.assign(overrides, { 'index.html': html, '__enregistreur.js': RECORDER });
+  server = await serveDist({ dir: DIST, overrides, faults });
 });
 
 after(async () => {
@@ -166,6 +171,118 @@ inEngines('a typed question with the local model: downloaded once, kept, not fet
   assert.deepEqual(await tab.problems(), []);
   await tab.close();
 });
+
+const BLOCKS = 'data/modele-local/lignes/';
+/** The top 5 `mesurer sens-local --question` prints. */
+async function terminalTop(question) {
+  const { stdout } = await promisify(execFile)(join(ROOT, 'target/release/mesurer'),
+    ['sens-local', '--question', question], { cwd: ROOT });
+  return [...stdout.matchAll(/^\s*\d+\.\s+(\S+)/gm)].map((m) => m[1]).join(' ');
+}
+/** Deletes the blocks' caches an earlier test of this engine filled (where it has Cache Storage). */
+const forgetBlocks = (tab) => tab.run(async () => {
+  if (typeof caches === 'undefined') return;
+  for (const key of await caches.keys()) if (key.startsWith('rag-fiches-lignes-')) await caches.delete(key);
+});
+/** Cache Storage's entries for block `name`, or null where the engine has no Cache Storage. */
+const cachedAs = (tab, name) => tab.run(async (n) => {
+  if (typeof caches === 'undefined') return null;
+  const found = [];
+  for (const key of await caches.keys()) {
+    const cache = await caches.open(key);
+    for (const r of await cache.keys()) if (r.url.endsWith(`/${n}`)) found.push(`${key} ${r.url}`);
+  }
+  return found;
+}, name);
+const saidUnavailable = (tab, pattern) => tab.until((p) => {
+  const text = document.querySelector('#indisponibles')?.textContent ?? '';
+  return new RegExp(p).test(text) ? text : null;
+}, { args: [pattern.source], timeout: 90000, what: `#indisponibles saying ${pattern}` });
+/** Waits for sens local's column to list `want` (space-separated ids). */
+const expectTop = async (tab, want) => {
+  try {
+    await tab.until((w) => [...document.querySelectorAll('#colonne-sens-local li.resultat')]
+      .map((li) => li.dataset.id).join(' ') === w, { args: [want], timeout: 120000, what: `sens local: ${want}` });
+  } catch (e) {
+    const got = await tab.run(() => [...document.querySelectorAll('#colonne-sens-local li.resultat')].map((li) => li.dataset.id).join(' '));
+    assert.fail(`sens local lists ${got}, the terminal ${want} (${e.message})`);
+  }
+};
+const Q1 = 'Quel mortier pour monter un mur en parpaings ?';
+const Q2 = 'Un produit pour traiter une charpente contre les insectes';
+
+inEngines('rt4-r3 a block forged with this table\'s header and a recomputed checksum is refused, said and never kept; a forged copy in the cache is refused and fetched again', async (engine, name) => {
+  if (!localModelPresent(`${name}: rt4-r3`)) return;
+  const FORGED = `${BLOCKS}00012.xz`;
+  const tab = await openReady(engine);
+  try {
+    await forgetBlocks(tab);
+    overrides[FORGED] = forgedBlock(12, DIST);
+    await tab.click('#indisponibles #essayer-local');
+    await tab.type('#question', Q2, { enter: true });
+    const said = await saidUnavailable(tab, /le bloc 12 des lignes du modèle n'a pas pu être chargé/);
+    assert.match(said, /différent de celui que nomme la tête du modèle/);
+    assert.equal(await tab.run(() => document.querySelectorAll('#colonne-sens-local li.resultat').length), 0);
+    const kept = await cachedAs(tab, '00012.xz');
+    assert.ok(kept === null || kept.length === 0, `the forged block kept: ${kept}`);
+    delete overrides[FORGED];
+    const want2 = await terminalTop(Q2);
+    await tab.type('#question', Q1, { enter: true });
+    await expectTop(tab, await terminalTop(Q1));
+    await tab.type('#question', Q2, { enter: true });
+    await expectTop(tab, want2);
+    const [entry] = (await cachedAs(tab, '00012.xz')) ?? [];
+    if (entry) {
+      // A forged copy in the cache (as the red team's build kept it): refused on reading.
+      const [cache, url] = entry.split(' ');
+      await tab.run(async (c, u, bytes) => {
+        await (await caches.open(c)).put(u, new Response(new Uint8Array(bytes)));
+      }, cache, url, [...forgedBlock(12, DIST)]);
+      await tab.reload();
+      const from = server.requests.length;
+      await tab.run(() => document.querySelector('#indisponibles #essayer-local')?.click());
+      await tab.type('#question', Q2, { enter: true });
+      await expectTop(tab, want2);
+      assert.ok(since(from).some((p) => p.endsWith('/lignes/00012.xz')), 'block 12 fetched again');
+    }
+    assert.deepEqual(await tab.problems(), []);
+  } finally {
+    delete overrides[FORGED];
+    await tab.close();
+  }
+}, { only: ['firefox', 'webkit'] });
+
+inEngines('rt4-r5 blocks that hang: the waiting column says so inside itself and drops the previous results; the next question after the site heals is right', async (engine, name) => {
+  if (!localModelPresent(`${name}: rt4-r5`)) return;
+  const tab = await openReady(engine);
+  try {
+    await forgetBlocks(tab);
+    await tab.click('#indisponibles #essayer-local');
+    await tab.type('#question', Q1, { enter: true });
+    await expectTop(tab, await terminalTop(Q1));
+    faults[BLOCKS] = { prefix: true, kind: 'hang', times: 1000 };
+    await tab.type('#question', Q2, { enter: true });
+    await tab.until(() => {
+      const col = document.querySelector('#colonne-sens-local');
+      const line = col?.querySelector('.attente-lignes');
+      const list = col?.querySelector('ol.resultats');
+      const shown = (el) => Boolean(el) && getComputedStyle(el).visibility === 'visible'
+        && el.getBoundingClientRect().height > 0;
+      return shown(line) && /Chargement des lignes du modèle local pour cette question/.test(line.textContent)
+        && !shown(list);
+    }, { timeout: 20000, what: 'the waiting line in place of the previous results' });
+    faults[BLOCKS].times = 0;
+    const want2 = await terminalTop(Q2);
+    await tab.type('#question', Q1, { enter: true });
+    await tab.type('#question', Q2, { enter: true });
+    await expectTop(tab, want2);
+    const others = (await tab.problems()).filter((p) => !p.includes(BLOCKS));
+    assert.deepEqual(others, []);
+  } finally {
+    delete faults[BLOCKS];
+    await tab.close();
+  }
+}, { only: ['firefox', 'webkit'] });
 
 /** The exercise's catalogue with a vectors file of the fake embedder (1024 values, its header saying
  *  mistral-embed), fiches' and questions' vectors: what « Vos données » takes from a developer. */

@@ -2,7 +2,7 @@
 // serves it, and a Chromium page that records every console error, page error, failed request
 // and request outside the sub-path, so that each test can assert there were none.
 import { createServer } from 'node:http';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
@@ -339,4 +339,23 @@ export function npy(rows) {
   const data = Buffer.alloc(rows.length * rows[0].length * 8);
   rows.flat().forEach((x, i) => data.writeDoubleLE(x, i * 8));
   return Buffer.concat([head, Buffer.from(header, 'latin1'), data]);
+}
+
+/** Block `block` of the built page's rows forged as the fourth red team did (R3), by Python's
+ *  standard library (xz): this table's header, every row zeroed, the checksum recomputed (the
+ *  first 8 bytes of the SHA-256 of what precedes it, src/encoder/blocks.rs), then the genuine
+ *  block's proof, compressed again. Well formed; not the block the head's root pins. */
+export function forgedBlock(block, dir = 'dist') {
+  const path = fileURLToPath(new URL(`../../${dir}/data/modele-local/lignes/${String(block).padStart(5, '0')}.xz`, import.meta.url));
+  const script = `
+import hashlib, lzma, sys
+file = lzma.decompress(open(sys.argv[1], 'rb').read())
+rows = int.from_bytes(file[8:12], 'little')
+body_len = 20 + rows * 512 + 8
+body = file[:20] + bytes(rows * 512)
+forged = body + hashlib.sha256(body).digest()[:8] + file[body_len:]
+assert len(forged) == len(file) and forged != file
+sys.stdout.buffer.write(lzma.compress(forged, format=lzma.FORMAT_XZ, check=lzma.CHECK_NONE))
+`;
+  return execFileSync('python3', ['-c', script, path]);
 }

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, serveDist, openPage, localModelPresent } from './harness.mjs';
+import { launch, serveDist, openPage, localModelPresent, forgedBlock } from './harness.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const present = localModelPresent('the local model by rows');
@@ -160,6 +160,59 @@ test('rt3-b4 a block request that hangs is abandoned and tried again; blocks tha
     // Only the blocks' failed requests may be reported: no unhandled rejection (rt4-r7).
     const others = problems.filter((p) => !p.includes(BLOCKS));
     assert.deepEqual(others, []);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+});
+
+/** The URLs of Cache Storage's entries for block `name` (e.g. '00012.xz'), in every cache. */
+const cachedAs = (page, name) => page.evaluate(async (n) => {
+  const found = [];
+  for (const key of await caches.keys()) {
+    const cache = await caches.open(key);
+    for (const r of await cache.keys()) if (r.url.endsWith(`/${n}`)) found.push(`${key} ${r.url}`);
+  }
+  return found;
+}, name);
+
+test('rt4-r3 a block forged with this table\'s header and a recomputed checksum is refused, said and never kept; a forged copy an earlier visit cached is refused and fetched again', { skip: !present }, async () => {
+  const FORGED = `${BLOCKS}00012.xz`;
+  const overrides = { [FORGED]: forgedBlock(12) };
+  const server = await serveDist({ overrides });
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.check('#voir-sens-local');
+    // Q2 needs block 12 (the red team's question): the forged answer is refused at each try.
+    await page.fill('#question', Q2);
+    const said = page.locator('#indisponibles');
+    await said.filter({ hasText: /le bloc 12 des lignes du modèle n'a pas pu être chargé/ }).waitFor({ timeout: 60000 });
+    assert.match(await said.textContent(), /différent de celui que nomme la tête du modèle/);
+    assert.equal(await page.locator('#colonne-sens-local li.resultat').count(), 0, 'no list from a refused block');
+    assert.deepEqual(await cachedAs(page, '00012.xz'), [], 'the forged block is not kept');
+    // The site healed: the next question fetches block 12 again and ranks as the terminal.
+    delete overrides[FORGED];
+    const want2 = await terminalTop(Q2);
+    await expectTop(page, Q1, await terminalTop(Q1));
+    await expectTop(page, Q2, want2);
+    // An earlier visit's forged copy in the cache (as the red team's build kept it): refused on
+    // reading, deleted, fetched again, and the ranking is the terminal's after a reload.
+    const [entry] = await cachedAs(page, '00012.xz');
+    assert.ok(entry, 'the genuine block is kept');
+    const [cacheName, url] = entry.split(' ');
+    const forged = [...forgedBlock(12)];
+    await page.evaluate(async ([name, u, bytes]) => {
+      const cache = await caches.open(name);
+      await cache.put(u, new Response(new Uint8Array(bytes)));
+    }, [cacheName, url, forged]);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    const reload0 = server.requests.length;
+    await page.check('#voir-sens-local');
+    await expectTop(page, Q2, want2);
+    assert.ok(server.requests.slice(reload0).some((p) => p.endsWith('/lignes/00012.xz')), 'block 12 fetched again');
+    assert.deepEqual(problems, []);
   } finally {
     await context.close();
     await server.close();
