@@ -2,7 +2,8 @@
 //! question a learner typed that the catalogue seems not to answer — its best score under the
 //! method's calibrated refusal threshold, or the model's « pas dans le catalogue ». It tells the
 //! catalogue's owner what customers ask that the fiches do not cover. Kept in the browser only
-//! (IndexedDB, as JSON lines); exported as JSONL or CSV; erased in one click.
+//! (IndexedDB, one record per entry: see [`record_key`]); exported as JSONL or CSV; erased in one
+//! click.
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +61,17 @@ impl Entry {
     }
 }
 
+/// What every stored entry's key starts with.
+pub const RECORD_PREFIX: &str = "e|";
+
+/// The key an entry is stored under: its date first (keys sort as the entries were recorded),
+/// then the writing tab's random name and its count of entries written, so that two tabs never
+/// write one key. A tab adds only its new entries, each as its own record: it never writes the
+/// journal back over another tab's entries, nor back after another tab erased it.
+pub fn record_key(entry: &Entry, writer: &str, n: u64) -> String {
+    format!("{RECORD_PREFIX}{}|{writer}|{n:010}", entry.date)
+}
+
 /// The journal: entries oldest first.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Journal {
@@ -85,14 +97,6 @@ impl Journal {
             self.entries.drain(..extra);
         }
         true
-    }
-
-    /// Entries read back from storage placed before those recorded since the page opened.
-    pub fn merge_stored(&mut self, stored: Journal) {
-        let recent = std::mem::replace(&mut self.entries, stored.entries);
-        for e in recent {
-            self.add(e);
-        }
     }
 
     /// One JSON object per line.
@@ -182,21 +186,25 @@ mod tests {
     }
 
     #[test]
-    fn stays_bounded_and_merges_stored_entries_first() {
+    fn record_keys_sort_by_date_and_never_collide_between_writers() {
+        let mut a = entry("a", Verdict::UnderThreshold);
+        a.date = "2026-12-06T05:00:00.000Z".into();
+        let mut b = a.clone();
+        b.date = "2026-12-06T05:00:01.000Z".into();
+        assert!(record_key(&a, "zz", 9) < record_key(&b, "aa", 0));
+        assert_ne!(record_key(&a, "t1", 0), record_key(&a, "t2", 0));
+        assert_ne!(record_key(&a, "t1", 0), record_key(&a, "t1", 1));
+        assert!(record_key(&a, "t1", 0).starts_with(RECORD_PREFIX));
+    }
+
+    #[test]
+    fn stays_bounded() {
         let mut j = Journal::default();
         for i in 0..MAX_ENTRIES + 5 {
             j.add(entry(&format!("question {i}"), Verdict::UnderThreshold));
         }
         assert_eq!(j.entries.len(), MAX_ENTRIES);
         assert_eq!(j.entries[0].question, "question 5");
-        let mut page = Journal::default();
-        page.add(entry("nouvelle", Verdict::UnderThreshold));
-        page.add(entry("ancienne", Verdict::UnderThreshold));
-        let mut stored = Journal::default();
-        stored.add(entry("ancienne", Verdict::UnderThreshold));
-        page.merge_stored(stored);
-        let qs: Vec<&str> = page.entries.iter().map(|e| e.question.as_str()).collect();
-        assert_eq!(qs, ["ancienne", "nouvelle"]);
     }
 
     #[test]

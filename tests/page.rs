@@ -834,8 +834,18 @@ fn a_committed_question_under_the_threshold_is_journaled_with_the_shells_date() 
     let mut s = state();
     send(&mut s, Msg::QuestionTyped("zzzz qqqq wwww".into()));
     let fx = send(&mut s, Msg::QuestionCommitted);
-    assert!(fx.iter().any(|e| matches!(e, Effect::SaveJournal(_))));
-    let entry = s.journal.entries.first().expect("journaled");
+    let entry = s.journal.entries.first().expect("journaled").clone();
+    // The entries added (one per method shown) are written, and only they: never the whole
+    // journal over another tab's (rt4 R1).
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::JournalAppend(added) if added == &s.journal.entries)));
+    let before = s.journal.entries.len();
+    send(&mut s, Msg::QuestionTyped("vvvv kkkk".into()));
+    let fx = send(&mut s, Msg::QuestionCommitted);
+    assert!(fx.iter().any(
+        |e| matches!(e, Effect::JournalAppend(added) if added[..] == s.journal.entries[before..])
+    ));
     assert_eq!(entry.date, NOW);
     assert_eq!(entry.question, "zzzz qqqq wwww");
 }
@@ -845,7 +855,75 @@ fn an_exercise_question_is_not_journaled() {
     let mut s = state();
     send(&mut s, Msg::ExamplePicked(Some(0)));
     let fx = send(&mut s, Msg::QuestionCommitted);
-    assert!(fx.iter().all(|e| !matches!(e, Effect::SaveJournal(_))));
+    assert!(fx.iter().all(|e| !matches!(e, Effect::JournalAppend(_))));
+}
+
+/// rt4 R1: another tab's entries, read back from the store, replace the journal shown; this
+/// tab's next question writes only its own entry, never its copy of the journal.
+#[test]
+fn rt4_r1_the_stored_journal_is_shown_and_a_tab_writes_only_what_it_adds() {
+    let mut s = state();
+    send(&mut s, Msg::QuestionTyped("zzzz qqqq wwww".into()));
+    send(&mut s, Msg::QuestionCommitted);
+    let mine = s.journal.clone();
+    let mut stored = mine.clone();
+    let mut other = mine.entries[0].clone();
+    other.question = "une question de l'autre onglet".into();
+    stored.add(other.clone());
+    send(&mut s, Msg::JournalLoaded(stored.clone()));
+    assert_eq!(s.journal, stored, "the other tab's entry is listed here");
+    send(&mut s, Msg::QuestionTyped("vvvv kkkk".into()));
+    let fx = send(&mut s, Msg::QuestionCommitted);
+    let written: Vec<&str> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::JournalAppend(added) => Some(added),
+            _ => None,
+        })
+        .flatten()
+        .map(|e| e.question.as_str())
+        .collect();
+    assert!(
+        !written.is_empty() && written.iter().all(|q| *q == "vvvv kkkk"),
+        "{written:?}"
+    );
+}
+
+/// rt4 R2: « Effacer » erases the store (not a write of an empty copy), and a journal read back
+/// after another tab erased it replaces this tab's: the erased entries are not shown, and the
+/// next question writes only itself.
+#[test]
+fn rt4_r2_an_erased_journal_is_never_written_back() {
+    let mut s = state();
+    send(
+        &mut s,
+        Msg::QuestionTyped("mon code de carte bleue 4973".into()),
+    );
+    send(&mut s, Msg::QuestionCommitted);
+    assert!(!s.journal.entries.is_empty());
+    let fx = send(&mut s, Msg::JournalErased);
+    assert!(fx.iter().any(|e| matches!(e, Effect::JournalErase)));
+    assert!(s.journal.entries.is_empty());
+    // The same, told by another tab: this tab still held the entry.
+    send(
+        &mut s,
+        Msg::QuestionTyped("mon code de carte bleue 4973".into()),
+    );
+    send(&mut s, Msg::QuestionCommitted);
+    send(&mut s, Msg::JournalLoaded(Default::default()));
+    assert!(s.journal.entries.is_empty());
+    send(&mut s, Msg::QuestionTyped("vvvv kkkk".into()));
+    let fx = send(&mut s, Msg::QuestionCommitted);
+    for e in &fx {
+        if let Effect::JournalAppend(added) = e {
+            assert!(added.iter().all(|e| !e.question.contains("carte bleue")));
+        }
+    }
+    assert!(s
+        .journal
+        .entries
+        .iter()
+        .all(|e| !e.question.contains("carte bleue")));
 }
 
 // The catalogue.

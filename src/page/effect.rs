@@ -101,8 +101,11 @@ pub enum Effect {
         files: Vec<FileRef>,
         selection: Selection,
     },
-    /// Writes the journal (JSON lines; empty erases it).
-    SaveJournal(String),
+    /// Stores journal entries, each as its own record (never a rewrite of the whole journal: a
+    /// tab writes only what it added), then tells the other tabs.
+    JournalAppend(Vec<crate::journal::Entry>),
+    /// Erases every stored entry, then tells the other tabs (which show the stored journal).
+    JournalErase,
     /// Fetches (or reads from the cache) and prepares the local encoder.
     LoadLocalModel,
     /// Aborts the model's download in flight (its request ends at once).

@@ -73,7 +73,8 @@ pub enum Msg {
     /// starts at once and a newer question does not cancel it. Leaving the box does not validate:
     /// a learner who types a question and then opens « Réglages » to paste a key did not mean it.
     QuestionEntered,
-    /// The journal read back from IndexedDB at start-up.
+    /// The journal as stored, read back at start-up, after this tab wrote to it, and when another
+    /// tab did: it replaces the one shown (what another tab erased is gone here too).
     JournalLoaded(Journal),
     /// « Exporter » the journal: `jsonl` or `csv`.
     JournalExported(String),

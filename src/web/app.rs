@@ -95,9 +95,8 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
         Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
         Effect::AbortLocalModel => tasks::abort_model_download(),
         Effect::Worker(request) => super::worker_client::send(&app, &request, None),
-        Effect::SaveJournal(text) => spawn(async move {
-            store::put_text(store::JOURNAL, store::JOURNAL_KEY, &text).await;
-        }),
+        Effect::JournalAppend(entries) => spawn(tasks::append_journal(app, entries)),
+        Effect::JournalErase => spawn(tasks::erase_journal(app)),
         Effect::RememberKey(Some(key)) => store::remember_key(&key),
         Effect::RememberKey(None) => store::forget_key(),
         Effect::Clipboard(link) => spawn(tasks::copy_link(app, link)),
@@ -201,11 +200,7 @@ pub async fn run() {
     // What a closed or reloaded tab's worker left behind, removed before anything else is stored.
     spawn(store::remove_orphan_rows());
     tasks::load_vectors(app.clone(), 0).await;
-    if let Some(text) = store::get_text(store::JOURNAL, store::JOURNAL_KEY).await {
-        app.dispatch(Msg::JournalLoaded(crate::journal::Journal::from_jsonl(
-            &text,
-        )));
-    }
+    tasks::start_journal(app.clone()).await;
     app.dispatch(Msg::Settled);
     if let Some(body) = document().body() {
         body.set_attribute("data-ready", "true").ok();

@@ -20,8 +20,11 @@ pub const QUESTION_VECTORS: &str = "vecteurs-questions";
 pub const ANSWERS: &str = "reponses";
 /// The local encoder's model file (safetensors bytes), by its path.
 pub const MODEL: &str = "modele-local";
-/// The journal of unanswered questions (JSON lines), under [`JOURNAL_KEY`]. Never sent.
+/// The journal of unanswered questions: one record per entry (its JSON), under
+/// [`crate::journal::record_key`]. Never sent.
 pub const JOURNAL: &str = "journal";
+/// Where an earlier version kept the whole journal as one text of JSON lines (read once, moved
+/// into records).
 pub const JOURNAL_KEY: &str = "questions-sans-reponse";
 
 /// Resolves when `request` succeeds, with its result.
@@ -202,6 +205,100 @@ pub async fn delete(store: &str, key: &str) -> bool {
         Ok(request) => done(&request).await.is_ok(),
         Err(_) => false,
     }
+}
+
+/// Stores every `(key, value)` of `records` in one transaction (all or none): `true` when
+/// committed.
+pub async fn put_all(store: &str, records: &[(String, JsValue)]) -> bool {
+    let Ok(conn) = open().await else { return false };
+    let Ok(tx) = conn
+        .db
+        .transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite)
+    else {
+        return false;
+    };
+    let Ok(os) = tx.object_store(store) else {
+        return false;
+    };
+    let commit = committed(&tx);
+    for (key, value) in records {
+        if os.put_with_key(value, &JsValue::from_str(key)).is_err() {
+            tx.abort().ok();
+            return false;
+        }
+    }
+    commit.await.is_ok_and(|v| v.as_bool() == Some(true))
+}
+
+/// Every record of `store` whose key is a string, in key order, read in one transaction; `None`
+/// when the storage cannot be read (which is not an empty store).
+pub async fn get_all(store: &str) -> Option<Vec<(String, JsValue)>> {
+    let conn = open().await.ok()?;
+    let tx = conn.db.transaction_with_str(store).ok()?;
+    let os = tx.object_store(store).ok()?;
+    let keys = os.get_all_keys().ok()?;
+    let values = os.get_all().ok()?;
+    let keys = js_sys::Array::from(&done(&keys).await.ok()?);
+    let values = js_sys::Array::from(&done(&values).await.ok()?);
+    Some(
+        keys.iter()
+            .zip(values.iter())
+            .filter_map(|(k, v)| Some((k.as_string()?, v)))
+            .collect(),
+    )
+}
+
+/// Deletes, in one transaction, every record of `store` whose key is in `keys` and every record
+/// whose key is at most `up_to`: `true` when committed.
+pub async fn delete_all(store: &str, up_to: Option<&str>, keys: &[String]) -> bool {
+    let Ok(conn) = open().await else { return false };
+    let Ok(tx) = conn
+        .db
+        .transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite)
+    else {
+        return false;
+    };
+    let Ok(os) = tx.object_store(store) else {
+        return false;
+    };
+    let commit = committed(&tx);
+    if let Some(last) = up_to {
+        let Ok(range) = web_sys::IdbKeyRange::upper_bound(&JsValue::from_str(last)) else {
+            tx.abort().ok();
+            return false;
+        };
+        if os.delete(&range).is_err() {
+            tx.abort().ok();
+            return false;
+        }
+    }
+    for key in keys {
+        if os.delete(&JsValue::from_str(key)).is_err() {
+            tx.abort().ok();
+            return false;
+        }
+    }
+    commit.await.is_ok_and(|v| v.as_bool() == Some(true))
+}
+
+/// Empties `store` in one transaction: `true` when committed.
+pub async fn clear(store: &str) -> bool {
+    let Ok(conn) = open().await else { return false };
+    let Ok(tx) = conn
+        .db
+        .transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite)
+    else {
+        return false;
+    };
+    let Ok(os) = tx.object_store(store) else {
+        return false;
+    };
+    let commit = committed(&tx);
+    if os.clear().is_err() {
+        tx.abort().ok();
+        return false;
+    }
+    commit.await.is_ok_and(|v| v.as_bool() == Some(true))
 }
 
 /// The value under `key` if it is a `T` (a stored value of another type reads as absent).

@@ -34,8 +34,8 @@ pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec
                     now,
                 );
                 if let Ok(e) = entry {
-                    if s.journal.add(e) {
-                        fx.push(Effect::SaveJournal(s.journal.to_jsonl()));
+                    if s.journal.add(e.clone()) {
+                        fx.push(Effect::JournalAppend(vec![e]));
                     }
                 }
             }

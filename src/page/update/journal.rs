@@ -65,20 +65,20 @@ pub(super) fn note_unanswered(s: &mut State, now: &str, fx: &mut Vec<Effect>) {
         return;
     }
     let question = s.question.clone();
-    let mut added = false;
+    let mut added = Vec::new();
     for &method in &s.shown.clone() {
-        added |= journal_one(s, &question, method, now);
+        added.extend(journal_one(s, &question, method, now));
     }
-    if added {
-        fx.push(Effect::SaveJournal(s.journal.to_jsonl()));
+    if !added.is_empty() {
+        fx.push(Effect::JournalAppend(added));
     }
 }
 
-/// Journals `question` under `method` if its best score is under the threshold (true when the
-/// journal changed); if the method cannot rank it yet, puts it in the waiting list instead.
-fn journal_one(s: &mut State, question: &str, method: Method, now: &str) -> bool {
+/// Journals `question` under `method` if its best score is under the threshold (the entry added,
+/// if the journal changed); if the method cannot rank it yet, puts it in the waiting list instead.
+fn journal_one(s: &mut State, question: &str, method: Method, now: &str) -> Option<Entry> {
     match unanswered(s, question, method, Verdict::UnderThreshold, None, now) {
-        Ok(e) => e.threshold.is_some_and(|t| e.best < t) && s.journal.add(e),
+        Ok(e) => (e.threshold.is_some_and(|t| e.best < t) && s.journal.add(e.clone())).then_some(e),
         Err(
             SearchError::Pending | SearchError::NoQuestionVector { .. } | SearchError::NoVectors,
         ) => {
@@ -89,9 +89,9 @@ fn journal_one(s: &mut State, question: &str, method: Method, now: &str) -> bool
                 }
                 s.data.ui.journal_waiting.push(item);
             }
-            false
+            None
         }
-        Err(SearchError::Dense(_)) => false,
+        Err(SearchError::Dense(_)) => None,
     }
 }
 
@@ -102,11 +102,11 @@ const JOURNAL_WAITING_MAX: usize = 16;
 /// The waiting committed questions tried again, after something they may wait for arrived.
 pub(super) fn retry_unanswered(s: &mut State, now: &str, fx: &mut Vec<Effect>) {
     let waiting = std::mem::take(&mut s.data.ui.journal_waiting);
-    let mut added = false;
+    let mut added = Vec::new();
     for (question, method) in waiting {
-        added |= journal_one(s, &question, method, now);
+        added.extend(journal_one(s, &question, method, now));
     }
-    if added {
-        fx.push(Effect::SaveJournal(s.journal.to_jsonl()));
+    if !added.is_empty() {
+        fx.push(Effect::JournalAppend(added));
     }
 }

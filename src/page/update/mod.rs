@@ -225,11 +225,11 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             s.local_rows = (done < total).then_some((done, total, bytes));
         }
         Msg::LocalRowsFailed(why) => local::rows_failed(s, why),
-        Msg::JournalLoaded(stored) => s.journal.merge_stored(stored),
+        Msg::JournalLoaded(stored) => s.journal = stored,
         Msg::JournalExported(what) => journal::export(s, &what, fx),
         Msg::JournalErased => {
             s.journal = crate::journal::Journal::default();
-            fx.push(Effect::SaveJournal(String::new()));
+            fx.push(Effect::JournalErase);
         }
         Msg::AnswerMethodChosen(m) => s.answering.method = Some(m),
         Msg::AnswerModelChosen(m) => s.answering.model = Some(m),

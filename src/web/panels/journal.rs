@@ -30,12 +30,21 @@ pub fn event(kind: &str, target: &Element) -> Option<Msg> {
 }
 
 pub fn render(s: &State, memo: &mut Memo) {
-    // The journal only grows at its end, loses its oldest, merges stored entries before, or is
-    // erased: its length and its two ends tell every change.
-    let ends =
-        |e: Option<&Entry>| e.map(|e| (e.date.clone(), e.question.clone(), e.method.clone()));
-    let entries = &s.journal.entries;
-    let inputs = (entries.len(), ends(entries.first()), ends(entries.last()));
+    // The journal is replaced whole by the stored one (another tab's additions may land anywhere
+    // by date): every entry's identity tells every change (at most 1,000 entries).
+    let inputs: Vec<(&str, &str, &str, &str)> = s
+        .journal
+        .entries
+        .iter()
+        .map(|e: &Entry| {
+            (
+                e.date.as_str(),
+                e.question.as_str(),
+                e.method.as_str(),
+                e.verdict.french(),
+            )
+        })
+        .collect();
     if !memo.changed("journal", inputs) {
         return;
     }

@@ -4,12 +4,14 @@
 //! it reads the state again. It never indexes the catalogue after an await.
 
 mod files;
+mod journal;
 mod local;
 mod measure;
 mod mistral;
 mod vectors;
 
 pub use files::{read_files, read_runs};
+pub use journal::{append as append_journal, erase as erase_journal, start as start_journal};
 pub use local::{abort_download as abort_model_download, load_local_model};
 pub use measure::measure;
 pub use mistral::{
