@@ -1577,3 +1577,23 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
     );
     assert_eq!(s.answering.verdict, None);
 }
+
+/// rt4 R4: a worker that could not start (its module not fetched, offline) is said, and the next
+/// typed question starts again (the model handed to a new worker), never « until a reload »; a
+/// worker that died after starting still is final.
+#[test]
+fn rt4_r4_a_worker_that_could_not_start_is_started_again_at_the_next_question() {
+    let mut s = downloading_local_model();
+    send(
+        &mut s,
+        Msg::LocalWorkerNotStarted("son module n'a pas pu être chargé".into()),
+    );
+    assert!(
+        matches!(&s.local, LocalModel::Unavailable(why) if why.contains("réessayer") && !why.contains("rechargement"))
+    );
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    send(&mut s, Msg::LocalWorkerDied("crash".into()));
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant thermique".into()));
+    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+}

@@ -103,6 +103,9 @@ pub enum Msg {
     },
     /// The local encoder's worker stopped (why, in the browser's words).
     LocalWorkerDied(String),
+    /// The local encoder's worker failed before it listened (its module could not be fetched):
+    /// the next gesture that needs it starts a new one.
+    LocalWorkerNotStarted(String),
     LocalModelProgress {
         done: u64,
         total: Option<u64>,

@@ -25,6 +25,9 @@ struct Handle {
     waiting: Vec<JsValue>,
     /// It died: nothing more is sent (the page says why; a reload starts it again).
     dead: bool,
+    /// It failed before it listened (its module could not be fetched: offline, a server's
+    /// error): the next request starts a new one.
+    restartable: bool,
     _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _onerror: Closure<dyn FnMut(web_sys::Event)>,
 }
@@ -205,6 +208,10 @@ pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
     // Never dispatch while WORKER is borrowed: `update` may send again.
     let failed = WORKER.with(|slot| {
         let mut slot = slot.borrow_mut();
+        if slot.as_ref().is_some_and(|h| h.restartable) {
+            // Dropped here, outside its own handlers.
+            *slot = None;
+        }
         if slot.is_none() {
             match start(app) {
                 Ok(handle) => *slot = Some(handle),
@@ -255,15 +262,20 @@ fn start(app: &Shared) -> Result<Handle, String> {
             .map(|e| e.message())
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| "son module n'a pas pu être chargé".to_owned());
-        WORKER.with(|slot| {
-            if let Some(handle) = slot.borrow_mut().as_mut() {
-                handle.dead = true;
-                handle.waiting.clear();
-                handle.worker.terminate();
-            }
+        let started = WORKER.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            let handle = slot.as_mut()?;
+            handle.dead = true;
+            handle.restartable = !handle.started;
+            handle.waiting.clear();
+            handle.worker.terminate();
+            Some(handle.started)
         });
         wake_all();
-        on_error.dispatch(Msg::LocalWorkerDied(detail));
+        on_error.dispatch(match started {
+            Some(false) => Msg::LocalWorkerNotStarted(detail),
+            _ => Msg::LocalWorkerDied(detail),
+        });
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
@@ -272,6 +284,7 @@ fn start(app: &Shared) -> Result<Handle, String> {
         started: false,
         waiting: Vec::new(),
         dead: false,
+        restartable: false,
         _onmessage: onmessage,
         _onerror: onerror,
     })

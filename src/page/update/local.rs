@@ -99,6 +99,18 @@ pub(super) fn worker_died(s: &mut State, detail: String) {
     s.local_fiches = None;
 }
 
+/// The worker could not start (its module not fetched: offline, a server's error): said, and
+/// the next gesture that needs it starts a new one, which is given the model again.
+pub(super) fn worker_not_started(s: &mut State, detail: String) {
+    s.local = LocalModel::Unavailable(format!(
+        "Le calcul local n'a pas pu démarrer ({detail}). Tapez une autre question pour réessayer, en ligne\u{202f}; les autres méthodes restent utilisables."
+    ));
+    s.local_retry = true;
+    s.local_asked = None;
+    s.local_fiches = None;
+    s.local_rows = None;
+}
+
 /// The local methods measured, when every question has its local vector.
 fn measure_local(s: &mut State, fx: &mut Vec<Effect>) {
     let all = s

@@ -210,6 +210,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             s.local_fiches = None;
         }
         Msg::LocalWorkerDied(detail) => local::worker_died(s, detail),
+        Msg::LocalWorkerNotStarted(detail) => local::worker_not_started(s, detail),
         Msg::LocalModelEvicted(why) => local::evicted(s, why),
         Msg::LocalModelDownloadFailed(why) => {
             s.local = super::local::LocalModel::Unavailable(why);
