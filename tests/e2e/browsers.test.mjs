@@ -272,6 +272,7 @@ inEngines('rt4-r5 blocks that hang: the waiting column says so inside itself and
         && !shown(list);
     }, { timeout: 20000, what: 'the waiting line in place of the previous results' });
     faults[BLOCKS].times = 0;
+    server.release();
     const want2 = await terminalTop(Q2);
     await tab.type('#question', Q1, { enter: true });
     await tab.type('#question', Q2, { enter: true });

@@ -49,6 +49,10 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
   // goes out in 16 kB chunks through one shared link of `bytesPerSecond` (the benchmarks' slow
   // network, on the server's side, so that the worker's requests are slowed too).
   let linkFree = 0;
+  // The responses held by 'hang', closed by `release()` (a browser that keeps a held connection
+  // after aborting its request would otherwise queue the next requests behind it).
+  const hung = [];
+  const release = () => hung.splice(0).forEach((res) => res.destroy());
   const send = async (res, body) => {
     if (!link) {
       res.end(body);
@@ -122,7 +126,10 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
         res.writeHead(404).end();
         return;
       }
-      if (kind === 'hang') return;
+      if (kind === 'hang') {
+        hung.push(res);
+        return;
+      }
       if (kind === 'cut') {
         res.writeHead(200, { 'content-type': type, 'content-length': body.length });
         res.write(body.subarray(0, body.length >> 1), () => res.destroy());
@@ -146,7 +153,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
   const close = () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); });
-  return { url: origin + BASE, origin, outside, served, requests, bytes, close };
+  return { url: origin + BASE, origin, outside, served, requests, bytes, close, release };
 }
 
 /** The test build served with a vectors file made by the terminal (`vecteurs --embedder mistral`)

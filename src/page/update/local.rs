@@ -88,11 +88,15 @@ pub(super) fn evicted(s: &mut State, why: String) {
     let _ = why;
 }
 
-pub(super) fn worker_died(s: &mut State, detail: String) {
+fn forget_vectors_away(s: &mut State) {
     if s.data.lab.vectors_away().is_some() {
         s.data.lab.forget_vectors_away();
         s.data.vectors_origin = "Vecteurs perdus : le calcul en arrière-plan qui les gardait s'est arrêté ; sens et hybride reviendront au rechargement de la page.".to_owned();
     }
+}
+
+pub(super) fn worker_died(s: &mut State, detail: String) {
+    forget_vectors_away(s);
     s.local = LocalModel::Unavailable(format!(
         "Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables. (Détail du navigateur : {detail})"
     ));
@@ -102,6 +106,8 @@ pub(super) fn worker_died(s: &mut State, detail: String) {
 /// The worker could not start (its module not fetched: offline, a server's error): said, and
 /// the next gesture that needs it starts a new one, which is given the model again.
 pub(super) fn worker_not_started(s: &mut State, detail: String) {
+    // Vectors handed to it never reached it: lost as when it dies.
+    forget_vectors_away(s);
     s.local = LocalModel::Unavailable(format!(
         "Le calcul local n'a pas pu démarrer ({detail}). Tapez une autre question pour réessayer, en ligne\u{202f}; les autres méthodes restent utilisables."
     ));
