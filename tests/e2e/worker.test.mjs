@@ -102,7 +102,7 @@ test('while the worker embeds a learner\'s catalogue, a typed question is embedd
   await context.close();
 });
 
-test('a worker whose module cannot start is said in French, and the page goes on with the other methods', { skip: !present }, async () => {
+test('a worker whose module cannot start is said in French, and the page goes on with the other methods; rt4-r4 once its module is served, the next question starts it again, without a reload', { skip: !present }, async () => {
   const { page, context, problems } = await openPage(browser, null);
   // Served, but not WebAssembly: the worker's start fails and it reports the error.
   await page.route('**/encodeur*_bg.wasm*', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: 'pas du wasm' }));
@@ -113,11 +113,16 @@ test('a worker whose module cannot start is said in French, and the page goes on
   const line = page.locator('#indisponibles .local-indisponible');
   await line.waitFor({ timeout: 60000 });
   const text = await line.textContent();
-  assert.match(text, /^sens local\s: Le calcul local s'est arrêté\s: sens local et hybride local sont indisponibles jusqu'au rechargement de la page\s; les autres méthodes restent utilisables\. \(Détail du navigateur\s: .*CompileError.*\)$/);
+  assert.match(text, /^sens local\s: Le calcul local n'a pas pu démarrer \(.*CompileError.*\)\. Tapez une autre question pour réessayer\s; les autres méthodes restent utilisables\.$/);
   // Still usable: another question ranks under mots.
   await page.fill('#question', B);
   await page.waitForFunction(() => document.querySelectorAll('#colonne-mots li.resultat').length === 5);
   assert.match(await page.locator('#colonne-mots li.resultat').first().textContent(), /\S/);
+  // The module served again (a network back, a deploy finished): the next question starts a new
+  // worker, which is given the model and ranks.
+  await page.unroute('**/encodeur*_bg.wasm*');
+  await page.fill('#question', 'Un isolant qui ne brûle pas');
+  await page.waitForFunction(() => document.querySelectorAll('#colonne-sens-local li.resultat').length === 5, null, { timeout: 60000 });
   assert.deepEqual(problems, []);
   await context.close();
 });

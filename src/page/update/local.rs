@@ -109,7 +109,7 @@ pub(super) fn worker_not_started(s: &mut State, detail: String) {
     // Vectors handed to it never reached it: lost as when it dies.
     forget_vectors_away(s);
     s.local = LocalModel::Unavailable(format!(
-        "Le calcul local n'a pas pu démarrer ({detail}). Tapez une autre question pour réessayer, en ligne\u{202f}; les autres méthodes restent utilisables."
+        "Le calcul local n'a pas pu démarrer ({detail}). Tapez une autre question pour réessayer\u{202f}; les autres méthodes restent utilisables."
     ));
     s.local_retry = true;
     s.local_asked = None;
