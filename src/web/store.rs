@@ -207,9 +207,12 @@ pub async fn delete(store: &str, key: &str) -> bool {
     }
 }
 
-/// Stores every `(key, value)` of `records` in one transaction (all or none): `true` when
-/// committed.
-pub async fn put_all(store: &str, records: &[(String, JsValue)]) -> bool {
+/// Runs `requests` on `store` in one read-write transaction, all or none: `true` when committed.
+/// A request `requests` cannot make aborts the transaction.
+async fn in_one_transaction(
+    store: &str,
+    requests: impl FnOnce(&web_sys::IdbObjectStore) -> Result<(), JsValue>,
+) -> bool {
     let Ok(conn) = open().await else { return false };
     let Ok(tx) = conn
         .db
@@ -221,13 +224,23 @@ pub async fn put_all(store: &str, records: &[(String, JsValue)]) -> bool {
         return false;
     };
     let commit = committed(&tx);
-    for (key, value) in records {
-        if os.put_with_key(value, &JsValue::from_str(key)).is_err() {
-            tx.abort().ok();
-            return false;
-        }
+    if requests(&os).is_err() {
+        tx.abort().ok();
+        return false;
     }
     commit.await.is_ok_and(|v| v.as_bool() == Some(true))
+}
+
+/// Stores every `(key, value)` of `records` in one transaction (all or none): `true` when
+/// committed.
+pub async fn put_all(store: &str, records: &[(String, JsValue)]) -> bool {
+    in_one_transaction(store, |os| {
+        for (key, value) in records {
+            os.put_with_key(value, &JsValue::from_str(key))?;
+        }
+        Ok(())
+    })
+    .await
 }
 
 /// Every record of `store` whose key is a string, in key order, read in one transaction; `None`
@@ -251,54 +264,22 @@ pub async fn get_all(store: &str) -> Option<Vec<(String, JsValue)>> {
 /// Deletes, in one transaction, every record of `store` whose key is in `keys` and every record
 /// whose key is at most `up_to`: `true` when committed.
 pub async fn delete_all(store: &str, up_to: Option<&str>, keys: &[String]) -> bool {
-    let Ok(conn) = open().await else { return false };
-    let Ok(tx) = conn
-        .db
-        .transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite)
-    else {
-        return false;
-    };
-    let Ok(os) = tx.object_store(store) else {
-        return false;
-    };
-    let commit = committed(&tx);
-    if let Some(last) = up_to {
-        let Ok(range) = web_sys::IdbKeyRange::upper_bound(&JsValue::from_str(last)) else {
-            tx.abort().ok();
-            return false;
-        };
-        if os.delete(&range).is_err() {
-            tx.abort().ok();
-            return false;
+    in_one_transaction(store, |os| {
+        if let Some(last) = up_to {
+            let range = web_sys::IdbKeyRange::upper_bound(&JsValue::from_str(last))?;
+            os.delete(&range)?;
         }
-    }
-    for key in keys {
-        if os.delete(&JsValue::from_str(key)).is_err() {
-            tx.abort().ok();
-            return false;
+        for key in keys {
+            os.delete(&JsValue::from_str(key))?;
         }
-    }
-    commit.await.is_ok_and(|v| v.as_bool() == Some(true))
+        Ok(())
+    })
+    .await
 }
 
 /// Empties `store` in one transaction: `true` when committed.
 pub async fn clear(store: &str) -> bool {
-    let Ok(conn) = open().await else { return false };
-    let Ok(tx) = conn
-        .db
-        .transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite)
-    else {
-        return false;
-    };
-    let Ok(os) = tx.object_store(store) else {
-        return false;
-    };
-    let commit = committed(&tx);
-    if os.clear().is_err() {
-        tx.abort().ok();
-        return false;
-    }
-    commit.await.is_ok_and(|v| v.as_bool() == Some(true))
+    in_one_transaction(store, |os| os.clear().map(drop)).await
 }
 
 /// The value under `key` if it is a `T` (a stored value of another type reads as absent).
