@@ -29,7 +29,7 @@ const TYPES = {
 
 /** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
  *  BASE. `overrides` maps paths under BASE (e.g. 'data/manifeste.json') to contents served instead. */
-export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {}, link = null, port = 0 } = {}) {
+export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {}, link = null } = {}) {
   const ROOT = resolve(fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
   const outside = [];
   // Each response of `slow` (path → { body, chunk, every, stallAfter }): `chunk` bytes every
@@ -149,8 +149,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
       res.writeHead(404).end();
     }
   });
-  // `port`: a given one (a test that stops the server and serves again at the same origin).
-  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
   const close = () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); });
   return { url: origin + BASE, origin, outside, served, requests, bytes, close, release };

@@ -68,9 +68,8 @@ test('a typed question: at most 3 MiB served from asking for the local methods t
     console.log(`[rows] first question's files: ${first.filter((b) => !b.path.startsWith(BLOCKS)).map((b) => `${b.path} ${b.bytes}`).join(', ')}`);
     // The head (tokenizer and layers, exact) and the worker's module; figures in BENCHMARKS.md.
     assert.ok(total(first) <= 3 * MIB, `${total(first)} bytes: ${first.map((b) => b.path).join(' ')}`);
-    // (The browser's own request of the page's icon may come at any time.)
     for (const later of [second, third]) {
-      assert.deepEqual(later.map((b) => b.path).filter((p) => !p.startsWith(BLOCKS) && !p.startsWith('icone')), [], 'only blocks of rows');
+      assert.deepEqual(later.map((b) => b.path).filter((p) => !p.startsWith(BLOCKS)), [], 'only blocks of rows');
     }
     const all = blockPaths(server.bytes);
     assert.equal(new Set(all).size, all.length, 'no block fetched twice');
