@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use safetensors::tensor::{Dtype, TensorView};
 
 use super::{
-    blocks, canonical_header, spm, tensor_shapes, Model, ModelError, CODED, DIM, MODEL,
+    blocks, file::canonical_header, spm, tensor_shapes, Model, ModelError, CODED, DIM, MODEL,
     SCORE_DELTAS,
 };
 
@@ -27,7 +27,7 @@ impl Model {
         let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
         let pieces = self.tokenizer.pieces().join("\0").into_bytes();
         owned.push(("spm_pieces".into(), Dtype::U8, vec![pieces.len()], pieces));
-        let scores = super::scores_to_deltas(self.tokenizer.scores());
+        let scores = super::file::scores_to_deltas(self.tokenizer.scores());
         owned.push((SCORE_DELTAS.into(), Dtype::U8, vec![scores.len()], scores));
         owned.push((
             "spm_min_score".into(),
