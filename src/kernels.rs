@@ -87,7 +87,7 @@ pub fn dot_u4_i16(packed: &[u8], q: &[i16]) -> i32 {
 /// [`dot_u4_i16`] of every row of `plane` (rows of `width` bytes, back to back) with `q`, into
 /// `out` (its contents replaced, one value per whole row). The dense scan's first pass as one call:
 /// in a module built at `opt-level = "z"`, a call per row, each with its slice and bounds checks,
-/// cost 0.5 ms over 50,000 rows on top of 3.0 ms of scanning (Node's V8, 12-03).
+/// cost a sixth of the scan's own time over 50,000 rows (Node's V8).
 ///
 /// `q8` holds the same codes as `q` (int8 values, padded alike): with the `relaxed` feature (the
 /// worker's second module, `encodeur-rapide`, which `www/encodeur-demarrage.js` starts only where
@@ -269,7 +269,7 @@ pub fn scalar_axpy(y: &mut [f32], a: f32, x: &[f32]) {
 }
 
 /// The terminal's [`dot_u4_i16`] on x86-64, where SSE2 is always present: at the release profile's
-/// `opt-level = "z"` LLVM leaves the scalar loop scalar (a 10,000-fiche scan took 17 ms).
+/// `opt-level = "z"` LLVM leaves the scalar loop scalar (`cargo run --release --bin bench`).
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod sse2 {

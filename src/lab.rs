@@ -461,7 +461,7 @@ impl Lab {
     }
 
     /// [`Lab::measure_keyword`], awaiting `pause(questions done)` before each question (40 BM25
-    /// searches at 50,000 fiches take about 30 ms).
+    /// searches at 50,000 fiches would be one long task).
     #[allow(clippy::expect_used)] // `outcome` fails only for want of vectors, which keywords never need
     pub async fn measure_keyword_pausing<F, Fut>(
         &self,

@@ -20,9 +20,14 @@
 //! - [`measure`]: hit@1, hit@5, MRR@10 and the seed's report byte for byte; [`measure::compare`]
 //!   (sign test, threshold calibration), [`measure::export`] (CSV, JSON, TREC),
 //!   [`measure::import`] (another engine's TREC run, measured as a method), [`measure::pyfmt`].
+//! - [`improve`]: « Améliorer »: the settings a learner changes one at a time, the index they
+//!   need, their measurement in bounded steps, the moves and their tests, the sweep tuned on one
+//!   half and checked on the other, the success criteria and the questions missed.
 //! - [`mistral`]: Mistral's API as pure functions: the key that never prints, embeddings, errors,
 //!   the retry policy, batches, costs; [`mistral::chat`] for chat completions.
 //! - [`answer`]: the answer that cites its fiches: prompt, citation and refusal checks, evaluation.
+//! - [`encoder`]: the local encoder (USE multilingual v3): its tokenizer, forward pass and
+//!   model file, the page's head and checked blocks, the worker's messages.
 //! - [`link`]: the page's shareable state, to and from the URL fragment (never the key, never data).
 //! - [`journal`]: the unanswered questions a learner typed, kept in the browser and exported.
 //! - [`steps`]: long computations written once, run in one go natively and in paced steps in the

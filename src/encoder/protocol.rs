@@ -36,7 +36,7 @@ pub enum Request {
     /// it if it was made for exactly the fiches whose ids are `ids_json` (one JSON array of
     /// strings, in order) and whose fingerprint is `fingerprint`. `npy`: the file is a bare `.npy`
     /// matrix (rows in the fiches' order), not our safetensors. The ids travel as one string: as
-    /// an array, 50,000 of them cost the page's thread a task of 60-69 ms to hand over.
+    /// an array, 50,000 of them cost the page's thread a long task to hand over.
     Vectors {
         set: u64,
         ids_json: String,
@@ -247,8 +247,7 @@ struct DenseJob {
 
 /// The worker's dense searches, one vector per turn of its event loop: the question in the box
 /// first (a newer one supersedes an older one not yet searched), then the vectors of
-/// measurements, in order. At 50,000 fiches one vector takes about 10 ms, so a question waits
-/// at most one vector of a measurement.
+/// measurements, in order: a question waits at most one vector of a measurement.
 #[derive(Debug, Default)]
 pub struct DenseQueue {
     jobs: VecDeque<DenseJob>,

@@ -322,7 +322,7 @@ impl Tokenizer {
             return Err(SpmError::NoPieces);
         }
         // Sized once for every prefix (an upper bound): growing a map of 300k strings rehashes
-        // it all at once, which held a page's thread for 100 ms.
+        // it all at once, in one long task on a page's thread.
         let bound: usize = pieces.iter().map(|p| p.chars().count()).sum();
         let mut prefixes: HashMap<String, u32> = HashMap::with_capacity(bound);
         let mut max_chars = 0;

@@ -4,10 +4,9 @@
 //!
 //! Inside the message, serde-wasm-bindgen reads every number as a JavaScript value, and an
 //! internally tagged enum ([`super::protocol::Request`], [`super::protocol::Reply`]) is first
-//! buffered whole: while a 50,000-fiche catalogue and its vectors loaded and were measured, the
-//! page's thread spent 42-60 ms in the worker's replies (the 40 question vectors, 40 × 1,024
-//! numbers, and their tops) and 20-46 ms sending the vectors back for those tops (CDP profiles,
-//! four runs, 2026-12-03); 18-22 ms in all since. A typed array is copied in one go.
+//! buffered whole: with a 50,000-fiche catalogue, the worker's replies (the 40 question vectors,
+//! 40 × 1,024 numbers, and their tops) and the vectors sent back for those tops were the page's
+//! longest tasks of a measurement (docs/benchmarks-history.md). A typed array is copied in one go.
 //!
 //! The rows' own field in the message travels empty; [`take_rows`] gives them back to whoever
 //! decodes it. A message without `flat` keeps whatever its field holds (the tests and benchmarks
@@ -65,7 +64,7 @@ const LENS: &str = "lens";
 /// Sets dense tops (`(fiche, score)` best first, one list per vector) beside `message`, as three
 /// typed arrays: every list's fiches (`Uint32Array`), their scores (`Float64Array`) and each
 /// list's length (`Uint32Array`). Returns their buffers, for a transfer list. Through serde, the
-/// 40 tops of 50 that « Mesurer » gets back took the page's thread 20 ms to decode.
+/// 40 tops of 50 that « Mesurer » gets back were a long task to decode.
 pub fn put_tops(message: &JsValue, tops: &[Vec<(u32, f64)>]) -> Option<[js_sys::ArrayBuffer; 3]> {
     let docs: Vec<u32> = tops.iter().flatten().map(|&(d, _)| d).collect();
     let scores: Vec<f64> = tops.iter().flatten().map(|&(_, s)| s).collect();

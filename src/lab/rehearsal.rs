@@ -2,7 +2,7 @@
 //! should run once before it counts. The first module searches them while its own files are on
 //! their way (`web::first`): in a page just opened, the browser compiles each WebAssembly function
 //! at its first call, so a first index build costs several times the same build done again
-//! (measured in docs/benchmarks-history.md, « 2026-12-03, night »).
+//! (docs/benchmarks-history.md).
 
 /// Two fiches in the JSON Lines of `fiches.jsonl`, accents included (they take the
 /// normaliser's path).

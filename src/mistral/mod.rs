@@ -36,9 +36,9 @@ pub enum CallKind {
     /// Embeddings: small and fast (a question is a few tokens, a batch of 128 fiches about a
     /// second); a call unanswered after [`EMBED_TIMEOUT_MS`] is abandoned and sent again.
     Embeddings,
-    /// A chat answer: a recorded `mistral-large-latest` answer took 28.8 s and the official client
-    /// waits 300 s. Waited for [`CHAT_TIMEOUT_MS`], and never sent again after a timeout (the first
-    /// may still be running, and billed): the learner decides.
+    /// A chat answer: a long answer of `mistral-large-latest` takes tens of seconds, and the
+    /// official client waits longer still. Waited for [`CHAT_TIMEOUT_MS`], and never sent again
+    /// after a timeout (the first may still be running, and billed): the learner decides.
     Chat,
 }
 
@@ -390,12 +390,13 @@ pub fn retry_after_ms(value: Option<&str>) -> Option<u32> {
 }
 
 /// Backoff before attempt `attempt + 1` after a server error or no answer (attempts count from
-/// 1): 1 s, 2 s, 4 s, at most 8 s.
+/// 1): a second, doubled at each attempt up to eight.
 pub fn backoff_ms(attempt: u32) -> u32 {
     1000u32.saturating_mul(1 << attempt.saturating_sub(1).min(3))
 }
 
-/// Backoff after a 429 whose `Retry-After` is absent or unreadable: 10 s, 30 s, then 60 s, so
+/// Backoff after a 429 whose `Retry-After` is absent or unreadable: ten seconds, thirty, then a
+/// minute, so
 /// that a per-minute token limit (40 answers in « Mesurer les réponses ») has passed by the last
 /// attempt.
 pub fn rate_limit_backoff_ms(attempt: u32) -> u32 {

@@ -1,10 +1,10 @@
 //! What a call costs, per model: one table, used for every cost the page and the terminal show.
 //!
-//! Checked on 2026-08 against Mistral's model cards (`mistralai/platform-docs-public`,
+//! Checked (on [`CHECKED`]) against Mistral's model cards (`mistralai/platform-docs-public`,
 //! `src/schema/models/models/*.json`, fields `pricing.input` / `pricing.output` in US dollars per
 //! million tokens) and its pricing page. An alias such as `mistral-small-latest` moves when Mistral
 //! releases a model: on that date it named Mistral Small 4 (`mistral-small-2603`), whose price
-//! replaced Small 3.2's $0.10 / $0.30 (retired 2026-07-31). Check again when a figure looks wrong;
+//! replaced that of Small 3.2, since retired. Check again when a figure looks wrong;
 //! a model missing from this table shows its tokens and « prix inconnu », never a borrowed price.
 
 /// The date the prices below were checked.

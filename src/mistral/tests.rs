@@ -157,7 +157,7 @@ fn honours_retry_after_else_waits_for_a_minute_limit_then_gives_up() {
         next_step(e, MAX_ATTEMPTS, &limited),
         Next::Fail(ApiError::RateLimited)
     );
-    // Without a readable Retry-After (always so in a browser): 10 s, 30 s, 60 s.
+    // Without a readable Retry-After (always so in a browser): ten seconds, thirty, sixty.
     let no_header = status(429, None, "");
     let waits: Vec<Next> = (1..MAX_ATTEMPTS)
         .map(|n| next_step(e, n, &no_header))

@@ -83,9 +83,8 @@ impl Analyzer {
     /// Calls `f(term, start, end)` for each term of [`Analyzer::analyze`], in order, without a
     /// `String` per term: the words are cut into one buffer, and a stem is copied out of the
     /// cache into another. An index build looks each term up as it comes and copies only the new
-    /// ones. Building both indexes of 50,000 fiches in Chromium went from 1,730 to 1,290 ms
-    /// (medians, BENCHMARKS.md, 12-03 midday); under a CPU profile of the page's first module,
-    /// analysis had been 60 of its 180 ms, with malloc and free among its largest parts.
+    /// ones: under a CPU profile of the page's first module, analysis had been a third of its
+    /// time, with malloc and free among its largest parts (docs/benchmarks-history.md).
     pub fn each_term(self, text: &str, f: impl FnMut(&str, usize, usize)) {
         match self {
             Analyzer::Seed => seed_terms(text, f),
@@ -412,9 +411,8 @@ pub fn fold_accents(s: &str) -> String {
 }
 
 /// Stems (then folds) `word` into `out`, remembering the result: a catalogue repeats the same few
-/// thousand words, and Snowball was most of the index build's time (measured: 1.25 s → see
-/// BENCHMARKS.md at 50k fiches). The cache is cleared past `STEM_CACHE_MAX` entries to bound its
-/// memory. The stem is copied out rather than lent, so that no borrow of the cache outlives this
+/// thousand words, and Snowball was most of the index build's time (docs/benchmarks-history.md).
+/// The cache is cleared past `STEM_CACHE_MAX` entries to bound its memory. The stem is copied out rather than lent, so that no borrow of the cache outlives this
 /// call.
 fn stem_cached(stemmer: &Stemmer, word: &str, out: &mut String) {
     thread_local! {

@@ -53,7 +53,7 @@ pub struct Hit {
 }
 
 /// Fiches indexed between two pauses of [`Bm25Index::build_pausing`]: a pause that is not due
-/// costs a clock read, and steps of 256 fiches were the longest in the page (28-30 ms).
+/// costs a clock read, and steps of 256 fiches were the longest tasks in the page.
 pub const DOCS_PER_STEP: usize = 64;
 
 /// Text analysed between two pauses of [`Bm25Index::build_pausing`] within one fiche.
@@ -273,7 +273,7 @@ impl Bm25Index {
                 pause(doc).await;
             }
             // A giant fiche is analysed and counted piece by piece, with a pause after each: one
-            // fiche of 3.3 MB held the page's thread for 1.5-3.4 s.
+            // fiche of 3.3 MB analysed at once held the page's thread for seconds.
             let pieces = crate::search::analysis::pieces(&fiche.texte, PIECE_BYTES);
             let several = pieces.len() > 1;
             for piece in pieces {

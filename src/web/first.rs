@@ -104,7 +104,7 @@ pub fn run() {
 
 /// What this browser remembers that the first draw depends on. Read while the manifest's request
 /// is in flight: the first read of `localStorage` in a page waits for the browser to open its
-/// storage (2–39 ms, median about 3.5, in new contexts of the benchmark machine, 2026-12-03), and
+/// storage (a few milliseconds, sometimes tens, in new contexts of the benchmark machine), and
 /// that wait is then spent while the page's thread would wait for the manifest anyway.
 struct Remembered {
     /// A key the learner chose to keep, as the page will find it.
@@ -126,9 +126,9 @@ impl Remembered {
 /// parsing both files, building both keyword indexes, what `mots+` changes, both searches, the
 /// ranks, scores and highlights of the columns. The browser compiles each of these functions at
 /// its first call; done here, that happens while the page's thread would otherwise wait for the
-/// files (they are asked for just before). Twelve alternated pairs of cold loads in a tab already
-/// open (2026-12-03, a medium hour): the first result at 178 ms against 206 (medians), earlier in
-/// 11 pairs of 12; from the module's start, 62 ms against 72. It adds 1.5 kB to the module gzipped.
+/// files (they are asked for just before): in alternated pairs of cold loads, the first result
+/// came earlier in 11 pairs of 12 (docs/benchmarks-history.md). It adds 1.5 kB to the
+/// module gzipped.
 fn rehearse() {
     use std::hint::black_box;
     let Ok(fiches) = parse_fiches_with(rehearsal::FICHES, super::nfc) else {

@@ -21,7 +21,7 @@ const SHOWN: usize = 5;
 const MAX_MARKS: usize = 200;
 /// Characters of a fiche's text a result shows: a longer fiche shows an excerpt and says it is
 /// cut. A learner's catalogue of six 3 MB fiches drew 32 MB of text per question (five results
-/// per column, each analysed for its highlights) and held the page for 20 s.
+/// per column, each analysed for its highlights) and held the page for many seconds.
 const EXCERPT_CHARS: usize = 1_000;
 /// Bytes of a long fiche searched for a keyword method's first match, so that its excerpt shows
 /// it: this bounds the work per result. A fiche whose first match lies further shows its

@@ -211,7 +211,8 @@ impl App {
 
     /// Writes the state into the URL on the next turn of the event loop, once for however many
     /// renders came before. Chromium's `replaceState` recalculates the page's styles at once when
-    /// the DOM has changed (40-60 ms after « Mesurer » is first shown); later, it costs nothing.
+    /// the DOM has changed (a long task after « Mesurer » is first shown); later, it costs
+    /// nothing.
     fn sync_url_soon(self: &Rc<Self>) {
         if self.url_pending.replace(true) {
             return;

@@ -13,7 +13,7 @@ use crate::encoder::blocks::{block_path, fingerprint_hex};
 use crate::encoder::protocol::Reply;
 
 /// Tries per block before the failure is said: a dropped connection or a server's hiccup is
-/// tried again after 0.5 s, then 2 s.
+/// tried again after each of [`WAIT_MS`].
 const TRIES: u32 = 3;
 const WAIT_MS: [i32; 2] = [500, 2_000];
 /// A block's request is abandoned when its whole answer has not come within this: blocks weigh

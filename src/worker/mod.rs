@@ -450,7 +450,7 @@ fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
 
 /// Resolves on the next turn of the worker's event loop, after the messages already waiting: a
 /// message to itself through a fresh `MessageChannel` (queued behind the page's messages, and not
-/// clamped to 4 ms as nested timeouts are). Not `scheduler.yield()`: its continuation runs ahead
+/// clamped as nested timeouts are). Not `scheduler.yield()`: its continuation runs ahead
 /// of waiting tasks, so a question sent during a catalogue waited for the whole catalogue.
 async fn yield_now() {
     let Ok(channel) = web_sys::MessageChannel::new() else {

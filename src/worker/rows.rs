@@ -36,9 +36,8 @@ pub(super) fn read_bound_ms(codes: &[u8]) -> f64 {
 }
 
 /// Rows read from the file at once: each `FileReaderSync` read of a learner's file has a fixed
-/// cost of a few milliseconds (103 MB took 858 ms in 196 reads of 512 kB, 191–359 ms in 13 reads of
-/// 8 MB; BENCHMARKS.md, 12-02), so rows are read
-/// 8 MB at a time into JavaScript's memory, and copied into the module's and fed
+/// cost of a few milliseconds (a 103 MB file read in 512 kB slices took several times as long as
+/// in 8 MB ones), so rows are read 8 MB at a time into JavaScript's memory, and copied into the module's and fed
 /// [`vectors::ROWS_PER_STEP`] at a time, yielding between steps.
 pub(super) const READ_ROWS: usize = 16 * vectors::ROWS_PER_STEP;
 
@@ -68,9 +67,9 @@ pub(super) enum Store {
 }
 
 /// Reads of a row in the origin-private file system slower than this on average move the rows
-/// to memory. Measured in Chromium (BENCHMARKS.md, 11-30 late night): about 0.005 ms per 2 kB row
-/// with a profile on disk, 0.4 ms in an incognito window, where the browser keeps those files in
-/// memory anyway; a dense search reads 200 rows.
+/// to memory. In Chromium a 2 kB row reads about a hundred times faster with a profile on disk
+/// than in an incognito window, where the browser keeps those files in memory anyway; a dense
+/// search reads 200 rows.
 pub(super) const SLOW_ROW_READ_MS: f64 = 0.05;
 
 /// Rows read at random to time the file system.
@@ -97,8 +96,8 @@ impl Store {
         }
         let mut row = vec![0u8; row_bytes];
         // The fastest of up to PROBE_ROUNDS rounds: with a profile on disk one round of 32 reads
-        // took 0.022 ms per read in one run and 0.147 ms in the next (the first reads after
-        // writing), which kept 102 MB in memory for nothing; in an incognito window every round
+        // was seven times slower in one run than in the next (the first reads after writing),
+        // which kept 102 MB in memory for nothing; in an incognito window every round
         // is slow.
         let mut per_read = f64::INFINITY;
         for _ in 0..PROBE_ROUNDS {
@@ -167,8 +166,8 @@ impl RowStore for Store {
 pub(super) use crate::encoder::protocol::ROWS_DIRECTORY as STORE_DIRECTORY;
 
 /// A set's exact values in a file of the origin's private file system, through a synchronous
-/// access handle (only a worker has one): reading the 200 candidates of a search back took about
-/// 1 ms in Chromium with a profile on disk (an incognito window's are slower: see
+/// access handle (only a worker has one): reading the 200 candidates of a search back is quick in
+/// Chromium with a profile on disk (an incognito window's are slower: see
 /// [`Store::keep_if_fast`]). The handle locks the file: it is this worker's alone, and it is
 /// removed when the set is dropped; a file left by a closed tab is removed by the next worker that
 /// opens one.

@@ -54,7 +54,7 @@ impl QueryCodes {
 }
 
 /// Rows read, checked and quantised between two pauses of
-/// [`VectorSet::from_safetensors_pausing`]: 256 × 1024 values, about 6 ms in the page.
+/// [`VectorSet::from_safetensors_pausing`]: 256 × 1024 values, a step short enough for the page.
 pub const ROWS_PER_STEP: usize = 256;
 
 /// A stored vector must be finite with a norm of 1 (± [`NORM_TOLERANCE`]); rows are numbered from

@@ -85,7 +85,7 @@ pub(crate) fn check_model_dim(
 pub const FINGERPRINT_STEP_BYTES: usize = 1 << 20;
 
 /// [`fingerprint`], awaiting `pause(fiches hashed)` after each [`FINGERPRINT_STEP_BYTES`] of text
-/// or more (one fiche is never split). In the page, 50,000 fiches (20 MB) took one 200 ms task.
+/// or more (one fiche is never split): hashed in one go, 50,000 fiches (20 MB) were one long task.
 pub async fn fingerprint_pausing<F, Fut>(fiches: &[Fiche], mut pause: F) -> String
 where
     F: FnMut(usize) -> Fut,

@@ -276,7 +276,7 @@ impl VectorSet {
 
     /// [`VectorSet::from_safetensors`], awaiting `pause(percent done)` after every
     /// [`ROWS_PER_STEP`] rows read, checked and quantised: the page yields to its event loop
-    /// there (50,000 rows held its thread for 1.2 s in one task).
+    /// there (50,000 rows read in one go held its thread for over a second).
     pub async fn from_safetensors_pausing<F, Fut>(
         bytes: &[u8],
         mut pause: F,
@@ -285,8 +285,8 @@ impl VectorSet {
         F: FnMut(u8) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
-        // The header is JSON holding every id: 50,000 of them made one step of 45 ms in a build
-        // without `wasm-opt`, so reading it is a step of its own.
+        // The header is JSON holding every id: 50,000 of them make a long step of their own, so
+        // reading it is a step of its own.
         let layout = layout(bytes, bytes.len())?;
         pause(0).await;
         let (dim, count) = (layout.dim, layout.count);

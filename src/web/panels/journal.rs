@@ -106,7 +106,7 @@ pub fn render(s: &State, memo: &mut Memo) {
 }
 
 fn row(e: &Entry) -> web_sys::Element {
-    // « 2026-11-30T06:00:00.000Z » → « 2026-11-30 06:00 ».
+    // An ISO 8601 timestamp shown to the minute, its `T` a space.
     let date = e.date.get(..16).unwrap_or(&e.date).replace('T', " ");
     let verdict = match &e.model {
         Some(model) => format!("{} ({model})", e.verdict.french()),

@@ -34,7 +34,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         &s.data.ui.run_messages,
     );
     // Built over several turns of the event loop, the first part at once: at 50,000 fiches the
-    // whole view in one task took 105-160 ms (half of it the browser's layout).
+    // whole view in one task was a long task (half of it the browser's layout).
     if memo.changed("mesures", inputs) {
         let ms = measured(s);
         let mut children = part(s, &ms, 0);

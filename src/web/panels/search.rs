@@ -123,7 +123,7 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
                 }),
             );
             let fresh = memo.changed(&id, inputs);
-            // While the local encoder's worker embeds a new question (5-30 ms), its column keeps
+            // While the local encoder's worker embeds a new question (a moment), its column keeps
             // what it showed, marked busy, instead of flashing a status line at each keystroke.
             // Once the question needs blocks of the model's rows (a download, which may be slow
             // or hang), the column says so itself and the previous question's results go: on a

@@ -12,7 +12,7 @@ use crate::page::{Dataset, Msg};
 
 /// A file's bytes, read 4 MB at a time: each slice of the file is read by the browser, then copied
 /// into the module, with a turn of the event loop whenever the [`Pacer`] says. Reading a 100 MB
-/// file whole made the browser's own task of 50-70 ms on the page's thread when the read ended,
+/// file whole made a long task of the browser's own on the page's thread when the read ended,
 /// and held a second copy of the file in JavaScript until it was copied.
 pub(super) async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     const STEP: f64 = (4 << 20) as f64;
@@ -59,12 +59,12 @@ pub async fn read_files(app: Shared, seq: u64, files: Vec<web_sys::File>, select
         let (f_name, q_name) = (f_file.name(), q_file.name());
         let said = |e: crate::data::DataError| messages::data_in(&e, &f_name, &q_name);
         // Parsed and indexed in steps, with turns of the event loop between them: 50,000 fiches
-        // held the page's thread for 3.7-4.9 s in one task.
+        // parsed in one go held the page's thread for seconds.
         let fiches = parse_fiches_pausing(&fiches_text, super::super::nfc, |_| pacer.pause())
             .await
             .map_err(said)?;
-        // The check builds a set of every id (20 ms at 50,000 fiches in a build without
-        // `wasm-opt`): a step of its own.
+        // The check builds a set of every id, long enough at 50,000 fiches to be a step of its
+        // own.
         pacer.turn().await;
         let questions = parse_questions_with(&questions_text, super::super::nfc).map_err(said)?;
         check_expected(&fiches, &questions).map_err(said)?;

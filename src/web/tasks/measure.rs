@@ -10,7 +10,7 @@ use super::vectors::*;
 use crate::page::Msg;
 
 /// Measures `methods` on the catalogue's questions, a question at a time, with a turn of the event
-/// loop whenever 16 ms have passed. Each step reads the catalogue afresh and stops if it has been
+/// loop whenever the [`Pacer`](crate::web::turns::Pacer)'s slice has passed. Each step reads the catalogue afresh and stops if it has been
 /// replaced.
 pub async fn measure(
     app: Shared,
