@@ -5,7 +5,8 @@
 //! - no comment under `src/` carries a date or a timing figure (measurements live in
 //!   BENCHMARKS.md, history in CHANGELOG.md and the commits);
 //! - the module map of `src/lib.rs` and ARCHITECTURE.md name the modules that exist, and the
-//!   lists of ARCHITECTURE.md name the files that exist.
+//!   lists of ARCHITECTURE.md name the files that exist;
+//! - the README stays short, the guide undated, and history has its own file (CHANGELOG.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -450,5 +451,42 @@ fn the_lists_of_architecture_md_name_the_files_that_exist() {
         named_after(&doc, "`web/tasks/` (", ')'),
         module_files("src/web/tasks"),
         "ARCHITECTURE.md's tasks and src/web/tasks/ differ"
+    );
+}
+
+/// Lines the README may have: what the lab is and how to use it now, the rest linked.
+const README_LINES: usize = 250;
+
+#[test]
+fn the_references_say_what_holds_now_and_history_has_its_own_file() {
+    let readme = read(&root().join("README.md"));
+    let n = readme.lines().count();
+    assert!(
+        n <= README_LINES,
+        "README.md has {n} lines (at most {README_LINES}): move the detail to docs/GUIDE.md"
+    );
+    assert!(
+        readme.contains("(CHANGELOG.md)"),
+        "README.md does not link CHANGELOG.md"
+    );
+    let changelog = read(&root().join("CHANGELOG.md"));
+    assert!(
+        changelog.contains("keepachangelog.com"),
+        "CHANGELOG.md does not say its form"
+    );
+    assert!(
+        changelog.lines().any(|l| l == "## [Unreleased]"),
+        "CHANGELOG.md has no « ## [Unreleased] »"
+    );
+    let guide = read(&root().join("docs/GUIDE.md"));
+    let dated: Vec<String> = guide
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| date_in(l).map(|d| format!("docs/GUIDE.md:{}: « {d} »", i + 1)))
+        .collect();
+    assert!(
+        dated.is_empty(),
+        "the guide says what holds now, with no dated passage (history goes to CHANGELOG.md):\n{}",
+        dated.join("\n")
     );
 }
