@@ -490,3 +490,31 @@ fn the_references_say_what_holds_now_and_history_has_its_own_file() {
         dated.join("\n")
     );
 }
+
+#[test]
+fn numbers_are_written_the_french_way_in_one_leaf() {
+    let leaf = read(&root().join("src/fr/numbers.rs"));
+    let body = leaf.split("#[cfg(test)]").next().unwrap_or("");
+    for import in ["crate::", "super::", "rag_fiches::"] {
+        assert!(
+            !body.contains(import),
+            "src/fr/numbers.rs imports `{import}…`: it is a leaf every module may import"
+        );
+    }
+    let copies: Vec<String> = sources()
+        .into_iter()
+        .filter(|(p, _)| p != "src/fr/numbers.rs")
+        .flat_map(|(p, t)| {
+            t.lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains(".replace('.', \",\")"))
+                .map(|(i, _)| format!("{p}:{}", i + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        copies.is_empty(),
+        "a decimal comma written by hand (use crate::fr::numbers): {}",
+        copies.join(", ")
+    );
+}

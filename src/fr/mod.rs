@@ -1,114 +1,18 @@
 //! French for the learner: numbers written the French way, the labels of methods and question
 //! types, and the French message of every error a learner can meet. The page and its tests read
 //! them from here, so that wording and typography are checked natively, in one place.
+//!
+//! [`numbers`] is a leaf: it imports nothing from the crate, so that every module may write a
+//! number the French way; the rest of `fr` reads the core's types (`tests/shape.rs` checks both).
 
 /// The labels of methods, question types and measurements.
 pub mod labels;
 /// One French sentence per error variant, by exhaustive match: a new variant does not compile
 /// until it has its sentence.
 pub mod messages;
+/// Numbers and dates written the French way, for every module of the crate.
+pub mod numbers;
 /// The no-break spaces of French punctuation, checked on every sentence the page writes.
 pub mod typography;
 
-/// A narrow no-break space (U+202F): before « ; ! ? % », inside « », between thousands.
-pub const NNBSP: char = '\u{202f}';
-
-/// `x` with `decimals` decimals and a French decimal comma (« 0,57 »).
-pub fn decimal(x: f64, decimals: usize) -> String {
-    format!("{x:.decimals$}").replace('.', ",")
-}
-
-/// A whole number as French writes it, thousands separated by a narrow no-break space
-/// (« 35 673 »).
-pub fn int(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(NNBSP);
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A share as a rounded percentage (« 95 % », with a narrow no-break space).
-pub fn percent(x: f64) -> String {
-    format!("{}{NNBSP}%", (x * 100.0).round())
-}
-
-/// US dollars with six decimals (embedding costs are tiny), « 0 $ » for nothing.
-pub fn dollars(usd: f64) -> String {
-    if usd == 0.0 {
-        format!("0{NNBSP}$")
-    } else {
-        format!("{}{NNBSP}$", decimal(usd, 6))
-    }
-}
-
-/// `n` and the word agreed with it: « 1 appel », « 2 appels », « 0 appel » (French singular for
-/// 0 and 1).
-pub fn count(n: u64, singular: &str, plural: &str) -> String {
-    format!("{} {}", int(n), if n <= 1 { singular } else { plural })
-}
-
-/// The day of an ISO 8601 date (« 2026-12-04T23:13:01Z » → « 4 décembre 2026 »); a text that is
-/// not one is returned as it is.
-pub fn date(iso: &str) -> String {
-    const MONTHS: [&str; 12] = [
-        "janvier",
-        "février",
-        "mars",
-        "avril",
-        "mai",
-        "juin",
-        "juillet",
-        "août",
-        "septembre",
-        "octobre",
-        "novembre",
-        "décembre",
-    ];
-    let day = iso.get(..10).unwrap_or("");
-    let mut parts = day.split('-').map(str::parse::<u32>);
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some(Ok(y)), Some(Ok(m)), Some(Ok(d)))
-            if (1..=12).contains(&m) && (1..=31).contains(&d) =>
-        {
-            let first = if d == 1 {
-                "1er".to_owned()
-            } else {
-                d.to_string()
-            };
-            format!("{first} {} {y}", MONTHS[m as usize - 1])
-        }
-        _ => iso.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_are_written_in_words() {
-        assert_eq!(date("2026-12-04T23:13:01Z"), "4 décembre 2026");
-        assert_eq!(date("2027-01-01T00:00:00Z"), "1er janvier 2027");
-        assert_eq!(date("hier"), "hier");
-        assert_eq!(date("2026-13-01"), "2026-13-01");
-    }
-
-    #[test]
-    fn numbers_are_written_the_french_way() {
-        assert_eq!(decimal(0.5675, 2), "0,57");
-        assert_eq!(int(35_673), "35\u{202f}673");
-        assert_eq!(int(999), "999");
-        assert_eq!(int(1_000_000), "1\u{202f}000\u{202f}000");
-        assert_eq!(percent(0.95), "95\u{202f}%");
-        assert_eq!(dollars(0.0), "0\u{202f}$");
-        assert_eq!(dollars(0.0036), "0,003600\u{202f}$");
-        assert_eq!(count(1, "appel", "appels"), "1 appel");
-        assert_eq!(count(0, "appel", "appels"), "0 appel");
-        assert_eq!(count(2, "appel", "appels"), "2 appels");
-    }
-}
+pub use numbers::*;

@@ -104,11 +104,7 @@ pub const FEWEST_TO_CONCLUDE: usize = 6;
 
 /// A p-value as the page writes it.
 pub fn show_p(p: f64) -> String {
-    if p < 0.001 {
-        "< 0,001".to_owned()
-    } else {
-        format!("{:.3}", p).replace('.', ",")
-    }
+    crate::fr::numbers::p_value(p)
 }
 
 /// The verdict in words.

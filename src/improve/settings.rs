@@ -272,10 +272,10 @@ impl Settings {
                 out.push(format!("mots vides − {}", list(&removed)));
             }
             if self.k1 != start.k1 {
-                out.push(format!("k1 = {}", super::sweep::fr(self.k1)));
+                out.push(format!("k1 = {}", crate::fr::numbers::plain(self.k1)));
             }
             if self.b != start.b {
-                out.push(format!("b = {}", super::sweep::fr(self.b)));
+                out.push(format!("b = {}", crate::fr::numbers::plain(self.b)));
             }
             for e in &self.enrich {
                 let whole = if e.product { " (et ses variantes)" } else { "" };
@@ -292,8 +292,8 @@ impl Settings {
             if self.weights != start.weights {
                 out.push(format!(
                     "poids {} / {}",
-                    super::sweep::fr(self.weights[0]),
-                    super::sweep::fr(self.weights[1])
+                    crate::fr::numbers::plain(self.weights[0]),
+                    crate::fr::numbers::plain(self.weights[1])
                 ));
             }
         }

@@ -13,6 +13,7 @@ use super::batch::Batch;
 use super::settings::Settings;
 use super::tuned::DenseTops;
 use super::Error;
+use crate::fr::numbers::plain as fr;
 
 /// What a sweep moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -82,13 +83,8 @@ fn point(settings: Settings, label: String, m: &Measurement) -> Point {
     }
 }
 
-/// A setting's value with a decimal comma.
-pub fn fr(x: f64) -> String {
-    x.to_string().replace('.', ",")
-}
-
 fn pct(x: f64) -> String {
-    format!("{:.3}", x).replace('.', ",")
+    crate::fr::numbers::decimal(x, 3)
 }
 
 /// The grid's settings from `from` (everything else kept), each with its label.

@@ -73,7 +73,7 @@ impl Fusion {
             Norm::ZScore => "z-score",
         };
         match self {
-            Fusion::Rrf { k } => format!("RRF (k = {})", k.to_string().replace('.', ",")),
+            Fusion::Rrf { k } => format!("RRF (k = {})", crate::fr::numbers::plain(k)),
             Fusion::CombSum { norm: n } => format!("CombSUM ({})", norm(n)),
             Fusion::CombMnz { norm: n } => format!("CombMNZ ({})", norm(n)),
         }

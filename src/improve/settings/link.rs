@@ -1,7 +1,7 @@
 //! « Améliorer »'s settings in a link's fragment: written compact, read back value by value.
 
 use super::*;
-use crate::improve::sweep::fr as fr_number;
+use crate::fr::numbers::plain as fr_number;
 
 impl Settings {
     /// The settings in a link's fragment, compact: only what differs from the starting method.
