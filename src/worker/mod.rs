@@ -37,6 +37,9 @@ use self::sets::*;
 #[derive(Default)]
 struct Worker {
     model: Option<Model>,
+    /// The content hash the page named for `model`: the same head sent again (the page asks for
+    /// the model again after a failed download of rows) keeps this one and the rows it gathered.
+    model_sha256: Option<String>,
     queue: Queue,
     pumping: bool,
     sets: Vec<(u64, StoredSet<Store>)>,
@@ -188,6 +191,14 @@ fn received(worker: &Shared, data: JsValue) {
 /// Reads the model file (synchronously: this is a worker) and prepares it in steps, saying the
 /// percentage done.
 async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>, sha256: Option<&str>) {
+    {
+        let w = worker.borrow();
+        if w.model.is_some() && sha256.is_some() && w.model_sha256.as_deref() == sha256 {
+            drop(w);
+            post(&Reply::Ready);
+            return;
+        }
+    }
     let bytes = match blob.map(|b| read_blob(&b)) {
         Some(Ok(bytes)) => bytes,
         Some(Err(reason)) => {
@@ -237,7 +248,10 @@ async fn prepare(worker: &Shared, blob: Option<web_sys::Blob>, sha256: Option<&s
     drop(bytes);
     match prepared {
         Ok(model) => {
-            worker.borrow_mut().model = Some(model);
+            let mut w = worker.borrow_mut();
+            w.model = Some(model);
+            w.model_sha256 = sha256.map(str::to_owned);
+            drop(w);
             post(&Reply::Ready);
         }
         Err(e) => post(&Reply::Refused {
@@ -305,9 +319,16 @@ async fn pump(worker: Shared) {
                     missing.sort_unstable();
                     missing.dedup();
                 }
-                let fetched = blocks::fetch(&worker, &missing).await;
+                let mut fetched = blocks::fetch(&worker, &missing).await;
+                let mut embedded = worker.borrow().model.as_ref().map(|m| m.try_embed(text));
+                // A model prepared meanwhile (another head) lacks the rows just added to the one
+                // it replaced: its own are fetched, once.
+                if let (Ok(()), Some(Err(still))) = (&fetched, &embedded) {
+                    let still = still.clone();
+                    fetched = blocks::fetch(&worker, &still).await;
+                    embedded = worker.borrow().model.as_ref().map(|m| m.try_embed(text));
+                }
                 let w = worker.borrow();
-                let embedded = w.model.as_ref().map(|m| m.try_embed(text));
                 match (fetched, embedded) {
                     (Ok(()), Some(Ok(vector))) => vector,
                     (Err(reason), _) => {
