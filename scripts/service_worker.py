@@ -5,8 +5,8 @@ VERSION: the first 16 hex digits of the SHA-256 of every file of the build (name
 but sw.js itself and the model's blocks (data/modele-local/lignes/, pinned by the head, whose hash
 data/manifeste.json names): any change to a deployed file makes a new service worker, which
 replaces the previous build's cache whole. SHELL: the files the page loads at start, kept at
-install. IF_USED: the local encoder's worker files, the web app manifest and the icons, kept at
-install when the visit already fetched them.
+install. IF_USED: the local encoder's worker files, the web app manifest, the icons and the data
+fetched on demand, kept once the page fetches them under the service worker.
 """
 import hashlib
 import json
@@ -42,7 +42,10 @@ if local:
 missing = [f for f in shell if f != "./" and f not in files]
 if missing:
     sys.exit(f"service_worker.py: files the page loads at start are not in {root}: {missing}")
-if_used = [f for f in files if f.startswith(("encodeur", "icone")) or f == "site.webmanifest"]
+# Data the page fetches when a view needs it (Mistral's vectors, the shipped answers), but not the
+# model's head and blocks, which the page keeps itself.
+if_used = [f for f in files if f.startswith(("encodeur", "icone")) or f == "site.webmanifest"
+           or (f.startswith("data/") and f not in shell and not f.startswith("data/modele-local/"))]
 
 path = os.path.join(root, "sw.js")
 text = open(path, encoding="utf-8").read()

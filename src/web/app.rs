@@ -205,6 +205,24 @@ pub async fn run() {
     if let Some(body) = document().body() {
         body.set_attribute("data-ready", "true").ok();
     }
+    register_service_worker();
+}
+
+/// Registers the page's service worker (`www/sw.js`), once the page is ready: it keeps this
+/// build for use offline after this visit. Where there is none (an insecure context, a browser
+/// that refuses it), the page works online as before.
+fn register_service_worker() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let navigator = window.navigator();
+    if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
+        return;
+    }
+    let promise = navigator.service_worker().register("sw.js");
+    spawn(async move {
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    });
 }
 
 fn fail(message: &str) {

@@ -36,7 +36,7 @@ const versions = {};
 before(async () => {
   const html = withRecorder(await readFile(join(ROOT, DIST, 'index.html'), 'utf8'));
   Object.assign(overrides, { 'index.html': html, '__enregistreur.js': RECORDER });
-  server = await serveDist({ dir: DIST, overrides, faults });
+  server = await serveDist({ dir: DIST, overrides, faults, pages: true });
 });
 
 after(async () => {
@@ -93,7 +93,9 @@ inEngines('the learner\'s path: keyword columns, the local methods, Â« Mesurer Â
   const from = server.requests.length;
   const tab = await openReady(engine);
   // Each file the first result needs is fetched once (WebKit ignored the preloads: three times).
-  const load = since(from);
+  // The page's own requests: up to its service worker's, whose install is the test below's.
+  const all = since(from);
+  const load = all.includes('/sw.js') ? all.slice(0, all.indexOf('/sw.js')) : all;
   for (const path of ['/data/fiches.jsonl', '/data/questions.csv', '/data/manifeste.json']) {
     assert.equal(count(load, path), 1, `${path} requested ${count(load, path)} times: ${load.join(' ')}`);
   }
@@ -132,6 +134,50 @@ inEngines('the learner\'s path: keyword columns, the local methods, Â« Mesurer Â
   assert.equal(await figure('sens local', 'courante', 'hit1', other), '11/20');
   assert.deepEqual(await other.problems(), []);
   await other.close();
+});
+
+inEngines('rt4-r4 the page kept by its service worker: after one visit, offline, a reload opens it and mots+ answers; the visit downloads nothing more for it but, in WebKit, the page\'s own files again', async (engine, name) => {
+  // A server of its own (another origin, so a first visit), without caching headers: offline, the
+  // browser's HTTP cache cannot stand in for the service worker.
+  const own = await serveDist({ dir: DIST, overrides });
+  try {
+    const tab = await engine.open();
+    await tab.goto(own.url);
+    await tab.ready();
+    const kept = await tab.until(async () => {
+      if (!navigator.serviceWorker?.controller) return null;
+      const name = (await caches.keys()).find((k) => k.startsWith('rag-fiches-site-'));
+      if (!name) return null;
+      const scope = new URL('./', location.href).href;
+      const keys = (await (await caches.open(name)).keys()).map((r) => `/${r.url.slice(scope.length)}`);
+      return keys.includes('/rag-fiches_bg.wasm') && keys.includes('/') ? keys : null;
+    }, { timeout: 30000, what: 'the service worker in control, the page kept' }).catch(async (e) => {
+      const why = await tab.run(async () => JSON.stringify({ controlled: Boolean(navigator.serviceWorker?.controller), caches: await caches.keys() }));
+      throw new Error(`${e.message}: ${why}; requests: ${own.requests.join(' ')}`);
+    });
+    const requested = own.requests.slice();
+    assert.deepEqual(requested.filter((p) => p.startsWith('/encodeur')), [], `the local encoder's files were downloaded for a visit that did not use them: ${requested.join(' ')}`);
+    const twice = [...new Set(requested)].filter((p) => count(requested, p) > 1);
+    if (name === 'webkit') {
+      // WebKit's service worker does not read the page's HTTP cache: its install downloads the
+      // page's files once more (once per deploy).
+      assert.ok(twice.every((p) => kept.includes(p)), `${twice.join(' ')}`);
+    } else {
+      assert.deepEqual(twice, [], `requested twice: ${requested.join(' ')}`);
+    }
+    assert.deepEqual(await tab.problems(), []);
+    await own.close();
+    await tab.reload();
+    await tab.type('#question', 'Un isolant qui ne brÃ»le pas');
+    assert.match(await ids(tab, 'mots+'), /^AR-0064 /);
+    // Offline, the tests' recorder (a script of their own, not the page's) cannot load, nor can
+    // the service worker's update check: nothing else may fail (offline.test.mjs reads Chromium's
+    // whole console there).
+    const others = (await tab.problems()).filter((p) => p !== 'the recorder did not run' && !/Failed to load resource: net::ERR_CONNECTION_REFUSED/.test(p));
+    assert.deepEqual(others, []);
+  } finally {
+    await own.close();
+  }
 });
 
 inEngines('a typed question with the local model: downloaded once, kept, not fetched again after a reload', async (engine, name) => {

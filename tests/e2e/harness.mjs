@@ -2,6 +2,7 @@
 // serves it, and a Chromium page that records every console error, page error, failed request
 // and request outside the sub-path, so that each test can assert there were none.
 import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ const TYPES = {
 
 /** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
  *  BASE. `overrides` maps paths under BASE (e.g. 'data/manifeste.json') to contents served instead. */
-export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {}, link = null } = {}) {
+export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {}, link = null, port = 0, pages = false } = {}) {
   const ROOT = resolve(fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
   const outside = [];
   // Each response of `slow` (path → { body, chunk, every, stallAfter }): `chunk` bytes every
@@ -68,6 +69,12 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
     }
     res.end();
   };
+  // `pages`: the caching headers GitHub Pages sends with every file (ten minutes fresh, then
+  // revalidated), so that a browser's HTTP cache keeps what it keeps on the real site.
+  const started = new Date().toUTCString();
+  const caching = (body) => (pages
+    ? { 'cache-control': 'max-age=600', 'last-modified': started, etag: `"${createHash('sha1').update(body).digest('hex')}"` }
+    : {});
   const fault = (rel) => {
     const f = faults[rel] ?? Object.entries(faults).find(([k, v]) => v.prefix && rel.startsWith(k))?.[1];
     if (!f || !(f.times > 0)) return null;
@@ -107,7 +114,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
       return;
     }
     if (rel in overrides) {
-      res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream' });
+      res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream', ...caching(Buffer.from(overrides[rel])) });
       res.end(overrides[rel]);
       return;
     }
@@ -142,14 +149,15 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
         bytes.push({ path: rel, bytes: body.length >> 1 });
         return;
       }
-      res.writeHead(200, { 'content-type': type, 'content-length': body.length });
+      res.writeHead(200, { 'content-type': type, 'content-length': body.length, ...caching(body) });
       bytes.push({ path: rel, bytes: body.length });
       await send(res, body);
     } catch {
       res.writeHead(404).end();
     }
   });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  // `port`: a given one (a test that stops the server and serves again at the same origin).
+  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
   const close = () => new Promise((ok) => { server.closeAllConnections?.(); server.close(ok); });
   return { url: origin + BASE, origin, outside, served, requests, bytes, close, release };
@@ -211,9 +219,13 @@ export async function launchWithProfile() {
 }
 
 /** A new page whose problems are collected in `problems` (console errors, page errors,
- *  failed requests). Every test ends with `assert.deepEqual(problems, [])`. */
+ *  failed requests). Every test ends with `assert.deepEqual(problems, [])`.
+ *  The page's service worker is blocked unless `serviceWorkers: 'allow'`: once it controls the
+ *  page, the requests it answers are not seen by Playwright's routes, and the tests that route,
+ *  fault or count requests would test the worker's copies instead (offline.test.mjs tests it). */
 export async function openPage(browser, url, options = {}) {
-  return openPageIn(await browser.newContext(), url, options);
+  const context = await browser.newContext({ serviceWorkers: options.serviceWorkers ?? 'block' });
+  return openPageIn(context, url, options);
 }
 
 /** `openPage` in a given context (e.g. `launchWithProfile()`'s). */

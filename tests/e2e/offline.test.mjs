@@ -1,4 +1,4 @@
-// The page offline after one visit (issue 64, R4): its service worker (www/sw.js) keeps this
+// The page offline after one visit (rt4 R4): its service worker (www/sw.js) keeps this
 // build; offline, a reload opens the page, the keyword methods answer, the local model answers a
 // typed question whose blocks were kept and says which need the network; back online it answers
 // without a reload; a second build deployed over the first replaces the kept one whole at the
@@ -46,13 +46,16 @@ test('rt4-r4 after one visit the page works offline: it opens, mots+ answers, se
   let server = await serveDist();
   const port = new URL(server.url).port;
   const sw = await readFile(join(ROOT, 'dist/sw.js'), 'utf8');
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(browser, server.url, { serviceWorkers: 'allow' });
   try {
     const [want1, want2, want3] = await Promise.all([Q1, Q2, Q3].map(terminalTop));
     await page.waitForSelector('body[data-ready="true"]');
     // The visit: the service worker takes the page, the local model answers one question.
     await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, null, { timeout: 30000 });
     assert.deepEqual(await siteCaches(page), [`rag-fiches-site-${version(sw)}`]);
+    // Kept from the HTTP cache the visit filled: no file of the page downloaded twice.
+    const twice = [...new Set(server.requests)].filter((p) => server.requests.filter((q) => q === p).length > 1);
+    assert.deepEqual(twice, [], `requested twice: ${server.requests.join(' ')}`);
     await page.check('#voir-sens-local');
     await expectTop(page, Q1, want1);
 
