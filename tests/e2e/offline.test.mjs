@@ -42,11 +42,22 @@ async function expectTop(page, question, want) {
 const siteCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('rag-fiches-site-')));
 const version = (sw) => /const VERSION = "([0-9a-f]+)"/.exec(sw)?.[1];
 
-test('rt4-r4 after one visit the page works offline: it opens, mots+ answers, sens local answers from kept blocks and says which need the network, and back online answers without a reload; a second build replaces the first whole at the next visit', { skip: !present }, async () => {
+test('rt4-r4 after one visit the page works offline, and rt4-r7 blocks failing offline leave no unhandled rejection: it opens, mots+ answers, sens local answers from kept blocks and says which need the network, and back online answers without a reload; a second build replaces the first whole at the next visit', { skip: !present }, async () => {
   let server = await serveDist();
   const port = new URL(server.url).port;
   const sw = await readFile(join(ROOT, 'dist/sw.js'), 'utf8');
   const { page, context, problems } = await openPage(browser, server.url, { serviceWorkers: 'allow' });
+  // rt4-r7: the local encoder's workers record their unhandled rejections (Playwright's console
+  // does not read a dedicated worker's).
+  const workers = [];
+  page.on('worker', (w) => {
+    workers.push(w);
+    w.evaluate(() => {
+      self.__rejets = [];
+      self.addEventListener('unhandledrejection', (e) => self.__rejets.push(String(e.reason?.message ?? e.reason)));
+    }).catch(() => {});
+  });
+  const rejections = async () => (await Promise.all(workers.map((w) => w.evaluate(() => self.__rejets ?? []).catch(() => [])))).flat();
   try {
     const [want1, want2, want3] = await Promise.all([Q1, Q2, Q3].map(terminalTop));
     await page.waitForSelector('body[data-ready="true"]');
@@ -73,6 +84,7 @@ test('rt4-r4 after one visit the page works offline: it opens, mots+ answers, se
     const said = page.locator('#indisponibles');
     await said.filter({ hasText: /n'a pas pu charger les lignes/ }).waitFor({ timeout: 60000 });
     assert.match(await said.textContent(), /le réseau a échoué/);
+    assert.deepEqual(await rejections(), [], 'rt4-r7: blocks failing offline leave no unhandled rejection');
 
     // Back online, no reload: the next question fetches what it needs.
     server = await serveDist({ port });
