@@ -194,7 +194,11 @@ fn comment(line: &str) -> Option<&str> {
         return Some(c);
     }
     let at = line.find(" // ")?;
-    (line[..at].matches('"').count() % 2 == 0).then(|| &line[at + 4..])
+    line[..at]
+        .matches('"')
+        .count()
+        .is_multiple_of(2)
+        .then(|| &line[at + 4..])
 }
 
 fn digits_at(chars: &[char], i: usize) -> usize {
