@@ -26,6 +26,11 @@ const TYPES = {
   '.csv': 'text/csv; charset=utf-8',
   '.md': 'text/markdown; charset=utf-8',
   '.json': 'application/json',
+  // The web app manifest and its icons, typed as GitHub Pages types them (an icon served as
+  // bytes is refused by the browser, with a warning).
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
 };
 
 /** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
