@@ -174,6 +174,9 @@ pub async fn run() {
         }
     }
     by_id(ids::RESULTATS).remove_attribute("aria-busy").ok();
+    super::dom::input(ids::QUESTION)
+        .set_attribute(super::frame::TAKEN_OVER, "")
+        .ok();
     // What the learner typed while this module loaded (the first module only ever writes the
     // link's question there): kept, not overwritten by the link's.
     // The box marked as edited by the first module counts even emptied.

@@ -179,6 +179,10 @@ async fn draw(
     let field = input(ids::QUESTION);
     let mark = field.clone();
     let edited = Closure::<dyn Fn()>::new(move || {
+        // Once the page's module has taken over, the box and the results are its own.
+        if mark.has_attribute(frame::TAKEN_OVER) {
+            return;
+        }
         mark.set_attribute(frame::EDITED, "").ok();
         // The columns drawn are the link's question's: they are not this one's until the
         // page's module takes over (`app::run` clears the mark).

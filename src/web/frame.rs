@@ -67,6 +67,9 @@ pub const GUIDE_ENTRY: &str = "rag-fiches.guide-masque";
 
 /// The attribute the first module sets on the question box once the learner has edited it.
 pub const EDITED: &str = "data-modifiee";
+/// The attribute the page's module sets on the question box when it takes over: the first
+/// module's listener then leaves the box and the results to it.
+pub const TAKEN_OVER: &str = "data-module-page";
 
 /// This device's localStorage, when the browser allows it.
 pub fn local_storage() -> Option<web_sys::Storage> {

@@ -43,6 +43,18 @@ test('a typed question shows the top fiches of mots and mots+ with highlighted w
   await context.close();
 });
 
+test('typing once the page is ready never leaves the results busy (they were dimmed for good after the first letter)', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.locator('#question').pressSequentially('isolant');
+  await page.waitForFunction(() => document.querySelectorAll('.colonne[data-methode="mots"] li.resultat').length === 5);
+  await page.waitForTimeout(500);
+  assert.equal(await page.locator('#resultats').getAttribute('aria-busy'), null);
+  assert.equal(await page.locator('#resultats').evaluate((e) => getComputedStyle(e).opacity), '1');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('an example question marks its expected fiche, and « Pourquoi ce score ? » adds up', async () => {
   const { page, context, problems } = await openPage(browser, server.url);
   await pickExample(page, 'Plaque BA13 H1 hydrofuge en 1,20 x 2,60 m');
