@@ -85,8 +85,9 @@ pub fn mots_plus_changes(changes: &[WordChange]) -> String {
 /// What a paired comparison establishes, in words a learner understands.
 pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> String {
     let n = p.wins + p.losses + p.ties;
+    let plural = if n > 1 { "s" } else { "" };
     let base = format!(
-        "Sur {n} questions {}s : {a} place la bonne fiche plus haut que {b} {} fois, plus bas {} fois, au même rang {} fois.",
+        "Sur {n} question{plural} {}{plural} : {a} place la bonne fiche plus haut que {b} {} fois, plus bas {} fois, au même rang {} fois.",
         kind.as_str(),
         p.wins,
         p.losses,
@@ -103,9 +104,13 @@ pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> Stri
         )
     } else {
         format!(
-            "Test du signe : p = {}. Avec {} questions qui diffèrent, un tel écart peut venir du hasard : ni {a} ni {b} ne l'emporte ; il faudrait plus de questions pour conclure.",
+            "Test du signe : p = {}. Avec {}, un tel écart peut venir du hasard : ni {a} ni {b} ne l'emporte ; il faudrait plus de questions pour conclure.",
             decimal(p.p_value, 2),
-            p.wins + p.losses
+            if p.wins + p.losses > 1 {
+                format!("{} questions qui diffèrent", p.wins + p.losses)
+            } else {
+                format!("{} question qui diffère", p.wins + p.losses)
+            }
         )
     };
     format!("{base} {verdict}")
@@ -114,6 +119,31 @@ pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_question_that_differs_is_said_in_the_singular() {
+        let one = Paired {
+            wins: 1,
+            losses: 0,
+            ties: 0,
+            p_value: 1.0,
+        };
+        let text = paired_sentence("mots", "mots+", QuestionKind::Courante, &one);
+        assert!(text.starts_with("Sur 1 question courante\u{a0}:"), "{text}");
+        assert!(text.contains("Avec 1 question qui diffère,"), "{text}");
+        let two = Paired {
+            wins: 2,
+            losses: 1,
+            ties: 3,
+            p_value: 1.0,
+        };
+        let text = paired_sentence("mots", "mots+", QuestionKind::Courante, &two);
+        assert!(
+            text.starts_with("Sur 6 questions courantes\u{a0}:"),
+            "{text}"
+        );
+        assert!(text.contains("Avec 3 questions qui diffèrent,"), "{text}");
+    }
 
     #[test]
     fn the_fusion_lines_use_the_fusion_constants() {

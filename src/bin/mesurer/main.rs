@@ -535,7 +535,7 @@ fn ablation(
 fn comparison(ms: &[Measurement]) -> String {
     let mut out = rag_fiches::measure::text_tables(ms);
     let width = rag_fiches::measure::name_width(ms);
-    out += "\nSeuil de refus (calibré sur les questions de rang pair, testé sur les impaires) :\n";
+    out += "\nSeuil de refus (calibré sur les 1re, 3e, 5e… questions, testé sur les autres) :\n";
     for m in ms {
         if let Some(c) = compare::calibrate_split(m) {
             let separable = if c.calibration.separates {

@@ -128,7 +128,7 @@ pub fn render(s: &State, memo: &mut Memo) {
                         let c = compare::calibrate_split(m)?;
                         let ev = &measured.evaluation;
                         Some(format!(
-                            "À comparer : un seuil de score sous {} (calibré sur les questions de rang pair) trie {} des questions de test ; \
+                            "À comparer : un seuil de score sous {} (calibré sur les 1re, 3e, 5e… questions) trie {} des questions de test ; \
                              le modèle, lui, refuse {} des {} questions sans réponse et {} des {} qui en ont une.",
                             method.name(),
                             fr::percent(c.test_accuracy),

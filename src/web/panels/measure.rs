@@ -163,7 +163,7 @@ fn thresholds_and_exports(s: &State, ms: &[Measurement]) -> Vec<Element> {
                 "Chaque point est le meilleur score d'une question qui a une réponse, chaque croix celui d'une question \
                  sans réponse ; le trait vertical est le seuil de refus. Il est calibré comme dans le cours : candidats à \
                  mi-chemin entre deux scores voisins, le plus juste gagne, le plus bas à égalité ; calibré sur les \
-                 questions de rang pair, testé sur les autres.",
+                 questions de rang impair (1re, 3e, 5e…), testé sur les autres.",
             ))
             .children(ms.iter().map(super::threshold::strip_plot))
             .build(),

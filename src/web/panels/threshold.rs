@@ -124,7 +124,7 @@ pub fn strip_plot(m: &Measurement) -> Element {
         Some(c) => {
             let separates = best_separable(&best);
             let mut t = format!(
-                "Seuil calibré sur les {} questions de rang pair : {} ({} bien triées) ; sur les {} autres : {} bien triées.",
+                "Seuil calibré sur les {} questions de rang impair (1re, 3e, 5e…) : {} ({} bien triées) ; sur les {} autres : {} bien triées.",
                 c.calibration_questions,
                 score_text(m, c.calibration.threshold),
                 pct(c.calibration.accuracy),

@@ -16,9 +16,10 @@ pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
         .class("partie")
         .attr("id", "ameliorer-balayage")
         .child(E::new("h3").text("Régler sur une moitié, vérifier sur l'autre"))
-        .child(E::new("p").class("intro").text(
-            "Un balayage essaie toute une grille de réglages. Le meilleur sur les 40 questions est surtout chanceux : on le choisit sur les questions de rang pair, et on regarde ce qu'il donne sur les autres.",
-        ));
+        .child(E::new("p").class("intro").text(&format!(
+            "Un balayage essaie toute une grille de réglages. Le meilleur sur les {} est surtout chanceux : on le choisit sur les questions de rang impair (1re, 3e, 5e…), et on regarde ce qu'il donne sur les autres.",
+            crate::fr::count(s.data.questions.len() as u64, "question", "questions")
+        )));
     let mut buttons = Vec::new();
     if settings.keyword().is_some() {
         buttons.push(button(
