@@ -78,6 +78,8 @@ pub struct Question {
 pub enum DataError {
     /// The file is empty or holds only blank lines.
     Empty { file: &'static str },
+    /// The file holds its header line and nothing after it.
+    HeaderOnly { file: &'static str },
     /// A line of `fiches.jsonl` is not a JSON object: where (the column of the line, when the
     /// parser knows it) and why.
     Json {
@@ -163,6 +165,9 @@ impl fmt::Display for DataError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DataError::Empty { file } => write!(f, "{file}: the file is empty"),
+            DataError::HeaderOnly { file } => {
+                write!(f, "{file}: the header line is there, no question follows it")
+            }
             DataError::Json {
                 line,
                 column,
@@ -498,7 +503,7 @@ pub fn parse_questions_with(
         });
     }
     if questions.is_empty() {
-        return Err(DataError::Empty { file: FILE });
+        return Err(DataError::HeaderOnly { file: FILE });
     }
     Ok(questions)
 }

@@ -169,3 +169,19 @@ fn b10_an_id_with_an_invisible_character_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_questions_file_with_only_its_header_is_said_so_not_called_empty() {
+    assert_eq!(
+        parse_questions("type;question;fiche_attendue\n"),
+        Err(DataError::HeaderOnly {
+            file: "questions.csv"
+        })
+    );
+    assert_eq!(
+        parse_questions("\n \n"),
+        Err(DataError::Empty {
+            file: "questions.csv"
+        })
+    );
+}

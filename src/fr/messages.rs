@@ -36,6 +36,10 @@ pub fn data_in(e: &DataError, fiches: &str, questions: &str) -> String {
     };
     match e {
         DataError::Empty { file } => format!("{} : le fichier est vide.", name(file)),
+        DataError::HeaderOnly { file } => format!(
+            "{} : la ligne d'en-tête est là, mais aucune question ne la suit.",
+            name(file)
+        ),
         DataError::Json { line, column, problem } => {
             let at = column.map_or(String::new(), |c| format!(", colonne {c}"));
             let why = match problem {

@@ -197,6 +197,9 @@ fn every_data_api_and_intake_error_variant_has_a_french_sentence() {
         DataError::Empty {
             file: "fiches.jsonl",
         },
+        DataError::HeaderOnly {
+            file: "questions.csv",
+        },
         DataError::Json {
             line: 2,
             column: Some(31),
