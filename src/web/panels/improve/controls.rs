@@ -205,6 +205,14 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                 .child(button("retirer", ("data-retirer", &i.to_string())))
                 .build()
         });
+        // Neutral placeholders: the catalogue's first id, no words (the exercise's own fix would
+        // give the lesson away, and another catalogue has other ids).
+        let example_id = s
+            .data
+            .lab
+            .fiches()
+            .first()
+            .map_or_else(|| "identifiant".to_owned(), |f| f.id.clone());
         sets.push(
             E::new("fieldset")
                 .class("panneau")
@@ -217,14 +225,14 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                     E::new("input")
                         .attr("id", FICHE)
                         .attr("size", "9")
-                        .attr("placeholder", "AR-0063")
+                        .attr("placeholder", &example_id)
                         .attr("autocomplete", "off")
                         .attr("spellcheck", "false")
                         .build(),
                     E::new("label").attr("for", AJOUT).text("mots ajoutés").build(),
                     E::new("input")
                         .attr("id", AJOUT)
-                        .attr("placeholder", "ne brûle pas")
+                        .attr("placeholder", "les mots des clients")
                         .attr("autocomplete", "off")
                         .build(),
                     checkbox(PRODUIT, "", "et toutes ses variantes", false),
