@@ -1597,3 +1597,51 @@ fn rt4_r4_a_worker_that_could_not_start_is_started_again_at_the_next_question() 
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant thermique".into()));
     assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
 }
+
+#[test]
+fn a_slider_dragged_is_one_change_in_the_history_and_one_undo_which_appends_nothing() {
+    use rag_fiches::page::improve::Change;
+    let mut s = state();
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    assert_eq!(s.improve.history.len(), 1);
+    // k1 dragged from 1,5 to 0,2: thirteen values, the figures following each.
+    for i in 1..=13 {
+        let k1 = (15 - i) as f64 / 10.0;
+        improve(&mut s, Change::K1(k1));
+        assert_eq!(s.improve.settings.as_ref().unwrap().k1, k1);
+        assert!(s.improve.after.as_ref().unwrap().method.contains("k1"));
+    }
+    assert_eq!(s.improve.history.len(), 2, "one row for the drag");
+    assert_eq!(
+        s.improve.history[1].settings.k1, 0.2,
+        "the row holds where the drag ended"
+    );
+    // Another control ends the gesture: its own row.
+    improve(&mut s, Change::B(0.5));
+    assert_eq!(s.improve.history.len(), 3);
+    // « Annuler » twice: b back, then k1 back to where the drag began; no row added.
+    improve(&mut s, Change::Undo);
+    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.75);
+    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.2);
+    improve(&mut s, Change::Undo);
+    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 1.5);
+    assert_eq!(
+        s.improve.history.len(),
+        3,
+        "« Annuler » goes back to rows, it adds none"
+    );
+    // « Reprendre » a row adds none either, and each settings has one row.
+    improve(&mut s, Change::Replay(2));
+    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.5);
+    assert_eq!(s.improve.history.len(), 3);
+    let rows: Vec<_> = s.improve.history.iter().map(|t| &t.settings).collect();
+    for (i, a) in rows.iter().enumerate() {
+        assert!(rows[i + 1..].iter().all(|b| b != a), "twice: {a:?}");
+    }
+    // A drag that comes back to where it began leaves no row of its own.
+    improve(&mut s, Change::K1(0.3));
+    assert_eq!(s.improve.history.len(), 4);
+    improve(&mut s, Change::K1(0.2));
+    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.2);
+    assert_eq!(s.improve.history.len(), 3);
+}

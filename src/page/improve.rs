@@ -55,6 +55,33 @@ pub enum Change {
     KeepSwept,
 }
 
+/// A control whose moves follow one another as one gesture: a slider's values while it is
+/// dragged or its key held, the words typed in a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    K1,
+    B,
+    RrfK,
+    Depth,
+    Weight(usize),
+    StopWords,
+}
+
+impl Change {
+    /// The control this change moves, if its moves make one gesture.
+    pub fn control(&self) -> Option<Control> {
+        match self {
+            Change::K1(_) => Some(Control::K1),
+            Change::B(_) => Some(Control::B),
+            Change::RrfK(_) => Some(Control::RrfK),
+            Change::Depth(_) => Some(Control::Depth),
+            Change::Weight(i, _) => Some(Control::Weight(*i)),
+            Change::StopWords(_) => Some(Control::StopWords),
+            _ => None,
+        }
+    }
+}
+
 /// One setting tried in this session, and its figures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tried {
@@ -183,7 +210,14 @@ pub struct Improve {
     pub keyword_side: Option<Measurement>,
     /// The settings before each change, for « Annuler ».
     pub undo: UndoStack,
+    /// The settings tried in this session, each once: a row per change, none for « Annuler » or
+    /// « Reprendre » (they go back to a row).
     pub history: Vec<Tried>,
+    /// The control the last changes moved, while they are one gesture ([`Control`]): a slider
+    /// dragged or a key held makes one change, one row and one step of « Annuler ».
+    pub streak: Option<Control>,
+    /// The history row the current streak wrote, replaced as the streak goes on.
+    pub streak_row: Option<usize>,
     pub sweep: Option<Sweep>,
     /// The dense tops of the questions, by encoder, for this catalogue.
     pub dense: Option<(Encoder, DenseTops)>,

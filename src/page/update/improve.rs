@@ -145,19 +145,41 @@ fn advance(s: &mut State) {
                 s.improve.diff = Some(diff(before, &after));
             }
             s.improve.keyword_side = keyword_side;
-            let tried = Tried::of(&settings, &after);
-            if s.improve.history.last().map(|t| &t.settings) != Some(&settings) {
-                s.improve.history.push(tried);
-                if s.improve.history.len() > HISTORY_MAX {
-                    s.improve.history.remove(0);
-                }
-            }
+            record(&mut s.improve, Tried::of(&settings, &after));
             s.improve.tuned = Some(tuned);
             s.improve.after = Some(after);
             s.improve.measured = Some(settings.clone());
             s.improve.settings = Some(settings);
             s.improve.error = None;
             s.improve.waiting_for_vectors = false;
+        }
+    }
+}
+
+/// Settings measured, in the history: each settings once (« Annuler » and « Reprendre » go back
+/// to their row), and a gesture's moves in one row, the last value's.
+fn record(im: &mut crate::page::improve::Improve, tried: Tried) {
+    let streak_row = im
+        .streak_row
+        .filter(|&i| im.streak.is_some() && i + 1 == im.history.len());
+    if im.history.iter().any(|t| t.settings == tried.settings) {
+        // The gesture came back to settings already tried: its own row goes.
+        if let Some(i) = streak_row {
+            if im.history[i].settings != tried.settings {
+                im.history.remove(i);
+                im.streak_row = None;
+            }
+        }
+        return;
+    }
+    match streak_row {
+        Some(i) => im.history[i] = tried,
+        None => {
+            im.history.push(tried);
+            if im.history.len() > HISTORY_MAX {
+                im.history.remove(0);
+            }
+            im.streak_row = im.streak.map(|_| im.history.len() - 1);
         }
     }
 }
@@ -242,6 +264,13 @@ pub(super) fn change(s: &mut State, c: Change) {
         return;
     };
     s.improve.refused.clear();
+    // The same control moved again continues its gesture; anything else ends it.
+    let control = c.control();
+    let continuing = control.is_some() && control == s.improve.streak;
+    if !continuing {
+        s.improve.streak = control;
+        s.improve.streak_row = None;
+    }
     let mut next = current.clone();
     let a = &mut next.analysis;
     match c {
@@ -344,6 +373,9 @@ pub(super) fn change(s: &mut State, c: Change) {
         s.improve.error = Some(e.to_string());
         return;
     }
-    s.improve.undo.push(current, &next);
+    // A gesture is one step of « Annuler »: back to the settings before it began.
+    if !continuing {
+        s.improve.undo.push(current, &next);
+    }
     measure(s, next);
 }
