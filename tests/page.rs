@@ -1645,3 +1645,48 @@ fn a_slider_dragged_is_one_change_in_the_history_and_one_undo_which_appends_noth
     assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.2);
     assert_eq!(s.improve.history.len(), 3);
 }
+
+#[test]
+fn an_enrichment_without_words_twice_or_of_stop_words_only_is_said_and_changes_nothing() {
+    use rag_fiches::improve::Enrichment;
+    use rag_fiches::page::improve::Change;
+    let mut s = state();
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    let enrich = |id: &str, words: &str| {
+        Change::Enrich(Enrichment {
+            id: id.into(),
+            words: words.into(),
+            product: false,
+        })
+    };
+    improve(&mut s, enrich("AR-9999", "x"));
+    assert_eq!(
+        s.improve.error.as_deref(),
+        Some("Aucune fiche AR-9999 dans ce catalogue.")
+    );
+    // A later attempt with no words replaces that error with its own.
+    improve(&mut s, enrich("AR-0063", "  "));
+    assert_eq!(
+        s.improve.error.as_deref(),
+        Some("Écrivez les mots à ajouter à la fiche AR-0063.")
+    );
+    improve(&mut s, enrich("AR-0063", "ne brûle pas"));
+    assert_eq!(s.improve.error, None);
+    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
+    let rows = s.improve.history.len();
+    // The same words again: said, not counted twice.
+    improve(&mut s, enrich("AR-0063", "ne brûle pas "));
+    assert!(s
+        .improve
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("a déjà ces mots"));
+    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
+    // Stop words only (the seed's list has « pas » and « de »): said, nothing added.
+    improve(&mut s, enrich("AR-0063", "pas de"));
+    let said = s.improve.error.clone().unwrap();
+    assert!(said.contains("ne compte pour rien"), "{said}");
+    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
+    assert_eq!(s.improve.history.len(), rows);
+}

@@ -314,6 +314,24 @@ pub(super) fn change(s: &mut State, c: Change) {
                 return;
             }
             if e.words.trim().is_empty() {
+                s.improve.error = Some(format!("Écrivez les mots à ajouter à la fiche {}.", e.id));
+                return;
+            }
+            let same = |o: &crate::improve::Enrichment| {
+                o.id == e.id && o.product == e.product && o.words.trim() == e.words.trim()
+            };
+            if next.enrich.iter().any(same) {
+                s.improve.error = Some(format!(
+                    "La fiche {} a déjà ces mots\u{a0}: ajoutés deux fois, ils ne compteraient pas davantage pour un client.",
+                    e.id
+                ));
+                return;
+            }
+            if next.analysis.analyzer().analyze(&e.words).is_empty() {
+                s.improve.error = Some(format!(
+                    "«\u{202f}{}\u{202f}» ne compte pour rien\u{a0}: ce ne sont que des mots vides de cette analyse, la recherche ne les lit pas. Ajoutez des mots qui portent le sens.",
+                    e.words.trim()
+                ));
                 return;
             }
             next.enrich.push(e);
