@@ -151,7 +151,7 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                         .attr("for", MOTS_VIDES)
                         .attr("id", "ameliorer-mots-vides-titre")
                         .text(&format!(
-                            "Mots vides ({}), séparés par des espaces",
+                            "Mots vides ({}), séparés par des espaces (la liste compte une fois le champ quitté)",
                             a.stop_words.len()
                         )),
                 )
