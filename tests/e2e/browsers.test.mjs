@@ -36,7 +36,7 @@ const versions = {};
 before(async () => {
   const html = withRecorder(await readFile(join(ROOT, DIST, 'index.html'), 'utf8'));
   Object.assign(overrides, { 'index.html': html, '__enregistreur.js': RECORDER });
-  server = await serveDist({ dir: DIST, overrides, faults, pages: true });
+  server = await serveDist({ dir: DIST, overrides, faults });
 });
 
 after(async () => {

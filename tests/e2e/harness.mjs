@@ -2,7 +2,6 @@
 // serves it, and a Chromium page that records every console error, page error, failed request
 // and request outside the sub-path, so that each test can assert there were none.
 import { createServer } from 'node:http';
-import { createHash } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
@@ -35,7 +34,7 @@ const TYPES = {
 
 /** Serves a build (dist/ by default) at BASE on 127.0.0.1 (a free port); records requests outside
  *  BASE. `overrides` maps paths under BASE (e.g. 'data/manifeste.json') to contents served instead. */
-export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {}, link = null, port = 0, pages = false } = {}) {
+export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, faults = {}, link = null, port = 0 } = {}) {
   const ROOT = resolve(fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
   const outside = [];
   // Each response of `slow` (path → { body, chunk, every, stallAfter }): `chunk` bytes every
@@ -74,12 +73,6 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
     }
     res.end();
   };
-  // `pages`: the caching headers GitHub Pages sends with every file (ten minutes fresh, then
-  // revalidated), so that a browser's HTTP cache keeps what it keeps on the real site.
-  const started = new Date().toUTCString();
-  const caching = (body) => (pages
-    ? { 'cache-control': 'max-age=600', 'last-modified': started, etag: `"${createHash('sha1').update(body).digest('hex')}"` }
-    : {});
   const fault = (rel) => {
     const f = faults[rel] ?? Object.entries(faults).find(([k, v]) => v.prefix && rel.startsWith(k))?.[1];
     if (!f || !(f.times > 0)) return null;
@@ -119,7 +112,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
       return;
     }
     if (rel in overrides) {
-      res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream', ...caching(Buffer.from(overrides[rel])) });
+      res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream' });
       res.end(overrides[rel]);
       return;
     }
@@ -154,7 +147,7 @@ export async function serveDist({ dir = 'dist', overrides = {}, slow = {}, fault
         bytes.push({ path: rel, bytes: body.length >> 1 });
         return;
       }
-      res.writeHead(200, { 'content-type': type, 'content-length': body.length, ...caching(body) });
+      res.writeHead(200, { 'content-type': type, 'content-length': body.length });
       bytes.push({ path: rel, bytes: body.length });
       await send(res, body);
     } catch {
