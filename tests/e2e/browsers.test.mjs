@@ -180,6 +180,15 @@ inEngines('rt4-r4 the page kept by its service worker: after one visit, offline,
   }
 });
 
+inEngines('a question typed once the page is ready leaves the results undimmed', async (engine) => {
+  const tab = await openReady(engine);
+  await tab.type('#question', 'isolant');
+  assert.match(await ids(tab, 'mots'), /^AR-\d{4}/);
+  await new Promise((ok) => setTimeout(ok, 500));
+  assert.deepEqual(await tab.run(() => [document.querySelector('#resultats').getAttribute('aria-busy'), getComputedStyle(document.querySelector('#resultats')).opacity]), [null, '1']);
+  assert.deepEqual(await tab.problems(), []);
+});
+
 inEngines('a typed question with the local model: downloaded once, kept, not fetched again after a reload', async (engine, name) => {
   if (!localModelPresent(`${name}: the local model's download and cache`)) return;
   const tab = await openReady(engine);
