@@ -675,12 +675,15 @@ fn rt3_b9_annuler_is_bounded_and_keeps_no_copy_of_what_a_change_left_alone() {
         .stop_words
         .len();
     assert!(stops > 20_000, "{stops}");
-    // 200 moves of k1: the stack holds the last 50, and none of them a copy of the stop words.
+    // 200 changes, k1 and b in turn (each move of one slider continuing its gesture is one
+    // change): the stack holds the last 50, and none of them a copy of the stop words.
     for i in 0..200 {
-        send(
-            &mut s,
-            Msg::Improve(Change::K1(0.5 + f64::from(i % 20) / 10.0 + 0.05)),
-        );
+        let change = if i % 2 == 0 {
+            Change::K1(0.5 + f64::from(i % 20) / 10.0 + 0.05)
+        } else {
+            Change::B(f64::from(i % 10) / 10.0 + 0.05)
+        };
+        send(&mut s, Msg::Improve(change));
     }
     assert_eq!(s.improve.undo.len(), HISTORY_MAX);
     assert_eq!(s.improve.undo.held_bytes(), 0);
