@@ -150,10 +150,7 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                     E::new("label")
                         .attr("for", MOTS_VIDES)
                         .attr("id", "ameliorer-mots-vides-titre")
-                        .text(&format!(
-                            "Mots vides ({}), séparés par des espaces (la liste compte une fois le champ quitté)",
-                            a.stop_words.len()
-                        )),
+                        .text(&stop_words_title(a.stop_words.len())),
                 )
                 .child(
                     E::new("textarea")
@@ -398,13 +395,15 @@ pub(super) fn sync(settings: &Settings, undo: bool) {
             }
         }
     }
-    let title = format!(
-        "Mots vides ({}), séparés par des espaces",
-        a.stop_words.len()
-    );
+    let title = stop_words_title(a.stop_words.len());
     let t = by_id("ameliorer-mots-vides-titre");
     if t.text_content().as_deref() != Some(title.as_str()) {
         t.set_text_content(Some(&title));
     }
     crate::web::dom::set_disabled(&by_id("ameliorer-annuler"), !undo);
+}
+
+/// The stop-word list's label, with when the list counts (typing a word shows nothing yet).
+fn stop_words_title(n: usize) -> String {
+    format!("Mots vides ({n}), séparés par des espaces (la liste compte une fois le champ quitté)")
 }
