@@ -67,22 +67,79 @@ fn show(s: &mut State, m: Method) {
     send(s, Msg::MethodToggled(m, true));
 }
 
-fn embeds(fx: &[Effect]) -> Vec<(CallId, String)> {
+/// The embeddings of questions the model started among `fx`: their run and question.
+fn embeds(fx: &[Effect]) -> Vec<(RunId, String)> {
     fx.iter()
         .filter_map(|e| match e {
-            Effect::EmbedQuestion { job, question, .. } => Some((job.call, question.clone())),
+            Effect::Start {
+                run,
+                work: Work::EmbedQuestion { question, .. },
+            } => Some((*run, question.clone())),
             _ => None,
         })
         .collect()
 }
 
-fn cancels(fx: &[Effect]) -> Vec<CallId> {
+/// The runs the model stopped among `fx`.
+fn stops(fx: &[Effect]) -> Vec<RunId> {
     fx.iter()
         .filter_map(|e| match e {
-            Effect::Cancel(c) => Some(*c),
+            Effect::Stop(r) => Some(*r),
             _ => None,
         })
         .collect()
+}
+
+/// The first run started among `fx` whose work is `which`.
+fn started(fx: &[Effect], which: impl Fn(&Work) -> bool) -> Option<RunId> {
+    fx.iter().find_map(|e| match e {
+        Effect::Start { run, work } if which(work) => Some(*run),
+        _ => None,
+    })
+}
+
+/// The runs started among `fx` whose work is `which`.
+fn count_started(fx: &[Effect], which: impl Fn(&Work) -> bool) -> usize {
+    count(
+        fx,
+        |e| matches!(e, Effect::Start { work, .. } if which(work)),
+    )
+}
+
+/// `fx`, and what follows when the pauses in typing started there end (the learner stopped
+/// typing).
+fn after_pause(s: &mut State, fx: Vec<Effect>) -> Vec<Effect> {
+    let pauses: Vec<RunId> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Start {
+                run,
+                work: Work::Pause { .. },
+            } => Some(*run),
+            _ => None,
+        })
+        .collect();
+    let mut all = fx;
+    for run in pauses {
+        all.extend(send(s, Msg::Report(run, Report::Paused)));
+    }
+    all
+}
+
+/// `text` typed, and a pause in typing after it.
+fn typed(s: &mut State, text: &str) -> Vec<Effect> {
+    let fx = send(s, Msg::QuestionTyped(text.into()));
+    after_pause(s, fx)
+}
+
+/// The run of the job of `subject` over the current catalogue.
+fn tracked(s: &State, subject: Subject) -> RunId {
+    s.jobs
+        .run_of(&JobKey {
+            catalogue: s.data.epoch,
+            subject,
+        })
+        .expect("the job runs")
 }
 
 fn forgets(fx: &[Effect]) -> Vec<u64> {
@@ -108,21 +165,6 @@ fn files(names: &[&str]) -> Vec<FileRef> {
             size: 1000,
         })
         .collect()
-}
-
-/// The call id of the first paid task among `fx`.
-fn job_call(fx: &[Effect]) -> CallId {
-    fx.iter()
-        .find_map(|e| match e {
-            Effect::CheckKey { job }
-            | Effect::EmbedQuestion { job, .. }
-            | Effect::ComputeVectors { job, .. }
-            | Effect::MeasureDense { job, .. }
-            | Effect::Answer { job, .. }
-            | Effect::Evaluate { job, .. } => Some(job.call),
-            _ => None,
-        })
-        .expect("a paid task starts")
 }
 
 /// The selection number a `FilesChosen` effect carries.
@@ -156,16 +198,11 @@ fn link(question: &str, methods: Vec<Method>) -> ViewState {
     }
 }
 
-/// « Mesurer les réponses » started: its call's id.
-fn evaluation_running(s: &mut State) -> CallId {
+/// « Mesurer les réponses » started: its run.
+fn evaluation_running(s: &mut State) -> RunId {
     send(s, Msg::EvalAsked);
     let fx = send(s, Msg::EvalConfirmed);
-    fx.iter()
-        .find_map(|e| match e {
-            Effect::Evaluate { job, .. } => Some(job.call),
-            _ => None,
-        })
-        .expect("the evaluation starts")
+    started(&fx, |w| matches!(w, Work::Evaluate { .. })).expect("the evaluation starts")
 }
 
 // controller.test.mjs
@@ -177,10 +214,13 @@ fn a_link_never_spends_the_key_its_question_is_embedded_only_on_a_click() {
         &mut s,
         Msg::FragmentChanged(link("Un mastic pour la salle de bains", vec![Method::Sens])),
     );
+    let fx = after_pause(&mut s, fx);
     assert!(embeds(&fx).is_empty(), "a link spent the key");
     // Anything else happening meanwhile does not spend it either.
-    assert!(embeds(&send(&mut s, Msg::ViewChosen(View::Mesurer))).is_empty());
+    let fx = send(&mut s, Msg::ViewChosen(View::Mesurer));
+    assert!(embeds(&after_pause(&mut s, fx)).is_empty());
     let fx = send(&mut s, Msg::EmbedRequested);
+    let fx = after_pause(&mut s, fx);
     assert_eq!(embeds(&fx).len(), 1);
     assert_eq!(embeds(&fx)[0].1, "Un mastic pour la salle de bains");
 }
@@ -201,12 +241,13 @@ fn a_double_click_on_mesurer_les_reponses_does_not_confirm_the_run() {
     with_key(&mut s);
     let mut fx = send(&mut s, Msg::EvalAsked);
     fx.extend(send(&mut s, Msg::EvalAsked));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::Evaluate { .. })), 0);
+    let evaluate = |w: &Work| matches!(w, Work::Evaluate { .. });
+    assert_eq!(count_started(&fx, evaluate), 0);
     assert!(s.evaluation.confirming);
     let fx = send(&mut s, Msg::EvalConfirmed);
-    assert_eq!(count(&fx, |e| matches!(e, Effect::Evaluate { .. })), 1);
+    assert_eq!(count_started(&fx, evaluate), 1);
     let fx = send(&mut s, Msg::EvalConfirmed);
-    assert_eq!(count(&fx, |e| matches!(e, Effect::Evaluate { .. })), 0);
+    assert_eq!(count_started(&fx, evaluate), 0);
 }
 
 #[test]
@@ -214,7 +255,6 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
     let mut s = state();
     with_key(&mut s);
     let call = evaluation_running(&mut s);
-    let old = s.data.epoch;
     let fx = send(&mut s, Msg::FilesChosen(files(&["f.jsonl", "q.csv"])));
     let seq = read_seq(&fx);
     let fx = send(
@@ -224,7 +264,7 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
             data: Box::new(learner_dataset("vos données")),
         },
     );
-    assert!(cancels(&fx).contains(&call));
+    assert!(stops(&fx).contains(&call));
     assert!(!s.evaluation.phase.is_running());
     let said = s.evaluation.message.clone().unwrap();
     assert!(
@@ -234,9 +274,9 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
     // The old run's last report changes nothing.
     send(
         &mut s,
-        Msg::EvalEnded {
-            epoch: old,
-            outcome: Ok(EvalRun {
+        Msg::Report(
+            call,
+            Report::EvalEnded(Ok(EvalRun {
                 source: rag_fiches::answer::Source::Method(Method::Sens),
                 model: "m".into(),
                 judge: "j".into(),
@@ -245,8 +285,8 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
                 sent: Vec::new(),
                 tokens: Default::default(),
                 judge_tokens: Default::default(),
-            }),
-        },
+            })),
+        ),
     );
     assert!(s.evaluation.runs.is_empty());
     assert_eq!(s.evaluation.message.as_deref(), Some(said.as_str()));
@@ -257,10 +297,10 @@ fn switching_catalogue_during_calculer_les_vecteurs_accepts_nothing_of_the_old_o
     let mut s = state();
     with_key(&mut s);
     let fx = send(&mut s, Msg::ComputeRequested);
-    let call = job_call(&fx);
+    let call = started(&fx, |w| matches!(w, Work::ComputeVectors { .. })).unwrap();
     let old = s.data.epoch;
     let fx = load_learner(&mut s);
-    assert!(cancels(&fx).contains(&call));
+    assert!(stops(&fx).contains(&call));
     // The old catalogue's vectors, kept by the worker meanwhile, are dropped there too.
     let fx = send(
         &mut s,
@@ -278,10 +318,7 @@ fn switching_catalogue_during_calculer_les_vecteurs_accepts_nothing_of_the_old_o
     assert!(s.data.computed.is_none());
     send(
         &mut s,
-        Msg::ComputeEnded {
-            epoch: old,
-            message: "Vecteurs calculés".into(),
-        },
+        Msg::Report(call, Report::ComputeEnded("Vecteurs calculés".into())),
     );
     assert_ne!(s.vectors_message.as_deref(), Some("Vecteurs calculés"));
 }
@@ -297,25 +334,23 @@ fn mesurer_sens_et_hybride_cannot_be_started_twice_a_key_edit_while_it_runs_does
     let mut fx = send(&mut s, Msg::DenseMeasureRequested);
     fx.extend(send(&mut s, Msg::KeyTyped(format!("{KEY}x"))));
     fx.extend(send(&mut s, Msg::DenseMeasureRequested));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::MeasureDense { .. })), 1);
+    assert_eq!(
+        count_started(&fx, |w| matches!(w, Work::MeasureDense { .. })),
+        1
+    );
 }
 
 #[test]
 fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
     let mut s = ready_for_sens();
     let eval = evaluation_running(&mut s);
-    let search = embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into())))[0].0;
+    let search = embeds(&typed(&mut s, "Un isolant"))[0].0;
     let check = {
         let fx = send(&mut s, Msg::KeyCheckRequested);
-        fx.iter()
-            .find_map(|e| match e {
-                Effect::CheckKey { job } => Some(job.call),
-                _ => None,
-            })
-            .unwrap()
+        started(&fx, |w| matches!(w, Work::CheckKey { .. })).unwrap()
     };
     let fx = send(&mut s, Msg::KeyForgotten);
-    let cancelled = cancels(&fx);
+    let cancelled = stops(&fx);
     for call in [eval, search, check] {
         assert!(cancelled.contains(&call), "{call:?} still runs");
     }
@@ -326,16 +361,13 @@ fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
         Some("Mesure interrompue : la clé a été oubliée.")
     );
     // Nothing the model decides afterwards spends a key.
-    let fx = send(&mut s, Msg::QuestionTyped("Un autre isolant".into()));
+    let fx = typed(&mut s, "Un autre isolant");
     assert!(embeds(&fx).is_empty());
+    assert!(fx.iter().all(|e| !matches!(e, Effect::Start { .. })));
     // The cancelled run's own report does not overwrite what was said.
-    let epoch = s.data.epoch;
     send(
         &mut s,
-        Msg::EvalEnded {
-            epoch,
-            outcome: Err("Annulé".into()),
-        },
+        Msg::Report(eval, Report::EvalEnded(Err("Annulé".into()))),
     );
     assert_eq!(
         s.evaluation.message.as_deref(),
@@ -372,7 +404,7 @@ fn a_key_a_header_cannot_carry_is_refused_at_entry_and_never_sent() {
     assert!(fx
         .iter()
         .all(|e| !matches!(e, Effect::RememberKey(Some(_)))));
-    assert!(embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into()))).is_empty());
+    assert!(embeds(&typed(&mut s, "Un isolant")).is_empty());
 }
 
 #[test]
@@ -381,31 +413,25 @@ fn a_failed_batch_keeps_the_vectors_already_paid_for_the_re_run_asks_only_the_re
     with_key(&mut s);
     with_vectors(&mut s, 1);
     send(&mut s, Msg::DenseMeasureRequested);
+    let run = tracked(&s, Subject::MeasureDense);
     let paid: Vec<(String, Vec<f32>)> = s.data.questions[..10]
         .iter()
         .enumerate()
         .map(|(i, q)| (q.text.clone(), unit(i)))
         .collect();
-    let epoch = s.data.epoch;
+    send(&mut s, Msg::Report(run, Report::DenseProgress(paid)));
     send(
         &mut s,
-        Msg::DenseProgress {
-            epoch,
-            vectors: paid,
-        },
-    );
-    send(
-        &mut s,
-        Msg::DenseEnded {
-            epoch,
-            message: Some("Lot refusé".into()),
-        },
+        Msg::Report(run, Report::DenseEnded(Some("Lot refusé".into()))),
     );
     let fx = send(&mut s, Msg::DenseMeasureRequested);
     let asked = fx
         .iter()
         .find_map(|e| match e {
-            Effect::MeasureDense { questions, .. } => Some(questions.len()),
+            Effect::Start {
+                work: Work::MeasureDense { questions, .. },
+                ..
+            } => Some(questions.len()),
             _ => None,
         })
         .unwrap();
@@ -433,49 +459,80 @@ fn on_a_shared_origin_retenir_warns_before_it_stores_anything() {
 #[test]
 fn a_newer_question_cancels_the_older_ones_call() {
     let mut s = ready_for_sens();
-    let first = embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into())));
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(cancels(&fx), vec![first[0].0]);
+    let first = embeds(&typed(&mut s, "Un isolant"));
+    let fx = typed(&mut s, "Un isolant phonique");
+    assert!(stops(&fx).contains(&first[0].0));
     assert_eq!(embeds(&fx).len(), 1);
-    assert_ne!(embeds(&fx)[0].0, first[0].0, "call ids are not reused");
+    assert_ne!(embeds(&fx)[0].0, first[0].0, "run ids are not reused");
+    // The stopped run's vector, had it come, is dropped.
+    send(
+        &mut s,
+        Msg::Report(first[0].0, Report::QuestionEmbedded(unit(3))),
+    );
+    assert!(!s.qvectors.contains_key("Un isolant"));
+}
+
+#[test]
+fn typing_on_before_the_pause_ends_embeds_nothing() {
+    let mut s = ready_for_sens();
+    let mut fx = send(&mut s, Msg::QuestionTyped("Un is".into()));
+    let pause = started(&fx, |w| matches!(w, Work::Pause { .. })).unwrap();
+    fx.extend(send(&mut s, Msg::QuestionTyped("Un isolant".into())));
+    assert!(embeds(&fx).is_empty());
+    assert_eq!(stops(&fx), vec![pause]);
+    // The stopped pause's end starts nothing.
+    assert!(send(&mut s, Msg::Report(pause, Report::Paused)).is_empty());
+}
+
+#[test]
+fn enter_embeds_the_question_at_once_without_the_pause() {
+    let mut s = ready_for_sens();
+    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let pause = started(&fx, |w| matches!(w, Work::Pause { .. })).unwrap();
+    let fx = send(&mut s, Msg::QuestionEntered);
+    assert_eq!(embeds(&fx).len(), 1);
+    assert_eq!(stops(&fx), vec![pause]);
 }
 
 #[test]
 fn a_committed_questions_call_goes_on_when_another_is_typed() {
     let mut s = ready_for_sens();
-    let first = embeds(&send(&mut s, Msg::QuestionTyped("Un isolant".into())))[0].0;
+    let first = embeds(&typed(&mut s, "Un isolant"))[0].0;
     send(&mut s, Msg::QuestionEntered);
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert!(!cancels(&fx).contains(&first));
+    let fx = typed(&mut s, "Un isolant phonique");
+    assert!(!stops(&fx).contains(&first));
 }
 
 #[test]
 fn a_question_is_embedded_once_whatever_else_happens() {
     let mut s = ready_for_sens();
-    let mut fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    fx.extend(send(&mut s, Msg::ViewChosen(View::Mesurer)));
-    fx.extend(send(&mut s, Msg::GridMore));
+    let mut fx = typed(&mut s, "Un isolant");
+    let more = send(&mut s, Msg::ViewChosen(View::Mesurer));
+    fx.extend(after_pause(&mut s, more));
+    let more = send(&mut s, Msg::GridMore);
+    fx.extend(after_pause(&mut s, more));
     assert_eq!(embeds(&fx).len(), 1);
 }
 
 #[test]
 fn an_older_questions_vector_is_kept_for_that_question_only() {
     let mut s = ready_for_sens();
-    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    send(&mut s, Msg::QuestionTyped("Une colle".into()));
+    let first = embeds(&typed(&mut s, "Un isolant"))[0].0;
+    send(&mut s, Msg::QuestionEntered);
+    typed(&mut s, "Une colle");
     send(
         &mut s,
-        Msg::QuestionEmbedded {
-            question: "Un isolant".into(),
-            vector: unit(3),
-        },
+        Msg::Report(first, Report::QuestionEmbedded(unit(3))),
     );
     assert!(s.qvectors.contains_key("Un isolant"));
     assert!(s.question_vector().is_none());
-    assert_eq!(
-        s.calls.search.as_ref().map(|(q, _)| q.as_str()),
-        Some("Une colle")
-    );
+    assert!(s
+        .jobs
+        .run_of(&JobKey {
+            catalogue: s.data.epoch,
+            subject: Subject::Embed("Une colle".into()),
+        })
+        .is_some());
 }
 
 #[test]
@@ -484,14 +541,13 @@ fn an_answer_to_a_question_typed_over_is_not_shown() {
     with_key(&mut s);
     send(&mut s, Msg::QuestionTyped("Un isolant".into()));
     let fx = send(&mut s, Msg::AnswerRequested);
-    assert_eq!(count(&fx, |e| matches!(e, Effect::Answer { .. })), 1);
+    let run = started(&fx, |w| matches!(w, Work::Answer { .. })).unwrap();
     send(&mut s, Msg::QuestionTyped("Une colle".into()));
-    let epoch = s.data.epoch;
     send(
         &mut s,
-        Msg::AnswerShown {
-            epoch,
-            result: AnswerResult {
+        Msg::Report(
+            run,
+            Report::AnswerShown(AnswerResult {
                 question: "Un isolant".into(),
                 model: "m".into(),
                 sent: Vec::new(),
@@ -505,11 +561,11 @@ fn an_answer_to_a_question_typed_over_is_not_shown() {
                     },
                     false,
                 )),
-            },
-        },
+            }),
+        ),
     );
     assert!(s.answering.result.is_none());
-    assert!(!s.answering.pending);
+    assert!(s.answering.pending.is_none());
 }
 
 #[test]
@@ -524,13 +580,7 @@ fn a_newer_measurement_of_a_method_wins_over_an_older_one_that_ends_later() {
         .map(|(i, q)| (q.text.clone(), unit(i)))
         .collect();
     let epoch = s.data.epoch;
-    send(
-        &mut s,
-        Msg::DenseProgress {
-            epoch,
-            vectors: all,
-        },
-    );
+    s.qvectors.extend(all);
     let seqs: Vec<u64> = [
         send(&mut s, Msg::DenseMeasureRequested),
         send(&mut s, Msg::DenseMeasureRequested),
@@ -623,33 +673,43 @@ fn annuler_during_a_wait_stops_that_call_and_settles_the_answer() {
     with_key(&mut s);
     send(&mut s, Msg::QuestionTyped("Un isolant".into()));
     let fx = send(&mut s, Msg::AnswerRequested);
-    let call = job_call(&fx);
+    let call = started(&fx, |w| matches!(w, Work::Answer { .. })).unwrap();
     let wait = Wait {
         seconds: 5,
         reason: rag_fiches::mistral::WaitReason::RateLimited,
     };
-    send(&mut s, Msg::Waiting(call, Some(wait)));
+    send(&mut s, Msg::Report(call, Report::Waiting(Some(wait))));
     let fx = send(&mut s, Msg::RetryNow);
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::SkipWait(c) if *c == call)));
     let fx = send(&mut s, Msg::WaitCancelled);
-    assert_eq!(cancels(&fx), vec![call]);
-    assert!(!s.answering.pending);
+    assert_eq!(stops(&fx), vec![call]);
+    assert!(s.answering.pending.is_none());
     assert!(s.waiting.is_none());
 }
 
 #[test]
 fn the_end_of_another_calls_wait_does_not_hide_the_current_one() {
     let mut s = state();
+    with_key(&mut s);
+    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let answer = started(&send(&mut s, Msg::AnswerRequested), |w| {
+        matches!(w, Work::Answer { .. })
+    })
+    .unwrap();
+    let check = started(&send(&mut s, Msg::KeyCheckRequested), |w| {
+        matches!(w, Work::CheckKey { .. })
+    })
+    .unwrap();
     let wait = Wait {
         seconds: 5,
         reason: rag_fiches::mistral::WaitReason::RateLimited,
     };
-    send(&mut s, Msg::Waiting(CallId(7), Some(wait)));
-    send(&mut s, Msg::Waiting(CallId(6), None));
-    assert_eq!(s.waiting.map(|(_, c)| c), Some(CallId(7)));
-    send(&mut s, Msg::Waiting(CallId(7), None));
+    send(&mut s, Msg::Report(answer, Report::Waiting(Some(wait))));
+    send(&mut s, Msg::Report(check, Report::Waiting(None)));
+    assert_eq!(s.waiting.map(|(_, c)| c), Some(answer));
+    send(&mut s, Msg::Report(answer, Report::Waiting(None)));
     assert!(s.waiting.is_none());
 }
 
@@ -659,8 +719,15 @@ fn verifier_ma_cle_twice_sends_one_call() {
     with_key(&mut s);
     let mut fx = send(&mut s, Msg::KeyCheckRequested);
     fx.extend(send(&mut s, Msg::KeyCheckRequested));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::CheckKey { .. })), 1);
-    send(&mut s, Msg::KeyChecked(Ok("Clé acceptée".into())));
+    assert_eq!(
+        count_started(&fx, |w| matches!(w, Work::CheckKey { .. })),
+        1
+    );
+    let run = tracked(&s, Subject::CheckKey);
+    send(
+        &mut s,
+        Msg::Report(run, Report::KeyChecked(Ok("Clé acceptée".into()))),
+    );
     assert_eq!(s.key_check, Some(Some(Ok("Clé acceptée".into()))));
 }
 
@@ -755,13 +822,10 @@ fn b2_revenir_au_catalogue_de_lexercice_during_a_load_is_not_undone() {
 #[test]
 fn b3_a_question_vector_of_the_wrong_size_fails_that_question_alone() {
     let mut s = ready_for_sens();
-    send(&mut s, Msg::QuestionTyped("Joint époxy".into()));
+    let run = embeds(&typed(&mut s, "Joint époxy"))[0].0;
     let fx = send(
         &mut s,
-        Msg::QuestionEmbedded {
-            question: "Joint époxy".into(),
-            vector: vec![0.1, 0.2, 0.3],
-        },
+        Msg::Report(run, Report::QuestionEmbedded(vec![0.1, 0.2, 0.3])),
     );
     assert!(!s.qvectors.contains_key("Joint époxy"));
     let (q, said) = s.search_error.clone().unwrap();
@@ -784,23 +848,19 @@ fn b3_a_zero_a_huge_or_a_nan_question_vector_is_refused() {
     nan[5] = f32::NAN;
     for (i, v) in [zero, huge, nan].into_iter().enumerate() {
         let q = format!("question {i}");
-        send(
-            &mut s,
-            Msg::QuestionEmbedded {
-                question: q.clone(),
-                vector: v,
-            },
-        );
+        let run = embeds(&typed(&mut s, &q))[0].0;
+        send(&mut s, Msg::Report(run, Report::QuestionEmbedded(v)));
         assert!(!s.qvectors.contains_key(&q), "vector {i} accepted");
     }
     // And among the vectors embedded for « Mesurer ».
-    let epoch = s.data.epoch;
+    send(&mut s, Msg::DenseMeasureRequested);
+    let run = tracked(&s, Subject::MeasureDense);
     let fx = send(
         &mut s,
-        Msg::DenseProgress {
-            epoch,
-            vectors: vec![("a".into(), unit(1)), ("b".into(), vec![0.5; 4])],
-        },
+        Msg::Report(
+            run,
+            Report::DenseProgress(vec![("a".into(), unit(1)), ("b".into(), vec![0.5; 4])]),
+        ),
     );
     assert!(s.qvectors.contains_key("a"));
     assert!(!s.qvectors.contains_key("b"));
@@ -1377,10 +1437,14 @@ fn mesurer_les_reponses_offers_the_whole_catalogue_and_judges_with_the_cheapest_
     let (judge, source, items) = fx
         .iter()
         .find_map(|e| match e {
-            Effect::Evaluate {
-                judge,
-                source,
-                items,
+            Effect::Start {
+                work:
+                    Work::Evaluate {
+                        judge,
+                        source,
+                        items,
+                        ..
+                    },
                 ..
             } => Some((judge.clone(), *source, items)),
             _ => None,
@@ -1419,14 +1483,18 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
     with_key(&mut s);
     let mut fx = send(&mut s, Msg::RerankAsked);
     fx.extend(send(&mut s, Msg::RerankAsked));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::Rerank { .. })), 0);
+    let rerank = |w: &Work| matches!(w, Work::Rerank { .. });
+    assert_eq!(count_started(&fx, rerank), 0);
     let fx = send(&mut s, Msg::RerankConfirmed);
     let again = send(&mut s, Msg::RerankConfirmed);
-    assert_eq!(count(&again, |e| matches!(e, Effect::Rerank { .. })), 0);
-    let (method, items) = fx
+    assert_eq!(count_started(&again, rerank), 0);
+    let (run, method, items) = fx
         .iter()
         .find_map(|e| match e {
-            Effect::Rerank { method, items, .. } => Some((*method, items)),
+            Effect::Start {
+                run,
+                work: Work::Rerank { method, items, .. },
+            } => Some((*run, *method, items)),
             _ => None,
         })
         .expect("the reranking starts");
@@ -1442,19 +1510,18 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
             tokens: Default::default(),
         })
         .collect();
-    let epoch = s.data.epoch;
     send(
         &mut s,
-        Msg::RerankEnded {
-            epoch,
-            outcome: Ok(RerankRun {
+        Msg::Report(
+            run,
+            Report::RerankEnded(Ok(RerankRun {
                 model: "mistral-small-latest".into(),
                 reranked: rag_fiches::answer::shipped::Reranked {
                     stage: method.name().into(),
                     lists,
                 },
-            }),
-        },
+            })),
+        ),
     );
     assert!(!s.evaluation.rerank_phase.is_running());
     let name = format!("{} reclassé", method.name());
@@ -1490,15 +1557,9 @@ fn forgetting_the_key_stops_a_reranking_and_says_so() {
     with_key(&mut s);
     send(&mut s, Msg::RerankAsked);
     let fx = send(&mut s, Msg::RerankConfirmed);
-    let call = fx
-        .iter()
-        .find_map(|e| match e {
-            Effect::Rerank { job, .. } => Some(job.call),
-            _ => None,
-        })
-        .unwrap();
+    let call = started(&fx, |w| matches!(w, Work::Rerank { .. })).unwrap();
     let fx = send(&mut s, Msg::KeyForgotten);
-    assert!(cancels(&fx).contains(&call));
+    assert!(stops(&fx).contains(&call));
     assert!(!s.evaluation.rerank_phase.is_running());
     assert!(s
         .evaluation
@@ -1521,24 +1582,29 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
         finish_reason: Some("stop".into()),
         obtained: None,
     };
-    let epoch = s.data.epoch;
-    let shown = |content: &str| Msg::AnswerShown {
-        epoch,
-        result: AnswerResult {
+    // An answer asked for, and shown.
+    let shown = |s: &mut State, content: &str| {
+        let fx = send(s, Msg::AnswerRequested);
+        let run = started(&fx, |w| matches!(w, Work::Answer { .. })).unwrap();
+        let result = AnswerResult {
             question: "Un ciment blanc ?".into(),
             model: "mistral-small-latest".into(),
             sent: f[..5].to_vec(),
             outcome: Ok((chat(content), false)),
-        },
+        };
+        send(s, Msg::Report(run, Report::AnswerShown(result)))
     };
-    send(&mut s, shown("Le ciment [AR-0003]."));
+    shown(&mut s, "Le ciment [AR-0003].");
     let fx = send(&mut s, Msg::AnswerJudgeRequested);
-    let (model, messages) = fx
+    let (run, model, messages) = fx
         .iter()
         .find_map(|e| match e {
-            Effect::Judge {
-                model, messages, ..
-            } => Some((model.clone(), messages.clone())),
+            Effect::Start {
+                run,
+                work: Work::Judge {
+                    model, messages, ..
+                },
+            } => Some((*run, model.clone(), messages.clone())),
             _ => None,
         })
         .expect("the judge is asked");
@@ -1546,34 +1612,31 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
     assert!(messages[1]
         .content
         .ends_with("Question : Un ciment blanc ?\n\nRéponse : Le ciment [AR-0003]."));
-    assert!(s.answering.judging);
+    assert!(s.answering.judging.is_some());
     // A second click while it runs asks nothing more.
+    let again = send(&mut s, Msg::AnswerJudgeRequested);
     assert_eq!(
-        count(&send(&mut s, Msg::AnswerJudgeRequested), |e| matches!(
-            e,
-            Effect::Judge { .. }
-        )),
+        count_started(&again, |w| matches!(w, Work::Judge { .. })),
         0
     );
-    send(
-        &mut s,
-        Msg::AnswerJudged {
-            epoch,
-            answer: "Le ciment [AR-0003].".into(),
-            outcome: Ok("OUI".into()),
-        },
-    );
+    send(&mut s, Msg::Report(run, Report::Judged(Ok("OUI".into()))));
     assert_eq!(s.answering.verdict, Some(Ok("OUI".into())));
-    // Another answer shown: the old verdict goes, and a late verdict for the old answer is dropped.
-    send(&mut s, shown("Le ciment gris [AR-0001]."));
+    // The judge asked again, then another answer asked for: that judge stops, the old verdict
+    // goes, and a late verdict for the old answer is dropped.
+    send(&mut s, Msg::Report(run, Report::Judged(Ok("NON".into()))));
+    assert_eq!(s.answering.verdict, Some(Ok("OUI".into())));
+    let fx = send(&mut s, Msg::AnswerJudgeRequested);
+    let second = started(&fx, |w| matches!(w, Work::Judge { .. })).unwrap();
+    assert_ne!(second, run);
+    shown(&mut s, "Le ciment gris [AR-0001].");
+    assert!(
+        s.jobs.key_of(second).is_none(),
+        "the old answer's judge still runs"
+    );
     assert_eq!(s.answering.verdict, None);
     send(
         &mut s,
-        Msg::AnswerJudged {
-            epoch,
-            answer: "Le ciment [AR-0003].".into(),
-            outcome: Ok("NON".into()),
-        },
+        Msg::Report(second, Report::Judged(Ok("NON".into()))),
     );
     assert_eq!(s.answering.verdict, None);
 }

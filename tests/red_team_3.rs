@@ -91,7 +91,13 @@ fn rt3_b1_after_annuler_confirmer_shows_the_estimate_of_the_run_it_confirms() {
     with_key(&mut s);
     send(&mut s, Msg::EvalAsked);
     let fx = send(&mut s, Msg::EvalConfirmed);
-    assert!(fx.iter().any(|e| matches!(e, Effect::Evaluate { .. })));
+    assert!(fx.iter().any(|e| matches!(
+        e,
+        Effect::Start {
+            work: Work::Evaluate { .. },
+            ..
+        }
+    )));
     send(&mut s, Msg::EvalCancelled);
     assert!(estimate::eval_status(&s).starts_with("Mesure annulée"));
     // A dearer run chosen, then asked: « Confirmer » comes with that run's estimate.
@@ -167,13 +173,20 @@ fn rt3_b2_a_local_method_alone_never_spends_the_key_on_mistral() {
         Msg::QuestionTyped("Une colle pour du carrelage".into()),
     );
     fx.extend(send(&mut s, Msg::QuestionCommitted));
-    assert!(
-        !fx.iter().any(|e| matches!(e, Effect::EmbedQuestion { .. })),
-        "a paid call for a local method"
-    );
+    // The pause in typing, then the embedding: either is the way to a paid call.
+    let embeds = |e: &Effect| {
+        matches!(
+            e,
+            Effect::Start {
+                work: Work::Pause { .. } | Work::EmbedQuestion { .. },
+                ..
+            }
+        )
+    };
+    assert!(!fx.iter().any(embeds), "a paid call for a local method");
     // `sens` shown beside it: now the question is embedded.
     let fx = send(&mut s, Msg::MethodToggled(Method::Sens, true));
-    assert!(fx.iter().any(|e| matches!(e, Effect::EmbedQuestion { .. })));
+    assert!(fx.iter().any(embeds));
 }
 
 #[test]
@@ -219,12 +232,22 @@ fn rt3_b13_demander_au_juge_shows_its_estimate_before_the_call() {
     send(&mut s, Msg::QuestionTyped("Un ciment blanc ?".into()));
     assert_eq!(estimate::judge_estimate(&s), None);
     let (f, _) = exercise();
-    let epoch = s.data.epoch;
+    let fx = send(&mut s, Msg::AnswerRequested);
+    let run = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Start {
+                run,
+                work: Work::Answer { .. },
+            } => Some(*run),
+            _ => None,
+        })
+        .unwrap();
     send(
         &mut s,
-        Msg::AnswerShown {
-            epoch,
-            result: AnswerResult {
+        Msg::Report(
+            run,
+            Report::AnswerShown(AnswerResult {
                 question: "Un ciment blanc ?".into(),
                 model: "mistral-small-latest".into(),
                 sent: f[..5].to_vec(),
@@ -238,15 +261,18 @@ fn rt3_b13_demander_au_juge_shows_its_estimate_before_the_call() {
                     },
                     false,
                 )),
-            },
-        },
+            }),
+        ),
     );
     let shown = estimate::judge_estimate(&s).expect("an answer to judge");
     let fx = send(&mut s, Msg::AnswerJudgeRequested);
     let messages = fx
         .iter()
         .find_map(|e| match e {
-            Effect::Judge { messages, .. } => Some(messages.clone()),
+            Effect::Start {
+                work: Work::Judge { messages, .. },
+                ..
+            } => Some(messages.clone()),
             _ => None,
         })
         .unwrap();

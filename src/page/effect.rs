@@ -1,17 +1,13 @@
 //! What `update` asks the shell to do, as data. The model never holds a browser handle: calls,
 //! files and the worker are named here by ids, and the shell (`web::app`) owns what they name.
 
-use crate::answer::Source;
 use crate::data::intake::Selection;
-use crate::data::{Fiche, Question};
+use crate::data::Question;
 use crate::lab::{Method, QuestionVectors};
 use crate::mistral::chat::Message;
-use crate::mistral::{ApiKey, WaitReason};
+use crate::mistral::WaitReason;
 
-/// A call to Mistral in flight, named by the model; the shell keeps its abort controller under
-/// this id. Ids are never reused within a page's life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CallId(pub u64);
+use super::jobs::{RunId, Work};
 
 /// A file the learner chose, named by the model; the shell keeps the browser's `File` under
 /// `id` until the effect that reads it runs.
@@ -38,60 +34,15 @@ pub enum Focus {
     TabAmeliorer,
 }
 
-/// A task that spends the learner's key: the catalogue it started under, the key, and its call
-/// (which a new catalogue, « oublier » or a newer request cancels).
-pub struct Job {
-    pub epoch: u64,
-    pub key: ApiKey,
-    pub call: CallId,
-}
-
 /// What a change starts; the controller runs it (see `app`).
 pub enum Effect {
-    CheckKey {
-        job: Job,
+    /// Starts the work of a new job key, as run `run` (see [`super::jobs`]).
+    Start {
+        run: RunId,
+        work: Work,
     },
-    EmbedQuestion {
-        job: Job,
-        question: String,
-        generation: u64,
-    },
-    ComputeVectors {
-        job: Job,
-        fiches: Vec<Fiche>,
-    },
-    MeasureDense {
-        job: Job,
-        questions: Vec<String>,
-    },
-    Answer {
-        job: Job,
-        model: String,
-        question: String,
-        sent: Vec<Fiche>,
-    },
-    /// « Mesurer les réponses »: each item answered by `model`, then judged by `judge`.
-    Evaluate {
-        job: Job,
-        model: String,
-        judge: String,
-        source: Source,
-        items: Vec<EvalItem>,
-    },
-    /// The judge asked about the answer shown (`answer`, written from `messages`' fiches).
-    Judge {
-        job: Job,
-        model: String,
-        messages: Vec<Message>,
-        answer: String,
-    },
-    /// « Reclasser les 20 premières » of `method`: each item's fiches marked by `model`.
-    Rerank {
-        job: Job,
-        model: String,
-        method: Method,
-        items: Vec<RerankItem>,
-    },
+    /// Stops run `run`: its request is aborted, no retry follows, its reports are dropped.
+    Stop(RunId),
     LoadVectors {
         epoch: u64,
     },
@@ -134,10 +85,8 @@ pub enum Effect {
     },
     /// Deletes a question's cached mistral-embed vector, found unusable.
     ForgetQuestionVector(String),
-    /// Stops a call: its request is aborted and no retry follows.
-    Cancel(CallId),
-    /// Ends a call's wait before its next attempt (« Réessayer maintenant »).
-    SkipWait(CallId),
+    /// Ends a run's wait before its next attempt (« Réessayer maintenant »).
+    SkipWait(RunId),
     RememberKey(Option<String>),
     Clipboard(String),
     Download(String, Vec<u8>),
@@ -152,6 +101,7 @@ pub enum Effect {
 }
 
 /// One question of « Reclasser les 20 premières », prepared when the run starts.
+#[derive(Clone)]
 pub struct RerankItem {
     /// The method's first [`crate::answer::rerank::READ`] ids, best first.
     pub read: Vec<String>,
@@ -160,6 +110,7 @@ pub struct RerankItem {
 }
 
 /// One question of « Mesurer les réponses », prepared when the run starts.
+#[derive(Clone)]
 pub struct EvalItem {
     pub question: Question,
     /// Exactly what is sent: the prompt with the fiches found, and their ids.

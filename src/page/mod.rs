@@ -5,17 +5,19 @@
 //! (which reply is stale, which gesture may spend the key, what a new catalogue stops:
 //! `tests/page.rs`). The shell
 //! (`web::app`) owns every handle — abort controllers, files, the worker, timers, the clock — names
-//! them to the model by ids ([`CallId`], [`FileRef`]), and runs the effects.
+//! them to the model by ids ([`RunId`], [`FileRef`]), and runs the effects.
 //!
-//! Staleness is decided in one way per kind of reply, here and only here: a reply carries the id
-//! it was started under (the catalogue's epoch, the selection's number, the call's id, the
-//! measurement's number, the worker's vectors set), and `update` drops it when that id is no
-//! longer the state's.
+//! Staleness is decided here and only here. Long work is keyed jobs ([`jobs`]): what each feature
+//! wants now is compared with what runs, a vanished key stops its run, and a report of a run no
+//! longer tracked is dropped. The other replies carry the id they were started under (the
+//! catalogue's epoch, the selection's number, the measurement's number, the worker's vectors set),
+//! and `update` drops them when that id is no longer the state's.
 
 pub mod dataset;
 pub mod effect;
 pub mod estimate;
 pub mod improve;
+pub mod jobs;
 pub mod local;
 pub mod msg;
 pub mod parts;
@@ -23,12 +25,13 @@ pub mod state;
 pub mod update;
 
 pub use dataset::{CatalogueUi, Dataset, Measuring, GRID_PAGE};
-pub use effect::{CallId, Effect, EvalItem, FileRef, Focus, Job, RerankItem, Wait};
+pub use effect::{Effect, EvalItem, FileRef, Focus, RerankItem, Wait};
+pub use jobs::{JobKey, Report, RunId, Subject, Work};
 pub use local::LocalModel;
 pub use msg::Msg;
 pub use parts::{
-    embed_estimate, judge_or_default, model_or_default, AnswerResult, Answering, Calls, Costs,
-    EvalRun, Evaluation, Phase, RerankRun,
+    embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering, Costs,
+    EvalAsk, EvalRun, Evaluation, JudgeAsk, Phase, RerankAsk, RerankRun,
 };
 pub use state::State;
 pub use update::update;

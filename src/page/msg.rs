@@ -11,8 +11,9 @@ use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
 
 use super::dataset::Dataset;
-use super::effect::{CallId, FileRef, Wait};
-use super::parts::{AnswerResult, Costs, EvalRun, RerankRun};
+use super::effect::FileRef;
+use super::jobs::{Report, RunId};
+use super::parts::Costs;
 
 /// Everything that can happen to the page.
 pub enum Msg {
@@ -150,12 +151,6 @@ pub enum Msg {
     /// « Reclasser les 20 premières », its confirmation, « Annuler ».
     /// « Demander au juge » under the answer shown.
     AnswerJudgeRequested,
-    /// The judge's reply (its text) for `answer`, or why there is none.
-    AnswerJudged {
-        epoch: u64,
-        answer: String,
-        outcome: Result<String, String>,
-    },
     RerankAsked,
     RerankConfirmed,
     RerankCancelled,
@@ -171,19 +166,9 @@ pub enum Msg {
     /// « Annuler » during a wait: that call stops.
     WaitCancelled,
     // What tasks report.
-    /// A call waits before its next attempt (`None`: the wait is over).
-    Waiting(CallId, Option<Wait>),
+    /// A keyed job's report (see [`super::jobs`]): dropped unless its run is still tracked.
+    Report(RunId, Report),
     Paid(Costs),
-    /// The verdict of « Vérifier ma clé »: what was accepted, or why not.
-    KeyChecked(Result<String, String>),
-    QuestionEmbedded {
-        question: String,
-        vector: Vec<f32>,
-    },
-    QuestionFailed {
-        question: String,
-        message: String,
-    },
     /// Mistral fiche vectors kept by the page's worker as `set` for catalogue `epoch`, with the
     /// question vectors their file carried.
     VectorsLoaded {
@@ -221,48 +206,9 @@ pub enum Msg {
         epoch: u64,
         outcome: Result<Box<ShippedAnswers>, String>,
     },
-    ComputeProgress {
-        epoch: u64,
-        done: usize,
-        total: usize,
-    },
-    ComputeEnded {
-        epoch: u64,
-        message: String,
-    },
-    DenseProgress {
-        epoch: u64,
-        vectors: Vec<(String, Vec<f32>)>,
-    },
-    DenseEnded {
-        epoch: u64,
-        message: Option<String>,
-    },
     AnswerObtained {
         key: String,
         chat: Chat,
-    },
-    AnswerShown {
-        epoch: u64,
-        result: AnswerResult,
-    },
-    EvalProgress {
-        epoch: u64,
-        done: usize,
-        total: usize,
-    },
-    EvalEnded {
-        epoch: u64,
-        outcome: Result<EvalRun, String>,
-    },
-    RerankProgress {
-        epoch: u64,
-        done: usize,
-        total: usize,
-    },
-    RerankEnded {
-        epoch: u64,
-        outcome: Result<RerankRun, String>,
     },
     /// The catalogue read from the files of selection `seq`.
     DatasetLoaded {

@@ -9,7 +9,9 @@ use crate::lab::Method;
 use crate::mistral;
 use crate::mistral::chat::{self, Chat};
 
-use super::effect::CallId;
+use crate::mistral::chat::Message;
+
+use super::effect::{EvalItem, RerankItem};
 
 /// Session costs, counted from the API's own token counts.
 #[derive(Default, Clone, PartialEq, Eq, Hash)]
@@ -79,6 +81,8 @@ pub struct Evaluation {
     pub judge: Option<String>,
     pub confirming: bool,
     pub phase: Phase,
+    /// The run asked for and not ended: what its job sends.
+    pub asked: Option<EvalAsk>,
     /// Complete runs, the latest per source, model and judge.
     pub runs: Vec<EvalRun>,
     /// What stopped the last run, if it stopped.
@@ -86,6 +90,7 @@ pub struct Evaluation {
     /// « Reclasser les 20 premières »: the same states, for the reranking of the source's method.
     pub rerank_confirming: bool,
     pub rerank_phase: Phase,
+    pub rerank_asked: Option<RerankAsk>,
     /// Complete rerankings, the latest per method and model.
     pub reranks: Vec<RerankRun>,
     pub rerank_message: Option<String>,
@@ -132,11 +137,12 @@ pub struct RerankRun {
 pub struct Answering {
     pub method: Option<Method>,
     pub model: Option<String>,
-    pub pending: bool,
+    /// The answer asked for and not yet come.
+    pub pending: Option<AnswerAsk>,
     /// The last answer shown: the question and fiches it was for, and the answer or a message.
     pub result: Option<AnswerResult>,
-    /// The judge asked about the answer shown.
-    pub judging: bool,
+    /// The judge asked about the answer shown, and not yet replied.
+    pub judging: Option<JudgeAsk>,
     /// The judge's reply for the answer shown (its text), or why there is none.
     pub verdict: Option<Result<String, String>>,
 }
@@ -148,37 +154,48 @@ pub struct AnswerResult {
     pub outcome: Result<(Chat, bool), String>,
 }
 
-/// The calls in flight, each cancellable; a new catalogue or a forgotten key cancels them all.
-#[derive(Default)]
-pub struct Calls {
-    /// The question being embedded, and its call.
-    pub search: Option<(String, CallId)>,
-    pub compute: Option<CallId>,
-    pub dense: Option<CallId>,
-    pub answer: Option<CallId>,
-    pub eval: Option<CallId>,
-    pub rerank: Option<CallId>,
-    /// The judge of the answer shown.
-    pub judge: Option<CallId>,
-    /// « Vérifier ma clé ».
-    pub check: Option<CallId>,
+/// « Mesurer les réponses » asked for: each item answered by `model`, then judged by `judge`.
+pub struct EvalAsk {
+    pub model: String,
+    pub judge: String,
+    pub source: Source,
+    pub items: Vec<EvalItem>,
 }
 
-impl Calls {
-    /// Forgets every call in flight and returns them, for the shell to cancel.
-    #[must_use]
-    pub fn take_all(&mut self) -> Vec<CallId> {
-        let calls = [
-            self.search.take().map(|(_, c)| c),
-            self.compute.take(),
-            self.dense.take(),
-            self.answer.take(),
-            self.eval.take(),
-            self.rerank.take(),
-            self.judge.take(),
-            self.check.take(),
-        ];
-        calls.into_iter().flatten().collect()
+/// « Reclasser les 20 premières » of `method` asked for: each item's fiches marked by `model`.
+pub struct RerankAsk {
+    pub model: String,
+    pub method: Method,
+    pub items: Vec<RerankItem>,
+}
+
+/// An answer asked for: `question`, from the fiches `sent`, by `model`.
+pub struct AnswerAsk {
+    pub model: String,
+    pub question: String,
+    pub sent: Vec<Fiche>,
+}
+
+impl AnswerAsk {
+    pub fn digest(&self) -> u64 {
+        super::jobs::digest(
+            [self.model.as_str(), self.question.as_str()]
+                .into_iter()
+                .chain(self.sent.iter().map(|f| f.id.as_str())),
+        )
+    }
+}
+
+/// The judge asked about the answer shown (`answer`, written from `messages`' fiches).
+pub struct JudgeAsk {
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub answer: String,
+}
+
+impl JudgeAsk {
+    pub fn digest(&self) -> u64 {
+        super::jobs::digest([self.model.as_str(), self.answer.as_str()])
     }
 }
 

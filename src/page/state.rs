@@ -12,9 +12,10 @@ use crate::mistral::chat::Chat;
 use crate::mistral::ApiKey;
 
 use super::dataset::{Dataset, Measuring};
-use super::effect::{CallId, Wait};
+use super::effect::Wait;
+use super::jobs::{RunId, Tracker};
 use super::local::LocalModel;
-use super::parts::{Answering, Calls, Costs, Evaluation};
+use super::parts::{Answering, Costs, Evaluation};
 
 pub struct State {
     pub data: Dataset,
@@ -23,8 +24,6 @@ pub struct State {
     /// Numbers the learner's file selections and « Revenir au catalogue de l'exercice »: the last
     /// gesture wins, and a catalogue read for an older one is dropped.
     pub selection: u64,
-    /// The next [`CallId`].
-    pub next_call: u64,
     /// What the link asked for that this browser cannot show, said under the header.
     pub link_note: Option<String>,
     /// How ids are brought to NFC (the browser's `normalize` in the page, [`crate::data::nfc`]
@@ -44,8 +43,8 @@ pub struct State {
     pub remember_warning: bool,
     /// Question vectors by text (mistral-embed: valid whatever the catalogue).
     pub qvectors: QuestionVectors,
-    /// Changes with every question typed: a debounced embedding checks it before calling.
-    pub question_generation: u64,
+    /// The question in the box after which typing paused: it may be embedded now.
+    pub paused: Option<String>,
     /// The question came from a link, not from the learner's hand: embedding it (a paid call)
     /// waits for a click.
     pub question_from_link: bool,
@@ -60,7 +59,8 @@ pub struct State {
     pub evaluation: Evaluation,
     /// Answers obtained, by [`mistral::cache::answer`] (also in IndexedDB).
     pub answers: HashMap<String, Chat>,
-    pub calls: Calls,
+    /// The keyed jobs running ([`super::jobs`]).
+    pub jobs: Tracker,
     pub data_status: String,
     pub data_errors: Vec<String>,
     /// The link shown by « Copier le lien », and whether it reached the clipboard.
@@ -73,7 +73,7 @@ pub struct State {
     /// « Vérifier ma clé »: in flight (`None` inside), or its verdict.
     pub key_check: Option<Option<Result<String, String>>>,
     /// A call waiting before its next attempt (429, 5xx, no answer): shown with a countdown.
-    pub waiting: Option<(Wait, CallId)>,
+    pub waiting: Option<(Wait, RunId)>,
     /// « Questions sans réponse », kept in IndexedDB.
     pub journal: Journal,
     /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
@@ -115,7 +115,6 @@ impl State {
             data,
             bundled,
             selection: 0,
-            next_call: 0,
             link_note: None,
             normalize_id,
             view: View::Chercher,
@@ -127,7 +126,7 @@ impl State {
             shared_origin: false,
             remember_warning: false,
             qvectors: QuestionVectors::new(),
-            question_generation: 0,
+            paused: None,
             question_from_link: false,
             committed: None,
             search_error: None,
@@ -136,7 +135,7 @@ impl State {
             answering: Answering::default(),
             evaluation: Evaluation::default(),
             answers: HashMap::new(),
-            calls: Calls::default(),
+            jobs: Tracker::default(),
             data_status: String::new(),
             data_errors: Vec::new(),
             share: None,
@@ -429,8 +428,8 @@ impl State {
             .map_err(|e| crate::fr::messages::search(&e))
     }
 
-    /// Whether the question in the box should be embedded now: a dense method is shown, the fiche
-    /// vectors are there, the key too, and the question is neither known, failed nor in flight.
+    /// Whether the question in the box should be embedded: a dense method is shown, the fiche
+    /// vectors are there, the key too, and the question is neither known nor failed.
     pub fn wants_question_vector(&self) -> bool {
         let q = &self.question;
         self.shown.iter().any(|m| m.uses_mistral())
@@ -440,6 +439,5 @@ impl State {
             && !q.trim().is_empty()
             && !self.qvectors.contains_key(q)
             && self.search_error.as_ref().is_none_or(|(e, _)| e != q)
-            && self.calls.search.as_ref().is_none_or(|(s, _)| s != q)
     }
 }

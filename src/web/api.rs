@@ -15,13 +15,6 @@ use crate::mistral::{self, ApiError, ApiKey, Attempt, CallKind, Embeddings, Next
 use super::frame::API_BASE;
 pub use crate::page::Wait;
 
-/// A paid task as the shell runs it: the model's [`crate::page::Job`] with its call's handle.
-pub struct Job {
-    pub epoch: u64,
-    pub key: ApiKey,
-    pub call: Call,
-}
-
 type WaitHook = Rc<dyn Fn(&Call, Option<Wait>)>;
 
 /// A cancellable call in flight.

@@ -15,55 +15,12 @@ use crate::page::{Dataset, Effect, Focus, Msg, State};
 pub fn run_effect(shell: &Shared, effect: Effect) {
     let app = shell.clone();
     match effect {
-        Effect::CheckKey { job } => call(shell, job, tasks::check_key),
-        Effect::EmbedQuestion {
-            job,
-            question,
-            generation,
-        } => call(shell, job, |app, job| {
-            tasks::embed_question(app, job, question, generation)
-        }),
-        Effect::ComputeVectors { job, fiches } => call(shell, job, |app, job| {
-            tasks::compute_vectors(app, job, fiches)
-        }),
-        Effect::MeasureDense { job, questions } => call(shell, job, |app, job| {
-            tasks::measure_dense(app, job, questions)
-        }),
-        Effect::Answer {
-            job,
-            model,
-            question,
-            sent,
-        } => call(shell, job, |app, job| {
-            tasks::answer(app, job, model, question, sent)
-        }),
-        Effect::Evaluate {
-            job,
-            model,
-            judge,
-            source,
-            items,
-        } => call(shell, job, |app, job| {
-            tasks::evaluate(app, job, model, judge, source, items)
-        }),
-        Effect::Judge {
-            job,
-            model,
-            messages,
-            answer,
-        } => call(shell, job, |app, job| {
-            tasks::judge_answer(app, job, model, messages, answer)
-        }),
-        Effect::Rerank {
-            job,
-            model,
-            method,
-            items,
-        } => call(shell, job, |app, job| {
-            tasks::rerank(app, job, model, method, items)
-        }),
-        Effect::Cancel(id) => app.cancel(id),
-        Effect::SkipWait(id) => app.skip_wait(id),
+        Effect::Start { run, work } => {
+            let handle = shell.start(run);
+            shell.spawn_run(run, tasks::run(app, handle, work));
+        }
+        Effect::Stop(run) => shell.stop(run),
+        Effect::SkipWait(run) => shell.skip_wait(run),
         Effect::DenseTop {
             set,
             vector,
@@ -117,18 +74,6 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             app.dispatch(Msg::Step);
         }),
     }
-}
-
-/// Starts the paid task of the model's `job`: its call gets a handle under the job's id, which
-/// leaves the runtime's table when the task ends.
-fn call<F, Fut>(shell: &Shared, job: crate::page::Job, task: F)
-where
-    F: FnOnce(Shared, super::api::Job) -> Fut,
-    Fut: std::future::Future<Output = ()> + 'static,
-{
-    let id = job.call;
-    let job = shell.start(job);
-    shell.spawn_call(id, task(shell.clone(), job));
 }
 
 /// Scrolls to the element with id `id` and focuses it (focusable for the occasion if it is not).

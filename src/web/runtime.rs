@@ -1,7 +1,7 @@
 //! The page's runtime: it holds the one [`State`], feeds it messages through [`update`], renders
 //! the panels after each one, keeps the URL in step, and hands each effect to the runner it was
-//! given ([`super::app::run_effect`]). It owns the handles the model names by id: the calls in
-//! flight and the files chosen.
+//! given ([`super::app::run_effect`]). It owns the handles the model names by id: the runs of
+//! its keyed jobs and the files chosen.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
@@ -9,11 +9,11 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::api::{self, Call};
+use super::api::Call;
 use super::panels::{self, Memo};
 use super::turns::yield_now;
 use crate::link::ViewState;
-use crate::page::{update, CallId, Effect, FileRef, Job, Msg, State};
+use crate::page::{update, Effect, FileRef, Msg, Report, RunId, State};
 
 /// What runs an effect (the page's: [`super::app::run_effect`]).
 pub type Runner = fn(&Shared, Effect);
@@ -27,13 +27,14 @@ pub struct App {
     /// A write of the URL is scheduled (see [`App::sync_url_soon`]).
     url_pending: Cell<bool>,
     runner: Runner,
-    /// The calls in flight, by the id the model gave them; a call leaves when its task ends.
-    calls: RefCell<HashMap<CallId, Call>>,
+    /// The keyed jobs' runs in flight, by the id the model's tracker gave them; a run leaves when
+    /// its task ends or the model stops it.
+    runs: RefCell<HashMap<RunId, Call>>,
     /// Files chosen and not yet handed to the task that reads them (cleared after each dispatch:
     /// a selection the model refused is never read).
     files: RefCell<HashMap<u64, web_sys::File>>,
     next_file: Cell<u64>,
-    /// Tasks holding a call that are still running, cancelled or not ([`App::spawn_call`]).
+    /// Runs whose task is still running, stopped or not ([`App::spawn_run`]).
     paid_tasks: Cell<usize>,
 }
 
@@ -48,7 +49,7 @@ impl App {
             busy: Cell::new(false),
             url_pending: Cell::new(false),
             runner,
-            calls: RefCell::new(HashMap::new()),
+            runs: RefCell::new(HashMap::new()),
             files: RefCell::new(HashMap::new()),
             next_file: Cell::new(0),
             paid_tasks: Cell::new(0),
@@ -114,28 +115,28 @@ impl App {
         refs.iter().filter_map(|r| held.remove(&r.id)).collect()
     }
 
-    /// The handle of the model's `job`: a new call, whose waits the page hears of under its id.
-    pub fn start(self: &Rc<Self>, job: Job) -> api::Job {
+    /// The handle of run `id`: a new call, whose waits and reports the page hears of under the
+    /// run's id.
+    pub fn start(self: &Rc<Self>, id: RunId) -> Run {
         let call = Call::new();
-        let id = job.call;
         let app = Rc::downgrade(self);
         call.on_wait(move |_, wait| {
             if let Some(app) = app.upgrade() {
-                app.dispatch(Msg::Waiting(id, wait));
+                app.dispatch(Msg::Report(id, Report::Waiting(wait)));
             }
         });
-        self.calls.borrow_mut().insert(id, call.clone());
-        api::Job {
-            epoch: job.epoch,
-            key: job.key,
+        self.runs.borrow_mut().insert(id, call.clone());
+        Run {
+            id,
             call,
+            app: Rc::downgrade(self),
         }
     }
 
-    /// Runs a task that holds call `id`, which leaves the table when the task ends.
-    pub fn spawn_call(
+    /// Runs the task of run `id`, which leaves the table when the task ends.
+    pub fn spawn_run(
         self: &Rc<Self>,
-        id: CallId,
+        id: RunId,
         task: impl std::future::Future<Output = ()> + 'static,
     ) {
         let app = self.clone();
@@ -143,7 +144,7 @@ impl App {
         self.mark_paid_tasks();
         spawn(async move {
             task.await;
-            app.calls.borrow_mut().remove(&id);
+            app.runs.borrow_mut().remove(&id);
             app.paid_tasks.set(app.paid_tasks.get().saturating_sub(1));
             app.mark_paid_tasks();
         });
@@ -162,16 +163,16 @@ impl App {
         }
     }
 
-    /// Cancels call `id`, if it still runs.
-    pub fn cancel(&self, id: CallId) {
-        if let Some(call) = self.calls.borrow_mut().remove(&id) {
+    /// Stops run `id`, if it still runs: its request is aborted, no retry follows.
+    pub fn stop(&self, id: RunId) {
+        if let Some(call) = self.runs.borrow_mut().remove(&id) {
             call.cancel();
         }
     }
 
-    /// Ends call `id`'s wait before its next attempt.
-    pub fn skip_wait(&self, id: CallId) {
-        if let Some(call) = self.calls.borrow().get(&id) {
+    /// Ends run `id`'s wait before its next attempt.
+    pub fn skip_wait(&self, id: RunId) {
+        if let Some(call) = self.runs.borrow().get(&id) {
             call.skip_wait();
         }
     }
@@ -225,6 +226,22 @@ impl App {
                 sync_url(&link);
             }
         });
+    }
+}
+
+/// A keyed job's run as its task holds it: its call, aborted when the model stops the run, and
+/// the way to report (a report the model no longer tracks is dropped there).
+pub struct Run {
+    pub id: RunId,
+    pub call: Call,
+    app: std::rc::Weak<App>,
+}
+
+impl Run {
+    pub fn report(&self, report: Report) {
+        if let Some(app) = self.app.upgrade() {
+            app.dispatch(Msg::Report(self.id, report));
+        }
     }
 }
 

@@ -9,19 +9,21 @@ use crate::journal::Verdict;
 use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
 
+use crate::mistral::ApiKey;
+
 use super::super::effect::{Effect, EvalItem, RerankItem};
+use super::super::jobs::{Subject, Work};
 use super::super::parts::{
-    judge_or_default, model_or_default, AnswerResult, EvalRun, Phase, RerankRun,
+    judge_or_default, model_or_default, AnswerAsk, AnswerResult, EvalAsk, EvalRun, JudgeAsk, Phase,
+    RerankAsk, RerankRun,
 };
 use super::super::state::State;
-use super::job;
 use super::journal::unanswered;
 
 /// An answer came back: a refusal by the model goes into the journal; it is shown only if the
 /// question in the box is still the one it answers.
 pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec<Effect>) {
-    s.answering.pending = false;
-    s.calls.answer = None;
+    s.answering.pending = None;
     if let Ok((chat, _)) = &result.outcome {
         if answer::is_refusal(&chat.content) {
             if let Some(method) = s.answer_method() {
@@ -48,47 +50,42 @@ pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec
 }
 
 /// « Demander au juge »: the answer shown, its question and fiches, sent to the judge model.
-pub(super) fn judge_requested(s: &mut State, fx: &mut Vec<Effect>) {
-    let Some(key) = s.key.clone() else { return };
-    let Some(r) = &s.answering.result else { return };
-    let Ok((chat, _)) = &r.outcome else { return };
-    if s.answering.judging {
+pub(super) fn judge_requested(s: &mut State) {
+    if s.key.is_none() || s.answering.judging.is_some() {
         return;
     }
+    let Some(r) = &s.answering.result else { return };
+    let Ok((chat, _)) = &r.outcome else { return };
     let refs: Vec<&crate::data::Fiche> = r.sent.iter().collect();
     let messages = judge::judge_prompt(&r.question, &refs, &chat.content);
     let answer = chat.content.clone();
     let model = judge_or_default(&s.evaluation.judge);
-    let job = job(s, key);
-    s.calls.judge = Some(job.call);
-    s.answering.judging = true;
-    s.answering.verdict = None;
-    fx.push(Effect::Judge {
-        job,
+    s.answering.judging = Some(JudgeAsk {
         model,
         messages,
         answer,
     });
+    s.answering.verdict = None;
 }
 
 /// The judge replied: kept only if the answer shown is still the one judged.
-pub(super) fn judged(s: &mut State, answer: &str, outcome: Result<String, String>) {
-    s.answering.judging = false;
-    s.calls.judge = None;
+pub(super) fn judged(s: &mut State, outcome: Result<String, String>) {
+    let Some(asked) = s.answering.judging.take() else {
+        return;
+    };
     let same = s
         .answering
         .result
         .as_ref()
-        .is_some_and(|r| matches!(&r.outcome, Ok((chat, _)) if chat.content == answer));
+        .is_some_and(|r| matches!(&r.outcome, Ok((chat, _)) if chat.content == asked.answer));
     if same {
         s.answering.verdict = Some(outcome);
     }
 }
 
-pub(super) fn eval_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
+pub(super) fn eval_cancelled(s: &mut State) {
     s.evaluation.confirming = false;
-    if let Some(c) = s.calls.eval.take() {
-        fx.push(Effect::Cancel(c));
+    if s.evaluation.asked.take().is_some() {
         s.evaluation.phase = Phase::Idle;
         s.evaluation.message = Some(
             "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas."
@@ -99,7 +96,7 @@ pub(super) fn eval_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
 
 pub(super) fn eval_ended(s: &mut State, outcome: Result<EvalRun, String>) {
     s.evaluation.phase = Phase::Idle;
-    s.calls.eval = None;
+    s.evaluation.asked = None;
     match outcome {
         Ok(run) => {
             let e = &mut s.evaluation;
@@ -112,10 +109,9 @@ pub(super) fn eval_ended(s: &mut State, outcome: Result<EvalRun, String>) {
     }
 }
 
-pub(super) fn rerank_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
+pub(super) fn rerank_cancelled(s: &mut State) {
     s.evaluation.rerank_confirming = false;
-    if let Some(c) = s.calls.rerank.take() {
-        fx.push(Effect::Cancel(c));
+    if s.evaluation.rerank_asked.take().is_some() {
         s.evaluation.rerank_phase = Phase::Idle;
         s.evaluation.rerank_message = Some(
             "Reclassement annulé. Les notes déjà obtenues sont gardées : relancer ne les repaie pas."
@@ -128,7 +124,7 @@ pub(super) fn rerank_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
 /// shipped one of the same name, so that the tables, the grid and the exports show it.
 pub(super) fn rerank_ended(s: &mut State, outcome: Result<RerankRun, String>) {
     s.evaluation.rerank_phase = Phase::Idle;
-    s.calls.rerank = None;
+    s.evaluation.rerank_asked = None;
     match outcome {
         Ok(run) => {
             let m = reranked_measurement(s, &run.reranked);
@@ -158,9 +154,9 @@ fn reranked_measurement(s: &State, r: &Reranked) -> Measurement {
         .measurement(&shipped::reranked_name(&r.stage), Some(0), outcomes)
 }
 
-pub(super) fn request(s: &mut State, fx: &mut Vec<Effect>) {
+pub(super) fn request(s: &mut State) {
     let model = model_or_default(&s.answering.model);
-    let Some(key) = s.key.clone() else {
+    if s.key.is_none() {
         s.answering.result = Some(AnswerResult {
             question: s.question.clone(),
             model,
@@ -187,19 +183,10 @@ pub(super) fn request(s: &mut State, fx: &mut Vec<Effect>) {
             });
         }
         Ok(sent) => {
-            if let Some(old) = s.calls.answer.take() {
-                fx.push(Effect::Cancel(old));
-            }
-            if let Some(old) = s.calls.judge.take() {
-                fx.push(Effect::Cancel(old));
-            }
-            s.answering.judging = false;
+            // A newer answer replaces the one asked before, and the judge of the one shown.
+            s.answering.judging = None;
             s.answering.verdict = None;
-            let job = job(s, key);
-            s.calls.answer = Some(job.call);
-            s.answering.pending = true;
-            fx.push(Effect::Answer {
-                job,
+            s.answering.pending = Some(AnswerAsk {
                 model,
                 question,
                 sent,
@@ -208,10 +195,10 @@ pub(super) fn request(s: &mut State, fx: &mut Vec<Effect>) {
     }
 }
 
-pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
+pub(super) fn start_evaluation(s: &mut State) {
     let model = model_or_default(&s.evaluation.model);
     let judge = judge_or_default(&s.evaluation.judge);
-    let (Some(key), Some(source)) = (s.key.clone(), s.evaluation_source()) else {
+    let (true, Some(source)) = (s.key.is_some(), s.evaluation_source()) else {
         return;
     };
     let mut items = Vec::new();
@@ -239,13 +226,10 @@ pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
             }
         }
     }
-    let job = job(s, key);
-    s.calls.eval = Some(job.call);
     s.evaluation.message = None;
     let total = items.len();
     s.evaluation.phase = Phase::Running { done: 0, total };
-    fx.push(Effect::Evaluate {
-        job,
+    s.evaluation.asked = Some(EvalAsk {
         model,
         judge,
         source,
@@ -255,9 +239,9 @@ pub(super) fn start_evaluation(s: &mut State, fx: &mut Vec<Effect>) {
 
 /// « Reclasser les 20 premières » confirmed: each question's top 20 under the method, sent to
 /// the model with the reranker's instructions.
-pub(super) fn start_rerank(s: &mut State, fx: &mut Vec<Effect>) {
+pub(super) fn start_rerank(s: &mut State) {
     let model = model_or_default(&s.evaluation.model);
-    let (Some(key), Some(method)) = (s.key.clone(), s.rerank_method()) else {
+    let (true, Some(method)) = (s.key.is_some(), s.rerank_method()) else {
         return;
     };
     let mut items = Vec::new();
@@ -276,19 +260,63 @@ pub(super) fn start_rerank(s: &mut State, fx: &mut Vec<Effect>) {
             }
         }
     }
-    let job = job(s, key);
-    s.calls.rerank = Some(job.call);
     s.evaluation.rerank_message = None;
     s.evaluation.rerank_phase = Phase::Running {
         done: 0,
         total: items.len(),
     };
-    fx.push(Effect::Rerank {
-        job,
+    s.evaluation.rerank_asked = Some(RerankAsk {
         model,
         method,
         items,
     });
+}
+
+/// The keyed jobs of the answer and its evaluation: each asked for and not yet ended.
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    if let Some(a) = &s.answering.pending {
+        want(Subject::Answer(a.digest()));
+    }
+    if let Some(j) = &s.answering.judging {
+        want(Subject::Judge(j.digest()));
+    }
+    if s.evaluation.asked.is_some() {
+        want(Subject::Evaluate);
+    }
+    if s.evaluation.rerank_asked.is_some() {
+        want(Subject::Rerank);
+    }
+}
+
+/// What those jobs send.
+pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
+    match subject {
+        Subject::Answer(_) => s.answering.pending.as_ref().map(|a| Work::Answer {
+            key,
+            model: a.model.clone(),
+            question: a.question.clone(),
+            sent: a.sent.clone(),
+        }),
+        Subject::Judge(_) => s.answering.judging.as_ref().map(|j| Work::Judge {
+            key,
+            model: j.model.clone(),
+            messages: j.messages.clone(),
+        }),
+        Subject::Evaluate => s.evaluation.asked.as_ref().map(|e| Work::Evaluate {
+            key,
+            model: e.model.clone(),
+            judge: e.judge.clone(),
+            source: e.source,
+            items: e.items.clone(),
+        }),
+        Subject::Rerank => s.evaluation.rerank_asked.as_ref().map(|r| Work::Rerank {
+            key,
+            model: r.model.clone(),
+            method: r.method,
+            items: r.items.clone(),
+        }),
+        _ => None,
+    }
 }
 
 /// The shipped answers arrived: kept, and each first stage's reranked lists measured like a

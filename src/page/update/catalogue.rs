@@ -11,7 +11,6 @@ use super::super::dataset::Dataset;
 use super::super::effect::{Effect, FileRef};
 use super::super::parts::Phase;
 use super::super::state::State;
-use super::cancel_all;
 use super::vectors::adopt_question_vectors;
 
 pub(super) fn files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<Effect>) {
@@ -61,11 +60,10 @@ pub(super) fn back_to_exercise(s: &mut State, fx: &mut Vec<Effect>) {
     install(s, data, fx);
 }
 
-/// Replaces the catalogue: a new epoch, every call cancelled. Everything that belonged to the old
+/// Replaces the catalogue: a new epoch, so every job keyed by the old one stops. Everything that belonged to the old
 /// catalogue goes with its [`Dataset`] (its [`CatalogueUi`](super::super::dataset::CatalogueUi)
 /// included); what ran over it is stopped, and said where a learner waited for it.
 fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
-    cancel_all(s, fx);
     s.key_check = None;
     data.epoch = s.data.epoch.max(data.epoch) + 1;
     let reranking = s.evaluation.rerank_phase.is_running();
@@ -81,18 +79,19 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     s.link_note = None;
     // The question belonged to the old catalogue's view: a new one starts empty.
     s.question.clear();
-    s.question_generation += 1;
     s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
-    s.answering.pending = false;
+    s.answering.pending = None;
     s.answering.result = None;
-    s.answering.judging = false;
+    s.answering.judging = None;
     s.answering.verdict = None;
     s.evaluation.confirming = false;
     s.evaluation.phase = Phase::Idle;
+    s.evaluation.asked = None;
     s.evaluation.runs.clear();
     s.evaluation.reranks.clear();
     s.evaluation.rerank_confirming = false;
     s.evaluation.rerank_phase = Phase::Idle;
+    s.evaluation.rerank_asked = None;
     s.evaluation.rerank_message = reranking.then(|| {
         "Reclassement arrêté : un autre catalogue a été chargé ; relancez-le sur celui-ci.".into()
     });

@@ -1,13 +1,13 @@
-//! The learner's key, and the calls that spend it: checking it, forgetting it (every call that
-//! would still send it cancelled), a call's wait before its next attempt, the costs paid.
+//! The learner's key, and the jobs that spend it: checking it, forgetting it (every job that
+//! would still send it stopped), a job's wait before its next attempt, the costs paid.
 
 use crate::fr::messages;
 use crate::mistral::{self, ApiKey};
 
-use super::super::effect::{CallId, Effect, Wait};
+use super::super::effect::{Effect, Wait};
+use super::super::jobs::{RunId, Subject};
 use super::super::parts::{Costs, Phase};
 use super::super::state::State;
-use super::{cancel_all, job};
 
 pub(super) fn typed(s: &mut State, raw: String, fx: &mut Vec<Effect>) {
     let parsed = ApiKey::parse(&raw);
@@ -27,9 +27,6 @@ pub(super) fn typed(s: &mut State, raw: String, fx: &mut Vec<Effect>) {
     }
     s.search_error = None;
     s.key_check = None;
-    if let Some(c) = s.calls.check.take() {
-        fx.push(Effect::Cancel(c));
-    }
 }
 
 pub(super) fn remember(s: &mut State, on: bool, fx: &mut Vec<Effect>) {
@@ -51,34 +48,38 @@ pub(super) fn remember_confirmed(s: &mut State, fx: &mut Vec<Effect>) {
     fx.push(Effect::RememberKey(kept));
 }
 
-pub(super) fn check(s: &mut State, fx: &mut Vec<Effect>) {
-    if let (Some(key), None) = (s.key.clone(), &s.calls.check) {
-        let job = job(s, key);
-        s.calls.check = Some(job.call);
+pub(super) fn check(s: &mut State) {
+    if s.key.is_some() && s.key_check != Some(None) {
         s.key_check = Some(None);
-        fx.push(Effect::CheckKey { job });
     }
 }
 
-/// Forgets the key: in memory, in storage, and every call that would still send it.
+/// « Vérifier ma clé » runs while its verdict is awaited.
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    if s.key_check == Some(None) {
+        want(Subject::CheckKey);
+    }
+}
+
+/// Forgets the key: in memory, in storage, and every job that would still send it (none is
+/// wanted without a key: they stop).
 pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     s.key = None;
     s.key_problem = None;
     s.remembered = false;
     s.remember_warning = false;
-    cancel_all(s, fx);
     s.key_check = None;
     s.data.ui.compute = Phase::Idle;
     s.data.ui.dense = Phase::Idle;
-    s.answering.pending = false;
-    s.answering.judging = false;
+    s.answering.pending = None;
+    s.answering.judging = None;
     s.evaluation.confirming = false;
-    if s.evaluation.phase.is_running() {
+    if s.evaluation.asked.take().is_some() {
         s.evaluation.phase = Phase::Idle;
         s.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
     }
     s.evaluation.rerank_confirming = false;
-    if s.evaluation.rerank_phase.is_running() {
+    if s.evaluation.rerank_asked.take().is_some() {
         s.evaluation.rerank_phase = Phase::Idle;
         s.evaluation.rerank_message =
             Some("Reclassement interrompu : la clé a été oubliée.".into());
@@ -86,33 +87,13 @@ pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     fx.push(Effect::RememberKey(None));
 }
 
-pub(super) fn waiting(s: &mut State, call: CallId, wait: Option<Wait>) {
+pub(super) fn waiting(s: &mut State, run: RunId, wait: Option<Wait>) {
     match wait {
-        Some(w) => s.waiting = Some((w, call)),
+        Some(w) => s.waiting = Some((w, run)),
         None => {
-            if s.waiting.is_some_and(|(_, c)| c == call) {
+            if s.waiting.is_some_and(|(_, r)| r == run) {
                 s.waiting = None;
             }
-        }
-    }
-}
-
-/// « Annuler » during a wait: that call stops.
-pub(super) fn wait_cancelled(s: &mut State, fx: &mut Vec<Effect>) {
-    let Some((_, call)) = s.waiting.take() else {
-        return;
-    };
-    fx.push(Effect::Cancel(call));
-    // The answer and the question's embedding report nothing when cancelled: their state is
-    // settled here. The long tasks report their own end.
-    if s.calls.answer == Some(call) {
-        s.calls.answer = None;
-        s.answering.pending = false;
-    }
-    if let Some((q, c)) = &s.calls.search {
-        if *c == call {
-            s.search_error = Some((q.clone(), "Annulé.".to_owned()));
-            s.calls.search = None;
         }
     }
 }

@@ -21,9 +21,8 @@ pub use answer::outcome;
 pub use measure::RUN_MAX_BYTES;
 pub use vectors::{embedding_cost, vectors_cache_key};
 
-use crate::mistral::ApiKey;
-
-use super::effect::{CallId, Effect, Job};
+use super::effect::Effect;
+use super::jobs::{JobKey, Report, RunId, Subject, Work};
 use super::msg::Msg;
 use super::state::State;
 
@@ -34,13 +33,22 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
     let arrival = matches!(
         msg,
         Msg::DenseFound { .. }
-            | Msg::QuestionEmbedded { .. }
+            | Msg::Report(_, Report::QuestionEmbedded(_))
             | Msg::LocalQuestionEmbedded { .. }
             | Msg::VectorsLoaded { .. }
             | Msg::LocalVectorsLoaded { .. }
     );
     let mut fx = Vec::new();
-    apply(s, msg, now, &mut fx);
+    match msg {
+        Msg::Report(run, report) => {
+            // A stopped run's report: dropped before any feature sees it.
+            let Some(key) = s.jobs.key_of(run).cloned() else {
+                return fx;
+            };
+            reported(s, run, key, report, now, &mut fx);
+        }
+        msg => apply(s, msg, now, &mut fx),
+    }
     if arrival && !s.data.ui.journal_waiting.is_empty() {
         journal::retry_unanswered(s, now, &mut fx);
     }
@@ -56,8 +64,6 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::QuestionCommitted => journal::note_unanswered(s, now, fx),
         Msg::QuestionEntered => question::entered(s),
         Msg::EmbedRequested => s.question_from_link = false,
-        Msg::QuestionEmbedded { question, vector } => question::embedded(s, question, vector, fx),
-        Msg::QuestionFailed { question, message } => question::failed(s, question, message),
         Msg::MethodToggled(m, on) => question::toggled(s, m, on),
         Msg::LocalMethodsChosen => question::local_methods(s),
         Msg::ViewChosen(v) => s.view = v,
@@ -87,34 +93,20 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::RememberToggled(on) => key::remember(s, on, fx),
         Msg::RememberConfirmed => key::remember_confirmed(s, fx),
         Msg::KeyForgotten => key::forget(s, fx),
-        Msg::KeyCheckRequested => key::check(s, fx),
-        Msg::KeyChecked(verdict) => {
-            if s.calls.check.take().is_some() {
-                s.key_check = Some(Some(verdict));
-            }
-        }
-        Msg::Waiting(call, wait) => key::waiting(s, call, wait),
+        Msg::KeyCheckRequested => key::check(s),
         Msg::RetryNow => {
-            if let Some((_, call)) = &s.waiting {
-                fx.push(Effect::SkipWait(*call));
+            if let Some((_, run)) = &s.waiting {
+                fx.push(Effect::SkipWait(*run));
             }
         }
-        Msg::WaitCancelled => key::wait_cancelled(s, fx),
+        Msg::WaitCancelled => {
+            if let Some((_, run)) = s.waiting.take() {
+                cancel_run(s, run);
+            }
+        }
         Msg::Paid(c) => key::paid(s, c),
-        Msg::ComputeRequested => vectors::compute(s, fx),
-        Msg::ComputeCancelled => {
-            if let Some(c) = s.calls.compute.take() {
-                fx.push(Effect::Cancel(c));
-            }
-        }
-        Msg::ComputeProgress { epoch, done, total } if epoch == s.data.epoch => {
-            s.data.ui.compute = super::parts::Phase::Running { done, total };
-        }
-        Msg::ComputeEnded { epoch, message } if epoch == s.data.epoch => {
-            s.data.ui.compute = super::parts::Phase::Idle;
-            s.calls.compute = None;
-            s.vectors_message = Some(message);
-        }
+        Msg::ComputeRequested => vectors::compute(s),
+        Msg::ComputeCancelled => vectors::compute_cancelled(s),
         Msg::DownloadRequested => {
             if let Some(bytes) = &s.data.computed {
                 fx.push(Effect::Download(
@@ -144,10 +136,6 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             answer::shipped(s, outcome)
         }
         Msg::DenseMeasureRequested => vectors::measure_requested(s, fx),
-        Msg::DenseProgress { epoch, vectors } => vectors::dense_progress(s, epoch, vectors, fx),
-        Msg::DenseEnded { epoch, message } if epoch == s.data.epoch => {
-            vectors::dense_ended(s, message, fx)
-        }
         Msg::GridSorted(by) => s.data.ui.grid_sort = by,
         Msg::GridMore => s.data.ui.grid_limit += super::dataset::GRID_PAGE,
         Msg::PairSide { first, name } => {
@@ -234,12 +222,9 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         }
         Msg::AnswerMethodChosen(m) => s.answering.method = Some(m),
         Msg::AnswerModelChosen(m) => s.answering.model = Some(m),
-        Msg::AnswerRequested => answer::request(s, fx),
+        Msg::AnswerRequested => answer::request(s),
         Msg::AnswerObtained { key, chat } => {
             s.answers.insert(key, chat);
-        }
-        Msg::AnswerShown { epoch, result } if epoch == s.data.epoch => {
-            answer::shown(s, result, now, fx)
         }
         Msg::EvalSourceChosen(m) => s.evaluation.source = Some(m),
         Msg::EvalModelChosen(m) => s.evaluation.model = Some(m),
@@ -253,16 +238,11 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::EvalConfirmed => {
             if s.evaluation.confirming {
                 s.evaluation.confirming = false;
-                answer::start_evaluation(s, fx);
+                answer::start_evaluation(s);
             }
         }
-        Msg::EvalCancelled => answer::eval_cancelled(s, fx),
-        Msg::AnswerJudgeRequested => answer::judge_requested(s, fx),
-        Msg::AnswerJudged {
-            epoch,
-            answer: judged,
-            outcome,
-        } if epoch == s.data.epoch => answer::judged(s, &judged, outcome),
+        Msg::EvalCancelled => answer::eval_cancelled(s),
+        Msg::AnswerJudgeRequested => answer::judge_requested(s),
         Msg::RerankAsked => {
             if s.key.is_some() && !s.evaluation.rerank_phase.is_running() {
                 s.evaluation.rerank_confirming = true;
@@ -272,75 +252,139 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::RerankConfirmed => {
             if s.evaluation.rerank_confirming {
                 s.evaluation.rerank_confirming = false;
-                answer::start_rerank(s, fx);
+                answer::start_rerank(s);
             }
         }
-        Msg::RerankCancelled => answer::rerank_cancelled(s, fx),
-        Msg::RerankProgress { epoch, done, total } if epoch == s.data.epoch => {
-            s.evaluation.rerank_phase = super::parts::Phase::Running { done, total };
-        }
-        Msg::RerankEnded {
-            outcome: Err(_), ..
-        } if s.calls.rerank.is_none() => {}
-        Msg::RerankEnded { epoch, outcome } if epoch == s.data.epoch => {
-            answer::rerank_ended(s, outcome)
-        }
-        Msg::EvalProgress { epoch, done, total } if epoch == s.data.epoch => {
-            s.evaluation.phase = super::parts::Phase::Running { done, total };
-        }
-        // A run stopped by « Annuler » or « oublier la clé » already says why: its task's own
-        // report of the cancellation is not shown over it.
-        Msg::EvalEnded {
-            outcome: Err(_), ..
-        } if s.calls.eval.is_none() => {}
-        Msg::EvalEnded { epoch, outcome } if epoch == s.data.epoch => {
-            answer::eval_ended(s, outcome)
-        }
+        Msg::RerankCancelled => answer::rerank_cancelled(s),
         Msg::FilesChosen(files) => catalogue::files_chosen(s, files, fx),
         Msg::FilesRefused { seq, errors } => catalogue::files_refused(s, seq, errors),
         Msg::DatasetLoaded { seq, data } => catalogue::loaded(s, seq, *data, fx),
         Msg::BackToExercise => catalogue::back_to_exercise(s, fx),
         // A result from another catalogue's task: dropped.
-        Msg::ComputeProgress { .. }
-        | Msg::ComputeEnded { .. }
-        | Msg::VectorsRefused { .. }
+        Msg::VectorsRefused { .. }
         | Msg::AnswersShipped { .. }
-        | Msg::DenseEnded { .. }
         | Msg::RunFileRead { .. }
         | Msg::Measured { .. }
         | Msg::LocalVectorsLoaded { .. }
         | Msg::LocalFichesProgress { .. }
-        | Msg::LocalTextsEmbedded { .. }
-        | Msg::AnswerShown { .. }
-        | Msg::EvalProgress { .. }
-        | Msg::EvalEnded { .. }
-        | Msg::AnswerJudged { .. }
-        | Msg::RerankProgress { .. }
-        | Msg::RerankEnded { .. } => {}
+        | Msg::LocalTextsEmbedded { .. } => {}
+        Msg::Report(..) => {}
     }
 }
 
-/// What should be running, derived from the state after every message: the local encoder's
-/// model and vectors, the question's mistral-embed vector, and the dense tops the view needs.
+/// A keyed job's report, its run still tracked (under `key`).
+fn reported(
+    s: &mut State,
+    run: RunId,
+    key: JobKey,
+    report: Report,
+    now: &str,
+    fx: &mut Vec<Effect>,
+) {
+    match report {
+        Report::Waiting(wait) => key::waiting(s, run, wait),
+        Report::Paused => {
+            if let Subject::Pause(q) = key.subject {
+                s.paused = Some(q);
+            }
+        }
+        Report::KeyChecked(verdict) => s.key_check = Some(Some(verdict)),
+        Report::QuestionEmbedded(vector) => {
+            if let Subject::Embed(q) = key.subject {
+                question::embedded(s, q, vector, fx)
+            }
+        }
+        Report::QuestionFailed(message) => {
+            if let Subject::Embed(q) = key.subject {
+                s.search_error = Some((q, message));
+            }
+        }
+        Report::ComputeProgress { done, total } => {
+            s.data.ui.compute = super::parts::Phase::Running { done, total };
+        }
+        Report::ComputeEnded(message) => {
+            s.data.ui.compute = super::parts::Phase::Idle;
+            s.vectors_message = Some(message);
+        }
+        Report::DenseProgress(vectors) => vectors::dense_progress(s, vectors, fx),
+        Report::DenseEnded(message) => vectors::dense_ended(s, message, fx),
+        Report::AnswerShown(result) => answer::shown(s, result, now, fx),
+        Report::Judged(outcome) => answer::judged(s, outcome),
+        Report::EvalProgress { done, total } => {
+            s.evaluation.phase = super::parts::Phase::Running { done, total };
+        }
+        Report::EvalEnded(outcome) => answer::eval_ended(s, outcome),
+        Report::RerankProgress { done, total } => {
+            s.evaluation.rerank_phase = super::parts::Phase::Running { done, total };
+        }
+        Report::RerankEnded(outcome) => answer::rerank_ended(s, outcome),
+    }
+}
+
+/// What should be running, derived from the state after every message: « Améliorer »'s steps,
+/// the local encoder's model and vectors, the dense tops the view needs, and the keyed jobs —
+/// those started and stopped by comparing the keys wanted with the tracker's.
 fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     improve::ensure(s, fx);
     local::wanted(s, fx);
-    question::wanted(s, fx);
     vectors::dense_wanted(s, fx);
-}
-
-/// A new paid task under the current catalogue, with a call id of its own.
-fn job(s: &mut State, key: ApiKey) -> Job {
-    s.next_call += 1;
-    Job {
-        epoch: s.data.epoch,
-        key,
-        call: CallId(s.next_call),
+    let mut keys = Vec::new();
+    let catalogue = s.data.epoch;
+    let mut want = |subject: Subject| keys.push(JobKey { catalogue, subject });
+    if s.key.is_some() {
+        key::jobs(s, &mut want);
+        question::jobs(s, &mut want);
+        vectors::jobs(s, &mut want);
+        answer::jobs(s, &mut want);
+    }
+    let (started, stopped) = s.jobs.reconcile(&keys);
+    for run in stopped {
+        if s.waiting.is_some_and(|(_, r)| r == run) {
+            s.waiting = None;
+        }
+        fx.push(Effect::Stop(run));
+    }
+    for (run, key) in started {
+        match work(s, &key.subject) {
+            Some(work) => fx.push(Effect::Start { run, work }),
+            None => s.jobs.forget(run),
+        }
     }
 }
 
-/// Cancels every call in flight (a new catalogue, a forgotten key).
-fn cancel_all(s: &mut State, fx: &mut Vec<Effect>) {
-    fx.extend(s.calls.take_all().into_iter().map(Effect::Cancel));
-    s.waiting = None;
+/// The work of a job whose key is new, built from the state.
+fn work(s: &State, subject: &Subject) -> Option<Work> {
+    let key = s.key.clone()?;
+    match subject {
+        Subject::CheckKey => Some(Work::CheckKey { key }),
+        Subject::Pause(_) => Some(Work::Pause {
+            ms: question::DEBOUNCE_MS,
+        }),
+        Subject::Embed(question) => Some(Work::EmbedQuestion {
+            key,
+            question: question.clone(),
+        }),
+        Subject::ComputeVectors | Subject::MeasureDense => vectors::work(s, subject, key),
+        Subject::Answer(_) | Subject::Judge(_) | Subject::Evaluate | Subject::Rerank => {
+            answer::work(s, subject, key)
+        }
+    }
+}
+
+/// Stops the job `run` at the learner's request (« Annuler » during its wait), saying so where
+/// its feature shows it.
+fn cancel_run(s: &mut State, run: RunId) {
+    let Some(key) = s.jobs.key_of(run).cloned() else {
+        return;
+    };
+    match key.subject {
+        Subject::CheckKey => s.key_check = None,
+        Subject::Pause(q) | Subject::Embed(q) => s.search_error = Some((q, "Annulé.".to_owned())),
+        Subject::ComputeVectors => vectors::compute_cancelled(s),
+        Subject::MeasureDense => vectors::dense_cancelled(s),
+        Subject::Answer(_) => s.answering.pending = None,
+        Subject::Judge(_) => s.answering.judging = None,
+        Subject::Evaluate => answer::eval_cancelled(s),
+        Subject::Rerank => answer::rerank_cancelled(s),
+    }
 }

@@ -5,15 +5,14 @@ use crate::lab::Method;
 use crate::link::{View, ViewState};
 
 use super::super::effect::{Effect, Focus};
+use super::super::jobs::Subject;
 use super::super::state::State;
-use super::job;
 
 pub(super) fn typed(s: &mut State, text: String) {
     super::local::retry(s);
     s.question = text;
     s.question_from_link = false;
     s.data.ui.example = None;
-    s.question_generation += 1;
 }
 
 pub(super) fn example(s: &mut State, i: Option<usize>) {
@@ -22,7 +21,6 @@ pub(super) fn example(s: &mut State, i: Option<usize>) {
     if let Some(q) = s.example_question() {
         s.question = q.text.clone();
     }
-    s.question_generation += 1;
 }
 
 /// A question of the grid opened in « Chercher ».
@@ -32,7 +30,6 @@ pub(super) fn opened(s: &mut State, i: usize, fx: &mut Vec<Effect>) {
         s.data.ui.example = Some(i);
         s.question_from_link = false;
         s.view = View::Chercher;
-        s.question_generation += 1;
         fx.push(Effect::Focus(Focus::Results));
     }
 }
@@ -90,7 +87,6 @@ pub(super) fn fragment(s: &mut State, link: ViewState) {
             s.question = q;
             // A link (or a page that rewrites the fragment) never spends the key by itself.
             s.question_from_link = true;
-            s.question_generation += 1;
         }
     }
     if !link.methods.is_empty() {
@@ -113,9 +109,6 @@ pub(super) fn fragment(s: &mut State, link: ViewState) {
 /// A question's mistral-embed vector, from the API or the browser's cache: kept only if it can
 /// be one (see [`usable`]); else that question alone fails, and the cached copy is deleted.
 pub(super) fn embedded(s: &mut State, question: String, vector: Vec<f32>, fx: &mut Vec<Effect>) {
-    if s.calls.search.as_ref().is_some_and(|(q, _)| *q == question) {
-        s.calls.search = None;
-    }
     match usable(s, &vector) {
         Ok(()) => {
             s.qvectors.insert(question, vector);
@@ -138,30 +131,33 @@ pub(super) fn usable(s: &State, vector: &[f32]) -> Result<(), String> {
     crate::search::dense::check_unit_query(vector, dim).map_err(|e| crate::fr::messages::dense(&e))
 }
 
-pub(super) fn failed(s: &mut State, question: String, message: String) {
-    if s.calls.search.as_ref().is_some_and(|(q, _)| *q == question) {
-        s.calls.search = None;
-    }
-    s.search_error = Some((question, message));
-}
+/// Typing pauses this long before a question is embedded (each embedding costs).
+pub const DEBOUNCE_MS: u32 = 400;
 
-/// The question in the box embedded by Mistral when [`State::wants_question_vector`] says so; the
-/// call for an older question is cancelled, unless that question was committed (Enter).
-pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
-    if !s.wants_question_vector() {
-        return;
-    }
-    let Some(key) = s.key.clone() else { return };
-    if let Some((q, old)) = s.calls.search.take() {
-        if s.committed.as_ref() != Some(&q) {
-            fx.push(Effect::Cancel(old));
+/// The question in the box embedded by Mistral when [`State::wants_question_vector`] says so:
+/// after a pause in typing (a timer job keyed by the question: typing over it stops it), or at
+/// once when committed (Enter). A committed question's embedding goes on when another is typed;
+/// any other stops with its question.
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    let q = &s.question;
+    if s.wants_question_vector() {
+        if s.paused.as_ref() == Some(q) || s.committed.as_ref() == Some(q) {
+            want(Subject::Embed(q.clone()));
+        } else {
+            want(Subject::Pause(q.clone()));
         }
     }
-    let job = job(s, key);
-    s.calls.search = Some((s.question.clone(), job.call));
-    fx.push(Effect::EmbedQuestion {
-        job,
-        question: s.question.clone(),
-        generation: s.question_generation,
-    });
+    if let Some(c) = s.committed.as_ref().filter(|c| *c != q) {
+        let asked = Subject::Embed(c.clone());
+        let running = s.jobs.has(&super::super::jobs::JobKey {
+            catalogue: s.data.epoch,
+            subject: asked.clone(),
+        });
+        if running
+            && !s.qvectors.contains_key(c)
+            && s.search_error.as_ref().is_none_or(|(e, _)| e != c)
+        {
+            want(asked);
+        }
+    }
 }

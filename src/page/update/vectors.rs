@@ -4,26 +4,77 @@
 use crate::data::vectors::VectorsInfo;
 use crate::encoder::protocol::Request;
 use crate::lab::{Encoder, Keyword, Method, Ranked};
-use crate::mistral;
+use crate::mistral::{self, ApiKey};
 
 use super::super::effect::Effect;
+use super::super::jobs::{Subject, Work};
 use super::super::parts::{Costs, Phase};
 use super::super::state::State;
-use super::job;
 use super::measure::request_measure;
 
-pub(super) fn compute(s: &mut State, fx: &mut Vec<Effect>) {
-    if let (Some(key), false) = (s.key.clone(), s.data.ui.compute.is_running()) {
-        let job = job(s, key);
-        s.calls.compute = Some(job.call);
+pub(super) fn compute(s: &mut State) {
+    if s.key.is_some() && !s.data.ui.compute.is_running() {
         s.data.ui.compute = Phase::Running {
             done: 0,
             total: s.data.lab.fiches().len(),
         };
         s.vectors_message = None;
-        let fiches = s.data.lab.fiches().to_vec();
-        fx.push(Effect::ComputeVectors { job, fiches });
     }
+}
+
+/// « Annuler » the fiche vectors' computation: what was paid for stays in the cache.
+pub(super) fn compute_cancelled(s: &mut State) {
+    if let Phase::Running { done, .. } = s.data.ui.compute {
+        s.data.ui.compute = Phase::Idle;
+        s.vectors_message = Some(format!(
+            "Calcul interrompu\u{a0}: Annulé. Les {done} vecteurs déjà obtenus sont gardés\u{a0}: relancer ne les repaie pas."
+        ));
+    }
+}
+
+/// The question vectors for « Mesurer » stopped during a wait.
+pub(super) fn dense_cancelled(s: &mut State) {
+    if s.data.ui.dense.is_running() {
+        s.data.ui.dense = Phase::Idle;
+        s.data.ui.dense_message = Some("Mesure interrompue\u{a0}: Annulé.".into());
+    }
+}
+
+/// The keyed jobs of Mistral's vectors: the fiches' computation and the questions' vectors for
+/// « Mesurer », each while it runs.
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    if s.data.ui.compute.is_running() {
+        want(Subject::ComputeVectors);
+    }
+    if s.data.ui.dense.is_running() {
+        want(Subject::MeasureDense);
+    }
+}
+
+/// What those jobs send: the catalogue's fiches as they are now, the questions without a vector.
+pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
+    match subject {
+        Subject::ComputeVectors => Some(Work::ComputeVectors {
+            key,
+            catalogue: s.data.epoch,
+            fiches: s.data.lab.fiches().to_vec(),
+        }),
+        Subject::MeasureDense => Some(Work::MeasureDense {
+            key,
+            questions: missing_questions(s),
+        }),
+        _ => None,
+    }
+}
+
+/// The catalogue's questions whose mistral-embed vector is not known.
+fn missing_questions(s: &State) -> Vec<String> {
+    s.data
+        .questions
+        .iter()
+        .map(|q| q.text.clone())
+        .filter(|q| !s.qvectors.contains_key(q))
+        .collect()
 }
 
 /// Fiche vectors kept by the worker as `set` for the catalogue of `epoch` (checked there against
@@ -117,33 +168,23 @@ const DENSE_ASKED_MAX: usize = 4096;
 /// « Mesurer » the dense methods: free when every question's vector is known, else the missing
 /// ones are embedded with the key first.
 pub(super) fn measure_requested(s: &mut State, fx: &mut Vec<Effect>) {
-    let questions: Vec<String> = s
-        .data
-        .questions
-        .iter()
-        .map(|q| q.text.clone())
-        .filter(|q| !s.qvectors.contains_key(q))
-        .collect();
+    let questions = missing_questions(s);
     if questions.is_empty() && s.data.lab.has_vectors(Encoder::Mistral) {
         s.data.ui.dense_message = None;
         measure_dense(s, fx);
-    } else if let (Some(key), false) = (s.key.clone(), s.data.ui.dense.is_running()) {
-        let job = job(s, key);
-        s.calls.dense = Some(job.call);
+    } else if s.key.is_some() && !s.data.ui.dense.is_running() {
         s.data.ui.dense = Phase::Running {
             done: 0,
             total: questions.len(),
         };
         s.data.ui.dense_message = None;
-        fx.push(Effect::MeasureDense { job, questions });
     }
 }
 
-/// Question vectors embedded for « Mesurer »: valid whatever the catalogue (they are the
-/// questions' own), counted as progress only for the catalogue they were asked for.
+/// Question vectors embedded for « Mesurer »: kept whatever the catalogue (they are the
+/// questions' own), and counted as progress.
 pub(super) fn dense_progress(
     s: &mut State,
-    epoch: u64,
     vectors: Vec<(String, Vec<f32>)>,
     fx: &mut Vec<Effect>,
 ) {
@@ -158,15 +199,12 @@ pub(super) fn dense_progress(
         }
     }
     if let Phase::Running { done, .. } = &mut s.data.ui.dense {
-        if epoch == s.data.epoch {
-            *done += n;
-        }
+        *done += n;
     }
 }
 
 pub(super) fn dense_ended(s: &mut State, message: Option<String>, fx: &mut Vec<Effect>) {
     s.data.ui.dense = Phase::Idle;
-    s.calls.dense = None;
     s.data.ui.dense_message = message;
     if s.data.ui.dense_message.is_none() {
         measure_dense(s, fx);

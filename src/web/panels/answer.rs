@@ -40,7 +40,10 @@ pub fn render(s: &State, memo: &mut Memo) {
         replace_children(&by_id(ids::REPONSE_MODELE), model_options(&model));
     }
     // No button that can only fail: without a key, say what it needs instead.
-    set_disabled(&by_id(ids::REDIGER), s.key.is_none() || s.answering.pending);
+    set_disabled(
+        &by_id(ids::REDIGER),
+        s.key.is_none() || s.answering.pending.is_some(),
+    );
     let hint = if s.key.is_none() {
         "Rédiger une réponse demande votre clé Mistral (Réglages, en bas de page)."
     } else {
@@ -61,7 +64,7 @@ pub fn render(s: &State, memo: &mut Memo) {
     }
     let result = s.answering.result.as_ref();
     let result_inputs = (
-        s.answering.pending,
+        s.answering.pending.is_some(),
         result.map(|r| {
             (
                 &r.question,
@@ -77,14 +80,14 @@ pub fn render(s: &State, memo: &mut Memo) {
             ),
             Err(e) => (r.model.clone(), e.clone(), None, false),
         }),
-        s.answering.judging,
+        s.answering.judging.is_some(),
         &s.answering.verdict,
         s.key.is_some(),
         judge_or_default(&s.evaluation.judge),
     );
     if memo.changed("reponse-resultat", result_inputs) {
         let target = by_id(ids::REPONSE_RESULTAT);
-        match (s.answering.pending, result) {
+        match (s.answering.pending.is_some(), result) {
             (true, _) => set_text(&target, "Rédaction en cours…"),
             (false, None) => set_text(&target, ""),
             (false, Some(r)) => match &r.outcome {
@@ -117,7 +120,7 @@ pub fn render(s: &State, memo: &mut Memo) {
 fn verdict(s: &State) -> web_sys::Element {
     let judge = judge_or_default(&s.evaluation.judge);
     let p = E::new("div").class("verdict");
-    match (&s.answering.verdict, s.answering.judging, s.key.is_some()) {
+    match (&s.answering.verdict, s.answering.judging.is_some(), s.key.is_some()) {
         (_, true, _) => p.child(E::new("p").class("etat").text(&format!("{judge} relit la réponse…")).build()),
         (Some(Ok(text)), false, _) => {
             let (class, said) = match judge::parse_verdict(text) {

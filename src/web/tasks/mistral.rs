@@ -10,23 +10,17 @@ use crate::lab::Method;
 use crate::mistral::chat::{Chat, Message};
 use crate::mistral::{self, cache, ApiError, ApiKey};
 
-use super::super::api::{self, Call, Job};
-use super::super::runtime::Shared;
+use super::super::api::{self, Call};
+use super::super::runtime::{Run, Shared};
 use super::super::store;
 use super::vectors::*;
 use crate::page::update::{embedding_cost, outcome, vectors_cache_key};
-use crate::page::{AnswerResult, Costs, EvalItem, EvalRun, Msg, RerankItem, RerankRun};
-
-/// Typing pauses this long before a question is embedded (each embedding costs).
-pub(super) const DEBOUNCE_MS: u32 = 400;
-/// How often the pause in typing looks whether the question was committed meanwhile.
-pub(super) const COMMIT_POLL_MS: u32 = 50;
+use crate::page::{AnswerResult, Costs, EvalItem, EvalRun, Msg, Report, RerankItem, RerankRun};
 
 /// « Vérifier ma clé »: one embedding of a two-letter text (about 2 tokens, $0.0000002), so
 /// that the answer is the API's verdict on this key, with the precise reason when refused.
-pub async fn check_key(app: Shared, job: Job) {
-    let Job { key, call, .. } = job;
-    let verdict = match api::embed(&call, &key, &["ok"]).await {
+pub async fn check_key(app: Shared, run: Run, key: ApiKey) {
+    let verdict = match api::embed(&run.call, &key, &["ok"]).await {
         Ok(e) => {
             app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
             Ok(format!(
@@ -43,62 +37,52 @@ pub async fn check_key(app: Shared, job: Job) {
         )),
         Err(e) => Err(messages::api(&e)),
     };
-    app.dispatch(Msg::KeyChecked(verdict));
+    run.report(Report::KeyChecked(verdict));
 }
 
-/// Embeds the question in the box, after a pause in typing or as soon as it is committed (Enter);
-/// the cache first. A question typed over before either is not embedded.
-pub async fn embed_question(app: Shared, job: Job, question: String, generation: u64) {
-    let Job { key, call, .. } = job;
-    let committed = |app: &Shared| {
-        app.peek(|s| s.committed.as_deref() == Some(question.as_str()))
-            .unwrap_or(false)
-    };
-    let mut waited = 0;
-    while waited < DEBOUNCE_MS && !committed(&app) {
-        api::sleep(COMMIT_POLL_MS).await;
-        waited += COMMIT_POLL_MS;
+/// The pause in typing: `ms`, then [`Report::Paused`] (a question typed over meanwhile stops the
+/// run, and its report is dropped).
+pub async fn pause(run: Run, ms: u32) {
+    api::sleep(ms).await;
+    if !run.call.is_cancelled() {
+        run.report(Report::Paused);
     }
-    let current = app
-        .peek(|s| s.question_generation == generation)
-        .unwrap_or(false);
-    if call.is_cancelled() || !(current || committed(&app)) {
-        return;
-    }
+}
+
+/// Embeds a question (the cache first).
+pub async fn embed_question(app: Shared, run: Run, key: ApiKey, question: String) {
+    let call = &run.call;
     let cache_key = cache::question_vector(mistral::MODEL, &question);
     if let Some(vector) = store::get_vector(store::QUESTION_VECTORS, &cache_key).await {
         // A damaged entry (another length, NaN, not of norm 1) is deleted and paid for again.
         if crate::search::dense::check_unit_query(&vector, mistral::DIM).is_ok() {
-            app.dispatch(Msg::QuestionEmbedded { question, vector });
+            run.report(Report::QuestionEmbedded(vector));
             return;
         }
         store::delete(store::QUESTION_VECTORS, &cache_key).await;
     }
-    match api::embed(&call, &key, &[&question]).await {
+    match api::embed(call, &key, &[&question]).await {
         Ok(e) => {
             app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
             if let Some(vector) = e.vectors.into_iter().next() {
                 store::put_vector(store::QUESTION_VECTORS, &cache_key, &vector).await;
-                app.dispatch(Msg::QuestionEmbedded { question, vector });
+                run.report(Report::QuestionEmbedded(vector));
             }
         }
         Err(ApiError::Cancelled) => {}
-        Err(e) => {
-            let message = messages::api(&e);
-            app.dispatch(Msg::QuestionFailed { question, message });
-        }
+        Err(e) => run.report(Report::QuestionFailed(messages::api(&e))),
     }
 }
 
 /// Embeds `fiches` (a snapshot taken when the learner clicked) by batches. The vectors are built,
 /// fingerprinted and cached from that snapshot, so they are exactly those of the texts sent; and
-/// they are stored and attached only if the catalogue is still the same.
+/// they are stored and attached only if the run was not stopped (a new catalogue stops it).
 ///
 /// Each text's vector is also cached on its own as soon as it is paid for, so that a run stopped
 /// by a failed batch resumes where it stopped without paying twice. A text over the API's
 /// per-input limit is cut to its first [`mistral::MAX_INPUT_BYTES`] bytes (and counted).
-pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
-    let Job { epoch, key, call } = job;
+pub async fn compute_vectors(app: Shared, run: Run, key: ApiKey, epoch: u64, fiches: Vec<Fiche>) {
+    let call = &run.call;
     let inputs: Vec<(&str, bool)> = fiches
         .iter()
         .map(|f| mistral::input_for(&f.texte))
@@ -111,11 +95,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         rows.push(store::get_vector(store::QUESTION_VECTORS, &k).await);
     }
     let known = rows.iter().filter(|r| r.is_some()).count();
-    app.dispatch(Msg::ComputeProgress {
-        epoch,
-        done: known,
-        total,
-    });
+    run.report(Report::ComputeProgress { done: known, total });
     let missing: Vec<usize> = (0..total).filter(|&i| rows[i].is_none()).collect();
     let texts: Vec<&str> = missing.iter().map(|&i| inputs[i].0).collect();
     let mut done = known;
@@ -123,7 +103,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         let (Some(batch), Some(which)) = (texts.get(range.clone()), missing.get(range)) else {
             break;
         };
-        match api::embed(&call, &key, batch).await {
+        match api::embed(call, &key, batch).await {
             Ok(e) => {
                 app.dispatch(Msg::Paid(embedding_cost(e.prompt_tokens, 0)));
                 for ((&i, text), v) in which.iter().zip(batch).zip(e.vectors) {
@@ -134,7 +114,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
                     }
                 }
                 done += which.len();
-                app.dispatch(Msg::ComputeProgress { epoch, done, total });
+                run.report(Report::ComputeProgress { done, total });
             }
             Err(e) => {
                 let first = which
@@ -153,15 +133,12 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
                     messages::api(&e),
                     done
                 );
-                app.dispatch(Msg::ComputeEnded { epoch, message });
+                run.report(Report::ComputeEnded(message));
                 return;
             }
         }
-        if call.is_cancelled() || !app.is_current(epoch) {
-            let message = format!(
-                "Calcul interrompu : Annulé. Les {done} vecteurs déjà obtenus sont gardés : relancer ne les repaie pas."
-            );
-            app.dispatch(Msg::ComputeEnded { epoch, message });
+        // A stopped run (« Annuler », a new catalogue): the model has said so already.
+        if call.is_cancelled() {
             return;
         }
     }
@@ -173,11 +150,11 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         Ok(b) => b,
         Err(e) => {
             let message = format!("Vecteurs refusés : {}", messages::vectors(&e));
-            app.dispatch(Msg::ComputeEnded { epoch, message });
+            run.report(Report::ComputeEnded(message));
             return;
         }
     };
-    if !app.is_current(epoch) || call.is_cancelled() {
+    if call.is_cancelled() {
         return;
     }
     let kept = store::put_bytes(
@@ -201,7 +178,7 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
         Ok(a) => app.dispatch(a.loaded(epoch, origin, Some(bytes))),
         Err(reason) => {
             let message = format!("Vecteurs refusés : {reason}");
-            app.dispatch(Msg::ComputeEnded { epoch, message });
+            run.report(Report::ComputeEnded(message));
             return;
         }
     }
@@ -218,12 +195,12 @@ pub async fn compute_vectors(app: Shared, job: Job, fiches: Vec<Fiche>) {
     let message = format!(
         "Vecteurs calculés. « Télécharger » donne le fichier à livrer dans data/ avec la page.{cut_note}"
     );
-    app.dispatch(Msg::ComputeEnded { epoch, message });
+    run.report(Report::ComputeEnded(message));
 }
 
 /// Embeds the questions not yet known (the cache first), then asks for the dense measurements.
-pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
-    let Job { epoch, key, call } = job;
+pub async fn measure_dense(app: Shared, run: Run, key: ApiKey, questions: Vec<String>) {
+    let call = &run.call;
     let mut missing: Vec<String> = Vec::new();
     let mut found = Vec::new();
     for q in questions {
@@ -237,14 +214,11 @@ pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
             None => missing.push(q),
         }
     }
-    app.dispatch(Msg::DenseProgress {
-        epoch,
-        vectors: found,
-    });
+    run.report(Report::DenseProgress(found));
     let refs: Vec<&str> = missing.iter().map(String::as_str).collect();
     for range in mistral::batches(&refs) {
         let Some(batch) = refs.get(range) else { break };
-        match api::embed(&call, &key, batch).await {
+        match api::embed(call, &key, batch).await {
             Ok(e) => {
                 app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
                 let mut vectors = Vec::new();
@@ -254,20 +228,17 @@ pub async fn measure_dense(app: Shared, job: Job, questions: Vec<String>) {
                     vectors.push((text.to_string(), v));
                 }
                 // Question vectors stay valid whatever the catalogue: they are kept.
-                app.dispatch(Msg::DenseProgress { epoch, vectors });
+                run.report(Report::DenseProgress(vectors));
             }
             Err(e) => {
                 // What was embedded stays in memory and in the cache: a retry pays only the rest.
                 let message = Some(format!("Mesure interrompue : {}", messages::api(&e)));
-                app.dispatch(Msg::DenseEnded { epoch, message });
+                run.report(Report::DenseEnded(message));
                 return;
             }
         }
     }
-    app.dispatch(Msg::DenseEnded {
-        epoch,
-        message: None,
-    });
+    run.report(Report::DenseEnded(None));
 }
 
 /// An answer from the cache (memory, then IndexedDB) or from the model; `true` when cached.
@@ -305,11 +276,18 @@ pub(super) async fn obtain(
 }
 
 /// « Rédiger la réponse » for `question` from the fiches `sent`.
-pub async fn answer(app: Shared, job: Job, model: String, question: String, sent: Vec<Fiche>) {
-    let Job { epoch, key, call } = job;
+pub async fn answer(
+    app: Shared,
+    run: Run,
+    key: ApiKey,
+    model: String,
+    question: String,
+    sent: Vec<Fiche>,
+) {
+    let call = &run.call;
     let refs: Vec<&Fiche> = sent.iter().collect();
     let messages = answer::prompt(&question, &refs);
-    let outcome = match obtain(&app, &call, &key, &model, &messages).await {
+    let outcome = match obtain(&app, call, &key, &model, &messages).await {
         Err(ApiError::Cancelled) => return,
         other => other.map_err(|e| messages::api(&e)),
     };
@@ -319,7 +297,7 @@ pub async fn answer(app: Shared, job: Job, model: String, question: String, sent
         sent,
         outcome,
     };
-    app.dispatch(Msg::AnswerShown { epoch, result });
+    run.report(Report::AnswerShown(result));
 }
 
 /// What a run stopped by `e` says (`what`: « Mesure », « Reclassement »; `kept`: what was
@@ -339,15 +317,16 @@ fn stopped(what: &str, gender_e: &str, kept: &str, e: ApiError) -> String {
 /// model before: nothing is paid twice).
 pub async fn evaluate(
     app: Shared,
-    job: Job,
+    run: Run,
+    key: ApiKey,
     model: String,
     judge: String,
     source: Source,
     items: Vec<EvalItem>,
 ) {
-    let Job { epoch, key, call } = job;
+    let call = &run.call;
     let total = items.len();
-    let mut run = EvalRun {
+    let mut done = EvalRun {
         source,
         model: model.clone(),
         judge: judge.clone(),
@@ -359,18 +338,18 @@ pub async fn evaluate(
     };
     for (i, item) in items.iter().enumerate() {
         let judged = async {
-            let (chat, _) = obtain(&app, &call, &key, &model, &item.messages).await?;
+            let (chat, _) = obtain(&app, call, &key, &model, &item.messages).await?;
             let asked = judge::judge_from(&item.messages, &item.question.text, &chat.content);
-            let (verdict, _) = obtain(&app, &call, &key, &judge, &asked).await?;
+            let (verdict, _) = obtain(&app, call, &key, &judge, &asked).await?;
             Ok::<_, ApiError>((chat, verdict))
         };
         match judged.await {
             Ok((chat, verdict)) => {
-                run.tokens = run.tokens + Tokens::of(&chat);
-                run.judge_tokens = run.judge_tokens + Tokens::of(&verdict);
-                run.verdicts.push(judge::parse_verdict(&verdict.content));
-                run.sent.push(item.ids.clone());
-                run.outcomes.push(outcome(item, chat));
+                done.tokens = done.tokens + Tokens::of(&chat);
+                done.judge_tokens = done.judge_tokens + Tokens::of(&verdict);
+                done.verdicts.push(judge::parse_verdict(&verdict.content));
+                done.sent.push(item.ids.clone());
+                done.outcomes.push(outcome(item, chat));
             }
             Err(e) => {
                 let message = stopped(
@@ -379,54 +358,46 @@ pub async fn evaluate(
                     "Les réponses déjà obtenues sont gardées : relancer ne les repaie pas.",
                     e,
                 );
-                app.dispatch(Msg::EvalEnded {
-                    epoch,
-                    outcome: Err(message),
-                });
+                run.report(Report::EvalEnded(Err(message)));
                 return;
             }
         }
-        app.dispatch(Msg::EvalProgress {
-            epoch,
-            done: i + 1,
-            total,
-        });
+        run.report(Report::EvalProgress { done: i + 1, total });
     }
-    app.dispatch(Msg::EvalEnded {
-        epoch,
-        outcome: Ok(run),
-    });
+    run.report(Report::EvalEnded(Ok(done)));
 }
 
 /// « Demander au juge » for the answer shown (from the cache when already judged by `model`).
 pub async fn judge_answer(
     app: Shared,
-    job: Job,
+    run: Run,
+    key: ApiKey,
     model: String,
     messages: Vec<Message>,
-    answer: String,
 ) {
-    let Job { epoch, key, call } = job;
-    let outcome = match obtain(&app, &call, &key, &model, &messages).await {
+    let outcome = match obtain(&app, &run.call, &key, &model, &messages).await {
         Err(ApiError::Cancelled) => return,
         Ok((chat, _)) => Ok(chat.content),
         Err(e) => Err(messages::api(&e)),
     };
-    app.dispatch(Msg::AnswerJudged {
-        epoch,
-        answer,
-        outcome,
-    });
+    run.report(Report::Judged(outcome));
 }
 
 /// « Reclasser les 20 premières »: each question's fiches marked by `model` (from the cache when
 /// the same messages went to the same model before).
-pub async fn rerank(app: Shared, job: Job, model: String, method: Method, items: Vec<RerankItem>) {
-    let Job { epoch, key, call } = job;
+pub async fn rerank(
+    app: Shared,
+    run: Run,
+    key: ApiKey,
+    model: String,
+    method: Method,
+    items: Vec<RerankItem>,
+) {
+    let call = &run.call;
     let total = items.len();
     let mut lists = Vec::with_capacity(total);
     for (i, item) in items.into_iter().enumerate() {
-        match obtain(&app, &call, &key, &model, &item.messages).await {
+        match obtain(&app, call, &key, &model, &item.messages).await {
             Ok((chat, _)) => lists.push(RerankedList {
                 read: item.read,
                 tokens: Tokens::of(&chat),
@@ -439,25 +410,15 @@ pub async fn rerank(app: Shared, job: Job, model: String, method: Method, items:
                     "Les notes déjà obtenues sont gardées : relancer ne les repaie pas.",
                     e,
                 );
-                app.dispatch(Msg::RerankEnded {
-                    epoch,
-                    outcome: Err(message),
-                });
+                run.report(Report::RerankEnded(Err(message)));
                 return;
             }
         }
-        app.dispatch(Msg::RerankProgress {
-            epoch,
-            done: i + 1,
-            total,
-        });
+        run.report(Report::RerankProgress { done: i + 1, total });
     }
     let reranked = Reranked {
         stage: method.name().into(),
         lists,
     };
-    app.dispatch(Msg::RerankEnded {
-        epoch,
-        outcome: Ok(RerankRun { model, reranked }),
-    });
+    run.report(Report::RerankEnded(Ok(RerankRun { model, reranked })));
 }

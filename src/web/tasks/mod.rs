@@ -14,14 +14,54 @@ pub use files::{read_files, read_runs};
 pub use journal::{append as append_journal, erase as erase_journal, start as start_journal};
 pub use local::{abort_download as abort_model_download, load_local_model};
 pub use measure::measure;
-pub use mistral::{
-    answer, check_key, compute_vectors, embed_question, evaluate, judge_answer, measure_dense,
-    rerank,
-};
+
 pub use vectors::{attach_vectors, dense, dense_question, load_vectors, Attached};
 
-use super::runtime::Shared;
-use crate::page::Msg;
+use super::runtime::{Run, Shared};
+use crate::page::{Msg, Work};
+
+/// Runs the work of a keyed job's run (see [`crate::page::jobs`]).
+pub async fn run(app: Shared, run: Run, work: Work) {
+    match work {
+        Work::CheckKey { key } => mistral::check_key(app, run, key).await,
+        Work::Pause { ms } => mistral::pause(run, ms).await,
+        Work::EmbedQuestion { key, question } => {
+            mistral::embed_question(app, run, key, question).await
+        }
+        Work::ComputeVectors {
+            key,
+            catalogue,
+            fiches,
+        } => mistral::compute_vectors(app, run, key, catalogue, fiches).await,
+        Work::MeasureDense { key, questions } => {
+            mistral::measure_dense(app, run, key, questions).await
+        }
+        Work::Answer {
+            key,
+            model,
+            question,
+            sent,
+        } => mistral::answer(app, run, key, model, question, sent).await,
+        Work::Judge {
+            key,
+            model,
+            messages,
+        } => mistral::judge_answer(app, run, key, model, messages).await,
+        Work::Evaluate {
+            key,
+            model,
+            judge,
+            source,
+            items,
+        } => mistral::evaluate(app, run, key, model, judge, source, items).await,
+        Work::Rerank {
+            key,
+            model,
+            method,
+            items,
+        } => mistral::rerank(app, run, key, model, method, items).await,
+    }
+}
 
 /// Copies the shared link to the clipboard, and says whether it worked.
 pub async fn copy_link(app: Shared, link: String) {

@@ -1,0 +1,207 @@
+//! Long work as keyed jobs. After every message each feature says what should be running now, as
+//! [`JobKey`]s (the catalogue, the feature and its subject); the [`Tracker`] compares them with
+//! what runs: a new key starts ([`super::Effect::Start`], with a fresh [`RunId`]), a vanished one
+//! stops ([`super::Effect::Stop`]). A task's reports carry its run's id, and a report whose run is
+//! no longer tracked is dropped before any feature sees it. A feature never names a call, an
+//! epoch or a generation: it only says what it wants.
+//!
+//! A key that stays wanted after its task ended is not started again: a feature stops wanting a
+//! key when the report it waited for arrives (a verdict, a vector, an end).
+
+use std::collections::HashMap;
+
+use crate::answer::Source;
+use crate::data::Fiche;
+use crate::lab::Method;
+use crate::mistral::chat::Message;
+use crate::mistral::ApiKey;
+
+use super::effect::{EvalItem, RerankItem, Wait};
+use super::parts::{AnswerResult, EvalRun, RerankRun};
+
+/// One run of a job, named by the tracker; never reused within a page's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RunId(pub u64);
+
+/// What a job is: the catalogue it works over, and its subject.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JobKey {
+    pub catalogue: u64,
+    pub subject: Subject,
+}
+
+/// A job's subject: which feature, and about what.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Subject {
+    /// « Vérifier ma clé ».
+    CheckKey,
+    /// The pause in typing after this question, before it is embedded (the debounce).
+    Pause(String),
+    /// This question's mistral-embed vector.
+    Embed(String),
+    /// The catalogue's fiche vectors, computed with the key.
+    ComputeVectors,
+    /// The questions' vectors for « Mesurer » the dense methods.
+    MeasureDense,
+    /// The answer asked for (a digest of the model, the question and the fiches sent).
+    Answer(u64),
+    /// The judge asked about the answer shown (a digest of the model and the answer).
+    Judge(u64),
+    /// « Mesurer les réponses ».
+    Evaluate,
+    /// « Reclasser les 20 premières ».
+    Rerank,
+}
+
+/// What a run does, built from the state when its key is new.
+pub enum Work {
+    CheckKey {
+        key: ApiKey,
+    },
+    /// Waits `ms`, then reports [`Report::Paused`].
+    Pause {
+        ms: u32,
+    },
+    EmbedQuestion {
+        key: ApiKey,
+        question: String,
+    },
+    /// The fiche vectors of catalogue `catalogue` (installed for it when computed).
+    ComputeVectors {
+        key: ApiKey,
+        catalogue: u64,
+        fiches: Vec<Fiche>,
+    },
+    MeasureDense {
+        key: ApiKey,
+        questions: Vec<String>,
+    },
+    Answer {
+        key: ApiKey,
+        model: String,
+        question: String,
+        sent: Vec<Fiche>,
+    },
+    /// The judge asked about the answer shown (`messages`: its question, fiches and answer).
+    Judge {
+        key: ApiKey,
+        model: String,
+        messages: Vec<Message>,
+    },
+    /// « Mesurer les réponses »: each item answered by `model`, then judged by `judge`.
+    Evaluate {
+        key: ApiKey,
+        model: String,
+        judge: String,
+        source: Source,
+        items: Vec<EvalItem>,
+    },
+    /// « Reclasser les 20 premières » of `method`: each item's fiches marked by `model`.
+    Rerank {
+        key: ApiKey,
+        model: String,
+        method: Method,
+        items: Vec<RerankItem>,
+    },
+}
+
+/// What a running job tells the page.
+pub enum Report {
+    /// The call waits before its next attempt (`None`: the wait is over).
+    Waiting(Option<Wait>),
+    /// The pause in typing is over.
+    Paused,
+    /// The verdict of « Vérifier ma clé »: what was accepted, or why not.
+    KeyChecked(Result<String, String>),
+    QuestionEmbedded(Vec<f32>),
+    QuestionFailed(String),
+    ComputeProgress {
+        done: usize,
+        total: usize,
+    },
+    ComputeEnded(String),
+    /// Question vectors obtained for « Mesurer ».
+    DenseProgress(Vec<(String, Vec<f32>)>),
+    DenseEnded(Option<String>),
+    AnswerShown(AnswerResult),
+    /// The judge's reply (its text), or why there is none.
+    Judged(Result<String, String>),
+    EvalProgress {
+        done: usize,
+        total: usize,
+    },
+    EvalEnded(Result<EvalRun, String>),
+    RerankProgress {
+        done: usize,
+        total: usize,
+    },
+    RerankEnded(Result<RerankRun, String>),
+}
+
+/// The jobs running, by key, and the next run's id.
+#[derive(Default)]
+pub struct Tracker {
+    running: HashMap<JobKey, RunId>,
+    next: u64,
+}
+
+impl Tracker {
+    /// Compares what is wanted with what runs: the keys to start (each with a new run id), and
+    /// the runs to stop.
+    pub fn reconcile(&mut self, wanted: &[JobKey]) -> (Vec<(RunId, JobKey)>, Vec<RunId>) {
+        let mut stopped: Vec<RunId> = Vec::new();
+        self.running.retain(|key, run| {
+            let keep = wanted.contains(key);
+            if !keep {
+                stopped.push(*run);
+            }
+            keep
+        });
+        stopped.sort_by_key(|r| r.0);
+        let mut started = Vec::new();
+        for key in wanted {
+            if !self.running.contains_key(key) {
+                self.next += 1;
+                let run = RunId(self.next);
+                self.running.insert(key.clone(), run);
+                started.push((run, key.clone()));
+            }
+        }
+        (started, stopped)
+    }
+
+    /// The key of `run`, if it is still tracked.
+    pub fn key_of(&self, run: RunId) -> Option<&JobKey> {
+        self.running
+            .iter()
+            .find_map(|(k, r)| (*r == run).then_some(k))
+    }
+
+    /// The run of `key`, if it is tracked.
+    pub fn run_of(&self, key: &JobKey) -> Option<RunId> {
+        self.running.get(key).copied()
+    }
+
+    /// Whether a job with this key is tracked (running, or ended and still wanted).
+    pub fn has(&self, key: &JobKey) -> bool {
+        self.running.contains_key(key)
+    }
+
+    /// Forgets `run` (its work could not be built): its key may start again.
+    pub fn forget(&mut self, run: RunId) {
+        self.running.retain(|_, r| *r != run);
+    }
+}
+
+/// A stable digest of texts, for a subject named by what it asks.
+pub fn digest<'a>(parts: impl IntoIterator<Item = &'a str>) -> u64 {
+    // FNV-1a: stable across builds and platforms (std's hasher is not promised to be).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.bytes().chain([0xff]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
