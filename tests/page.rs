@@ -30,10 +30,10 @@ fn load_learner(s: &mut State) -> Vec<Effect> {
     let seq = read_seq(&send(s, Msg::FilesChosen(files(&["f.jsonl", "q.csv"]))));
     send(
         s,
-        Msg::DatasetLoaded {
+        Msg::Report(
             seq,
-            data: Box::new(learner_dataset("vos données")),
-        },
+            Report::DatasetLoaded(Box::new(learner_dataset("vos données"))),
+        ),
     )
 }
 
@@ -167,11 +167,14 @@ fn files(names: &[&str]) -> Vec<FileRef> {
         .collect()
 }
 
-/// The selection number a `FilesChosen` effect carries.
-fn read_seq(fx: &[Effect]) -> u64 {
+/// The run reading the files a `FilesChosen` started.
+fn read_seq(fx: &[Effect]) -> RunId {
     fx.iter()
         .find_map(|e| match e {
-            Effect::ReadFiles { seq, .. } => Some(*seq),
+            Effect::Start {
+                run,
+                work: Work::ReadFiles { .. },
+            } => Some(*run),
             _ => None,
         })
         .expect("the files are read")
@@ -259,10 +262,10 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
     let seq = read_seq(&fx);
     let fx = send(
         &mut s,
-        Msg::DatasetLoaded {
+        Msg::Report(
             seq,
-            data: Box::new(learner_dataset("vos données")),
-        },
+            Report::DatasetLoaded(Box::new(learner_dataset("vos données"))),
+        ),
     );
     assert!(stops(&fx).contains(&call));
     assert!(!s.evaluation.phase.is_running());
@@ -737,7 +740,10 @@ fn verifier_ma_cle_twice_sends_one_call() {
 fn files_the_page_cannot_use_are_refused_before_they_are_read() {
     let mut s = state();
     let fx = send(&mut s, Msg::FilesChosen(files(&["photo.png", "q.csv"])));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::ReadFiles { .. })), 0);
+    assert_eq!(
+        count_started(&fx, |w| matches!(w, Work::ReadFiles { .. })),
+        0
+    );
     assert!(!s.data_errors.is_empty());
 }
 
@@ -747,10 +753,38 @@ fn a_run_file_over_the_limit_is_refused_unread() {
     let mut big = files(&["run.txt"]);
     big[0].size = update::RUN_MAX_BYTES + 1;
     let fx = send(&mut s, Msg::RunFilesChosen(big));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::ReadRuns { .. })), 0);
+    assert_eq!(
+        count_started(&fx, |w| matches!(w, Work::ReadRuns { .. })),
+        0
+    );
     assert!(
         matches!(s.data.ui.run_messages.as_slice(), [Err(m)] if m.starts_with("run.txt : plus de 50 Mo"))
     );
+}
+
+#[test]
+fn run_files_are_read_by_a_job_whose_report_a_new_catalogue_drops() {
+    let mut s = state();
+    let fx = send(&mut s, Msg::RunFilesChosen(files(&["a.txt"])));
+    let first = started(&fx, |w| matches!(w, Work::ReadRuns { .. })).unwrap();
+    let unreadable = || {
+        vec![(
+            "a.txt".to_owned(),
+            Err("a.txt : lecture impossible.".to_owned()),
+        )]
+    };
+    send(&mut s, Msg::Report(first, Report::RunsRead(unreadable())));
+    assert_eq!(s.data.ui.run_messages.len(), 1);
+    assert!(
+        s.data.ui.run_reads.is_empty(),
+        "the job ends with its report"
+    );
+    let fx = send(&mut s, Msg::RunFilesChosen(files(&["a.txt"])));
+    let second = started(&fx, |w| matches!(w, Work::ReadRuns { .. })).unwrap();
+    let fx = load_learner(&mut s);
+    assert!(stops(&fx).contains(&second));
+    send(&mut s, Msg::Report(second, Report::RunsRead(unreadable())));
+    assert!(s.data.ui.run_messages.is_empty());
 }
 
 // The red team's breaks (issue 45).
@@ -768,19 +802,18 @@ fn b2_an_older_file_selection_never_overwrites_a_newer_one() {
     ));
     send(
         &mut s,
-        Msg::DatasetLoaded {
-            seq: small,
-            data: Box::new(learner_dataset("vos données (petit.jsonl, q.csv)")),
-        },
+        Msg::Report(
+            small,
+            Report::DatasetLoaded(Box::new(learner_dataset(
+                "vos données (petit.jsonl, q.csv)",
+            ))),
+        ),
     );
     let mut late = learner_dataset("vos données (grand.jsonl, q.csv)");
     late.lab.set_vectors_away(5, info());
     let fx = send(
         &mut s,
-        Msg::DatasetLoaded {
-            seq: big,
-            data: Box::new(late),
-        },
+        Msg::Report(big, Report::DatasetLoaded(Box::new(late))),
     );
     assert_eq!(
         s.data.label.as_deref(),
@@ -791,10 +824,10 @@ fn b2_an_older_file_selection_never_overwrites_a_newer_one() {
     // Its refusal, arriving late, is not shown either.
     send(
         &mut s,
-        Msg::FilesRefused {
-            seq: big,
-            errors: vec!["grand.jsonl : trop tard".into()],
-        },
+        Msg::Report(
+            big,
+            Report::FilesRefused(vec!["grand.jsonl : trop tard".into()]),
+        ),
     );
     assert!(s.data_errors.is_empty());
 }
@@ -810,10 +843,12 @@ fn b2_revenir_au_catalogue_de_lexercice_during_a_load_is_not_undone() {
     let epoch = s.data.epoch;
     send(
         &mut s,
-        Msg::DatasetLoaded {
+        Msg::Report(
             seq,
-            data: Box::new(learner_dataset("vos données (grand.jsonl, q.csv)")),
-        },
+            Report::DatasetLoaded(Box::new(learner_dataset(
+                "vos données (grand.jsonl, q.csv)",
+            ))),
+        ),
     );
     assert_eq!(s.data.label, None);
     assert_eq!(s.data.epoch, epoch);

@@ -321,17 +321,14 @@ fn load(s: &mut State, data: Dataset) {
     let seq = fx
         .iter()
         .find_map(|e| match e {
-            Effect::ReadFiles { seq, .. } => Some(*seq),
+            Effect::Start {
+                run,
+                work: Work::ReadFiles { .. },
+            } => Some(*run),
             _ => None,
         })
         .unwrap();
-    send(
-        s,
-        Msg::DatasetLoaded {
-            seq,
-            data: Box::new(data),
-        },
-    );
+    send(s, Msg::Report(seq, Report::DatasetLoaded(Box::new(data))));
 }
 
 fn enrich(s: &mut State, id: &str, words: &str) {

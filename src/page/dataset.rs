@@ -71,6 +71,8 @@ pub struct CatalogueUi {
     /// What the last « Importer un run » did, file by file: the run measured, or why it was
     /// refused.
     pub run_messages: Vec<Result<String, String>>,
+    /// Run files being read, by their import's number.
+    pub run_reads: Vec<(u64, Vec<super::effect::FileRef>)>,
     pub compute: Phase,
     pub dense: Phase,
     pub dense_message: Option<String>,
@@ -90,6 +92,7 @@ impl Default for CatalogueUi {
             grid_limit: GRID_PAGE,
             compare: None,
             run_messages: Vec::new(),
+            run_reads: Vec::new(),
             compute: Phase::Idle,
             dense: Phase::Idle,
             dense_message: None,

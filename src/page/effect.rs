@@ -1,7 +1,6 @@
 //! What `update` asks the shell to do, as data. The model never holds a browser handle: calls,
 //! files and the worker are named here by ids, and the shell (`web::app`) owns what they name.
 
-use crate::data::intake::Selection;
 use crate::data::Question;
 use crate::lab::{Method, QuestionVectors};
 use crate::mistral::chat::Message;
@@ -46,12 +45,6 @@ pub enum Effect {
     LoadVectors {
         epoch: u64,
     },
-    /// Reads the learner's files for selection number `seq` (see `State::selection`).
-    ReadFiles {
-        seq: u64,
-        files: Vec<FileRef>,
-        selection: Selection,
-    },
     /// Stores journal entries, each as its own record (never a rewrite of the whole journal: a
     /// tab writes only what it added), then tells the other tabs.
     JournalAppend(Vec<crate::journal::Entry>),
@@ -69,11 +62,6 @@ pub enum Effect {
         epoch: u64,
         methods: Vec<Method>,
         vectors: QuestionVectors,
-    },
-    /// Reads TREC run files for the catalogue of `epoch`.
-    ReadRuns {
-        epoch: u64,
-        files: Vec<FileRef>,
     },
     /// Asks the page's worker for the dense top of `vector` in vectors `set`: the question in the
     /// box's (`in_box`: a newer one supersedes it in the worker's queue), or a committed

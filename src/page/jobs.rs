@@ -11,12 +11,14 @@
 use std::collections::HashMap;
 
 use crate::answer::Source;
+use crate::data::intake::Selection;
 use crate::data::Fiche;
 use crate::lab::Method;
 use crate::mistral::chat::Message;
 use crate::mistral::ApiKey;
 
-use super::effect::{EvalItem, RerankItem, Wait};
+use super::dataset::Dataset;
+use super::effect::{EvalItem, FileRef, RerankItem, Wait};
 use super::parts::{AnswerResult, EvalRun, RerankRun};
 
 /// One run of a job, named by the tracker; never reused within a page's life.
@@ -51,6 +53,10 @@ pub enum Subject {
     Evaluate,
     /// « Reclasser les 20 premières ».
     Rerank,
+    /// The learner's catalogue files of selection number `n`.
+    ReadFiles(u64),
+    /// TREC run files of import number `n`.
+    ReadRuns(u64),
 }
 
 /// What a run does, built from the state when its key is new.
@@ -103,6 +109,23 @@ pub enum Work {
         method: Method,
         items: Vec<RerankItem>,
     },
+    /// Reads, checks and indexes the learner's catalogue files.
+    ReadFiles {
+        files: Vec<FileRef>,
+        selection: Selection,
+    },
+    /// Reads TREC run files.
+    ReadRuns {
+        files: Vec<FileRef>,
+    },
+}
+
+impl Work {
+    /// Whether its task may spend the learner's key, or leads to one that does (the pause in
+    /// typing): the page says how many such tasks run (`data-appels`).
+    pub fn is_paid(&self) -> bool {
+        !matches!(self, Work::ReadFiles { .. } | Work::ReadRuns { .. })
+    }
 }
 
 /// What a running job tells the page.
@@ -136,6 +159,13 @@ pub enum Report {
         total: usize,
     },
     RerankEnded(Result<RerankRun, String>),
+    /// The catalogue read from the files.
+    DatasetLoaded(Box<Dataset>),
+    /// The files could not be used (one message per problem).
+    FilesRefused(Vec<String>),
+    /// Run files read, in the order chosen: each one's name, and its text or why it could not be
+    /// read.
+    RunsRead(Vec<(String, Result<String, String>)>),
 }
 
 /// The jobs running, by key, and the next run's id.

@@ -10,8 +10,8 @@
 //! Staleness is decided here and only here. Long work is keyed jobs ([`jobs`]): what each feature
 //! wants now is compared with what runs, a vanished key stops its run, and a report of a run no
 //! longer tracked is dropped. The other replies carry the id they were started under (the
-//! catalogue's epoch, the selection's number, the measurement's number, the worker's vectors set),
-//! and `update` drops them when that id is no longer the state's.
+//! catalogue's epoch, the measurement's number, the worker's vectors set), and `update` drops them
+//! when that id is no longer the state's.
 
 pub mod dataset;
 pub mod effect;

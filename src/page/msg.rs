@@ -10,7 +10,6 @@ use crate::link::{View, ViewState};
 use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
 
-use super::dataset::Dataset;
 use super::effect::FileRef;
 use super::jobs::{Report, RunId};
 use super::parts::Costs;
@@ -60,12 +59,6 @@ pub enum Msg {
     },
     /// « Importer un run »: TREC files chosen.
     RunFilesChosen(Vec<FileRef>),
-    /// A run file read (its name, and its text or why it could not be read).
-    RunFileRead {
-        epoch: u64,
-        name: String,
-        text: Result<String, String>,
-    },
     /// « Retirer les runs importés ».
     RunsCleared,
     /// The question box's value committed (Enter, or leaving the box after a change).
@@ -155,11 +148,6 @@ pub enum Msg {
     RerankConfirmed,
     RerankCancelled,
     FilesChosen(Vec<FileRef>),
-    /// The files of selection `seq` could not be used (one message per problem).
-    FilesRefused {
-        seq: u64,
-        errors: Vec<String>,
-    },
     BackToExercise,
     /// « Réessayer maintenant » during a wait.
     RetryNow,
@@ -209,11 +197,6 @@ pub enum Msg {
     AnswerObtained {
         key: String,
         chat: Chat,
-    },
-    /// The catalogue read from the files of selection `seq`.
-    DatasetLoaded {
-        seq: u64,
-        data: Box<Dataset>,
     },
     /// A stepped measurement's progress: questions done.
     MeasureProgress {

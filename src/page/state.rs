@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use crate::answer::{Source, FICHES_SENT};
+use crate::data::intake::Selection;
 use crate::data::{Fiche, IdNormalizer, Question, QuestionKind};
 use crate::journal::Journal;
 use crate::lab::{Lab, Method, QuestionVectors};
@@ -12,7 +13,7 @@ use crate::mistral::chat::Chat;
 use crate::mistral::ApiKey;
 
 use super::dataset::{Dataset, Measuring};
-use super::effect::Wait;
+use super::effect::{FileRef, Wait};
 use super::jobs::{RunId, Tracker};
 use super::local::LocalModel;
 use super::parts::{Answering, Costs, Evaluation};
@@ -21,9 +22,11 @@ pub struct State {
     pub data: Dataset,
     /// The exercise's catalogue, parsed, to come back to in one click.
     pub bundled: (Vec<Fiche>, Vec<Question>),
-    /// Numbers the learner's file selections and « Revenir au catalogue de l'exercice »: the last
-    /// gesture wins, and a catalogue read for an older one is dropped.
+    /// Numbers the learner's file selections (a catalogue's, runs'): each read is a job of its own.
     pub selection: u64,
+    /// The catalogue files being read (their selection's number): a newer selection, or
+    /// « Revenir au catalogue de l'exercice », replaces them and stops their read.
+    pub reading: Option<(u64, Vec<FileRef>, Selection)>,
     /// What the link asked for that this browser cannot show, said under the header.
     pub link_note: Option<String>,
     /// How ids are brought to NFC (the browser's `normalize` in the page, [`crate::data::nfc`]
@@ -115,6 +118,7 @@ impl State {
             data,
             bundled,
             selection: 0,
+            reading: None,
             link_note: None,
             normalize_id,
             view: View::Chercher,

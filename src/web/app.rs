@@ -9,7 +9,7 @@ use super::runtime::{fragment_state, spawn, App, Shared};
 use super::{events, ids, store, tasks};
 use crate::data::{check_expected, parse_fiches_with, parse_questions_with};
 use crate::fr::messages;
-use crate::page::{Dataset, Effect, Focus, Msg, State};
+use crate::page::{Dataset, Effect, Focus, Msg, State, Work};
 
 /// Runs one effect `update` asked for: a task, a call, a write, a focus.
 pub fn run_effect(shell: &Shared, effect: Effect) {
@@ -17,7 +17,14 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
     match effect {
         Effect::Start { run, work } => {
             let handle = shell.start(run);
-            shell.spawn_run(run, tasks::run(app, handle, work));
+            let paid = work.is_paid();
+            // The browser's files, taken now: the runtime lets go of those not taken by the end
+            // of this dispatch.
+            let files = match &work {
+                Work::ReadFiles { files, .. } | Work::ReadRuns { files } => shell.take_files(files),
+                _ => Vec::new(),
+            };
+            shell.spawn_run(run, paid, tasks::run(app, handle, work, files));
         }
         Effect::Stop(run) => shell.stop(run),
         Effect::SkipWait(run) => shell.skip_wait(run),
@@ -31,24 +38,12 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             store::delete(store::QUESTION_VECTORS, &key).await;
         }),
         Effect::LoadVectors { epoch } => spawn(tasks::load_vectors(app, epoch)),
-        Effect::ReadFiles {
-            seq,
-            files,
-            selection,
-        } => {
-            let files = app.take_files(&files);
-            spawn(tasks::read_files(app, seq, files, selection))
-        }
         Effect::Measure {
             seq,
             epoch,
             methods,
             vectors,
         } => spawn(tasks::measure(app, seq, epoch, methods, vectors)),
-        Effect::ReadRuns { epoch, files } => {
-            let files = app.take_files(&files);
-            spawn(tasks::read_runs(app, epoch, files))
-        }
         Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
         Effect::AbortLocalModel => tasks::abort_model_download(),
         Effect::Worker(request) => super::worker_client::send(&app, &request, None),

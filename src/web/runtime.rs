@@ -133,19 +133,23 @@ impl App {
         }
     }
 
-    /// Runs the task of run `id`, which leaves the table when the task ends.
+    /// Runs the task of run `id`, which leaves the table when the task ends; a `paid` one is
+    /// counted while it runs ([`App::mark_paid_tasks`]).
     pub fn spawn_run(
         self: &Rc<Self>,
         id: RunId,
+        paid: bool,
         task: impl std::future::Future<Output = ()> + 'static,
     ) {
         let app = self.clone();
-        self.paid_tasks.set(self.paid_tasks.get() + 1);
+        let count = usize::from(paid);
+        self.paid_tasks.set(self.paid_tasks.get() + count);
         self.mark_paid_tasks();
         spawn(async move {
             task.await;
             app.runs.borrow_mut().remove(&id);
-            app.paid_tasks.set(app.paid_tasks.get().saturating_sub(1));
+            app.paid_tasks
+                .set(app.paid_tasks.get().saturating_sub(count));
             app.mark_paid_tasks();
         });
     }

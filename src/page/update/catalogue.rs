@@ -1,7 +1,7 @@
 //! The catalogue: the learner's files chosen and read, the exercise's come back to, and the one
-//! place a catalogue is installed. The last gesture wins: every selection (and « Revenir au
-//! catalogue de l'exercice ») takes a new number, and a catalogue read for an older one is
-//! dropped, its worker's vectors set with it.
+//! place a catalogue is installed. The last gesture wins: every selection is a read job of its
+//! own, which a newer selection (or « Revenir au catalogue de l'exercice ») stops; a catalogue it
+//! read meanwhile is dropped, its worker's vectors set with it.
 
 use crate::data::intake;
 use crate::encoder::protocol::Request;
@@ -9,22 +9,19 @@ use crate::fr::messages;
 
 use super::super::dataset::Dataset;
 use super::super::effect::{Effect, FileRef};
+use super::super::jobs::{Subject, Work};
 use super::super::parts::Phase;
 use super::super::state::State;
 use super::vectors::adopt_question_vectors;
 
-pub(super) fn files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<Effect>) {
+pub(super) fn files_chosen(s: &mut State, files: Vec<FileRef>) {
     let listed: Vec<(String, u64)> = files.iter().map(|f| (f.name.clone(), f.size)).collect();
     match intake::sort_files(&listed) {
         Ok(selection) => {
             s.selection += 1;
             s.data_errors.clear();
             s.data_status = "Lecture des fichiers…".into();
-            fx.push(Effect::ReadFiles {
-                seq: s.selection,
-                files,
-                selection,
-            });
+            s.reading = Some((s.selection, files, selection));
         }
         Err(errors) => {
             s.data_errors = errors.iter().map(messages::intake).collect();
@@ -33,28 +30,44 @@ pub(super) fn files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<Effe
     }
 }
 
-pub(super) fn files_refused(s: &mut State, seq: u64, errors: Vec<String>) {
-    if seq != s.selection {
-        return;
-    }
+pub(super) fn files_refused(s: &mut State, errors: Vec<String>) {
+    s.reading = None;
     s.data_errors = errors;
     s.data_status = "Fichiers refusés : le catalogue en cours reste chargé.".into();
 }
 
-/// A catalogue read from the files of selection `seq`: installed if that selection is still the
-/// learner's last gesture, else dropped with the vectors its worker keeps.
-pub(super) fn loaded(s: &mut State, seq: u64, data: Dataset, fx: &mut Vec<Effect>) {
-    if seq != s.selection {
-        if let Some(set) = data.lab.vectors_away() {
-            fx.push(Effect::Worker(Request::Forget { set }));
-        }
-        return;
-    }
+/// The catalogue read from the files being read: installed.
+pub(super) fn loaded(s: &mut State, data: Dataset, fx: &mut Vec<Effect>) {
+    s.reading = None;
     install(s, data, fx);
 }
 
+/// A catalogue read by a job stopped meanwhile: the vectors its worker keeps are let go.
+pub(super) fn dropped(data: &Dataset, fx: &mut Vec<Effect>) {
+    if let Some(set) = data.lab.vectors_away() {
+        fx.push(Effect::Worker(Request::Forget { set }));
+    }
+}
+
+/// The read of the files chosen last, while it runs.
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    if let Some((n, _, _)) = &s.reading {
+        want(Subject::ReadFiles(*n));
+    }
+}
+
+/// What it reads.
+pub(super) fn work(s: &State) -> Option<Work> {
+    s.reading
+        .as_ref()
+        .map(|(_, files, selection)| Work::ReadFiles {
+            files: files.clone(),
+            selection: selection.clone(),
+        })
+}
+
 pub(super) fn back_to_exercise(s: &mut State, fx: &mut Vec<Effect>) {
-    s.selection += 1;
+    s.reading = None;
     let (f, q) = s.bundled.clone();
     let data = Dataset::new(s.data.epoch + 1, f, q, None);
     install(s, data, fx);

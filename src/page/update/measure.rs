@@ -8,10 +8,11 @@ use crate::measure::{export, Measurement};
 use super::super::dataset::Dataset;
 use super::super::dataset::Measuring;
 use super::super::effect::{Effect, FileRef};
+use super::super::jobs::{Subject, Work};
 use super::super::state::State;
 
 /// « Importer un run »: files over [`RUN_MAX_BYTES`] are refused before they are read.
-pub(super) fn run_files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<Effect>) {
+pub(super) fn run_files_chosen(s: &mut State, files: Vec<FileRef>) {
     s.data.ui.run_messages.clear();
     if let Some(f) = files.iter().find(|f| f.size > RUN_MAX_BYTES) {
         s.data.ui.run_messages.push(Err(format!(
@@ -21,10 +22,36 @@ pub(super) fn run_files_chosen(s: &mut State, files: Vec<FileRef>, fx: &mut Vec<
             crate::measure::import::MAX_PER_QUESTION
         )));
     } else if !files.is_empty() {
-        fx.push(Effect::ReadRuns {
-            epoch: s.data.epoch,
-            files,
-        });
+        s.selection += 1;
+        s.data.ui.run_reads.push((s.selection, files));
+    }
+}
+
+/// The run files being read, each import a job until its files are read.
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    for (n, _) in &s.data.ui.run_reads {
+        want(Subject::ReadRuns(*n));
+    }
+}
+
+/// What import `n` reads.
+pub(super) fn work(s: &State, n: u64) -> Option<Work> {
+    s.data
+        .ui
+        .run_reads
+        .iter()
+        .find(|(m, _)| *m == n)
+        .map(|(_, files)| Work::ReadRuns {
+            files: files.clone(),
+        })
+}
+
+/// The files of import `n` read: each imported in the order chosen, each saying how it went.
+pub(super) fn runs_read(s: &mut State, n: u64, read: Vec<(String, Result<String, String>)>) {
+    s.data.ui.run_reads.retain(|(m, _)| *m != n);
+    for (name, text) in read {
+        let said = import_run(s, &name, text);
+        s.data.ui.run_messages.push(said);
     }
 }
 

@@ -43,6 +43,10 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
         Msg::Report(run, report) => {
             // A stopped run's report: dropped before any feature sees it.
             let Some(key) = s.jobs.key_of(run).cloned() else {
+                // What it holds is let go.
+                if let Report::DatasetLoaded(data) = &report {
+                    catalogue::dropped(data, &mut fx);
+                }
                 return fx;
             };
             reported(s, run, key, report, now, &mut fx);
@@ -143,11 +147,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
                 s.data.ui.compare = Some(if first { (name, b) } else { (a, name) });
             }
         }
-        Msg::RunFilesChosen(files) => measure::run_files_chosen(s, files, fx),
-        Msg::RunFileRead { epoch, name, text } if epoch == s.data.epoch => {
-            let said = measure::import_run(s, &name, text);
-            s.data.ui.run_messages.push(said);
-        }
+        Msg::RunFilesChosen(files) => measure::run_files_chosen(s, files),
         Msg::RunsCleared => {
             s.data.runs.clear();
             s.data.ui.run_messages.clear();
@@ -256,14 +256,11 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             }
         }
         Msg::RerankCancelled => answer::rerank_cancelled(s),
-        Msg::FilesChosen(files) => catalogue::files_chosen(s, files, fx),
-        Msg::FilesRefused { seq, errors } => catalogue::files_refused(s, seq, errors),
-        Msg::DatasetLoaded { seq, data } => catalogue::loaded(s, seq, *data, fx),
+        Msg::FilesChosen(files) => catalogue::files_chosen(s, files),
         Msg::BackToExercise => catalogue::back_to_exercise(s, fx),
         // A result from another catalogue's task: dropped.
         Msg::VectorsRefused { .. }
         | Msg::AnswersShipped { .. }
-        | Msg::RunFileRead { .. }
         | Msg::Measured { .. }
         | Msg::LocalVectorsLoaded { .. }
         | Msg::LocalFichesProgress { .. }
@@ -318,6 +315,13 @@ fn reported(
             s.evaluation.rerank_phase = super::parts::Phase::Running { done, total };
         }
         Report::RerankEnded(outcome) => answer::rerank_ended(s, outcome),
+        Report::DatasetLoaded(data) => catalogue::loaded(s, *data, fx),
+        Report::FilesRefused(errors) => catalogue::files_refused(s, errors),
+        Report::RunsRead(read) => {
+            if let Subject::ReadRuns(n) = key.subject {
+                measure::runs_read(s, n, read)
+            }
+        }
     }
 }
 
@@ -337,6 +341,8 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
         vectors::jobs(s, &mut want);
         answer::jobs(s, &mut want);
     }
+    catalogue::jobs(s, &mut want);
+    measure::jobs(s, &mut want);
     let (started, stopped) = s.jobs.reconcile(&keys);
     for run in stopped {
         if s.waiting.is_some_and(|(_, r)| r == run) {
@@ -354,6 +360,11 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
 
 /// The work of a job whose key is new, built from the state.
 fn work(s: &State, subject: &Subject) -> Option<Work> {
+    match subject {
+        Subject::ReadFiles(_) => return catalogue::work(s),
+        Subject::ReadRuns(n) => return measure::work(s, *n),
+        _ => {}
+    }
     let key = s.key.clone()?;
     match subject {
         Subject::CheckKey => Some(Work::CheckKey { key }),
@@ -368,6 +379,7 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
         Subject::Answer(_) | Subject::Judge(_) | Subject::Evaluate | Subject::Rerank => {
             answer::work(s, subject, key)
         }
+        Subject::ReadFiles(_) | Subject::ReadRuns(_) => None,
     }
 }
 
@@ -386,5 +398,6 @@ fn cancel_run(s: &mut State, run: RunId) {
         Subject::Judge(_) => s.answering.judging = None,
         Subject::Evaluate => answer::eval_cancelled(s),
         Subject::Rerank => answer::rerank_cancelled(s),
+        Subject::ReadFiles(_) | Subject::ReadRuns(_) => {}
     }
 }

@@ -5,10 +5,10 @@ use crate::data::intake::{utf8_text, utf8_text_pausing, FileKind, Selection};
 use crate::data::{check_expected, parse_fiches_pausing, parse_questions_with};
 use crate::fr::messages;
 
-use super::super::runtime::Shared;
+use super::super::runtime::{Run, Shared};
 use super::super::turns::Pacer;
 use super::vectors::*;
-use crate::page::{Dataset, Msg};
+use crate::page::{Dataset, Report};
 
 /// A file's bytes, read 4 MB at a time: each slice of the file is read by the browser, then copied
 /// into the module, with a turn of the event loop whenever the [`Pacer`] says. Reading a 100 MB
@@ -39,10 +39,10 @@ pub(super) async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
 
 /// Reads and checks the learner's files (fiches, questions, optionally vectors); nothing leaves
 /// the browser. The catalogue in place stays until every check has passed.
-pub async fn read_files(app: Shared, seq: u64, files: Vec<web_sys::File>, selection: Selection) {
-    // A later selection (or « Revenir au catalogue de l'exercice ») makes this one moot: its work
+pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, selection: Selection) {
+    // A later selection (or « Revenir au catalogue de l'exercice ») stops this run: its work
     // stops at the next step, and what it would report is dropped by `update`.
-    let superseded = || app.peek(|s| s.selection != seq).unwrap_or(true);
+    let superseded = || run.call.is_cancelled();
     let parsed = async {
         let file = |i: usize| files.get(i).ok_or_else(|| "fichier introuvable.".to_owned());
         let (f_file, q_file) = (file(selection.fiches)?, file(selection.questions)?);
@@ -97,25 +97,21 @@ pub async fn read_files(app: Shared, seq: u64, files: Vec<web_sys::File>, select
     }
     .await;
     match parsed {
-        Ok(data) => app.dispatch(Msg::DatasetLoaded {
-            seq,
-            data: Box::new(data),
-        }),
-        Err(e) => app.dispatch(Msg::FilesRefused {
-            seq,
-            errors: vec![e],
-        }),
+        Ok(data) => run.report(Report::DatasetLoaded(Box::new(data))),
+        Err(e) => run.report(Report::FilesRefused(vec![e])),
     }
 }
 
-/// Reads TREC run files, one message per file (in the order chosen); nothing leaves the browser.
-pub async fn read_runs(app: Shared, epoch: u64, files: Vec<web_sys::File>) {
+/// Reads TREC run files, in the order chosen; nothing leaves the browser.
+pub async fn read_runs(run: Run, files: Vec<web_sys::File>) {
+    let mut read = Vec::with_capacity(files.len());
     for file in files {
         let name = file.name();
         let text = match read_file(&file).await {
             Ok(bytes) => utf8_text(&name, bytes).map_err(|e| messages::intake(&e)),
             Err(e) => Err(e),
         };
-        app.dispatch(Msg::RunFileRead { epoch, name, text });
+        read.push((name, text));
     }
+    run.report(Report::RunsRead(read));
 }

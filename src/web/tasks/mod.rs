@@ -10,7 +10,6 @@ mod measure;
 mod mistral;
 mod vectors;
 
-pub use files::{read_files, read_runs};
 pub use journal::{append as append_journal, erase as erase_journal, start as start_journal};
 pub use local::{abort_download as abort_model_download, load_local_model};
 pub use measure::measure;
@@ -20,9 +19,12 @@ pub use vectors::{attach_vectors, dense, dense_question, load_vectors, Attached}
 use super::runtime::{Run, Shared};
 use crate::page::{Msg, Work};
 
-/// Runs the work of a keyed job's run (see [`crate::page::jobs`]).
-pub async fn run(app: Shared, run: Run, work: Work) {
+/// Runs the work of a keyed job's run (see [`crate::page::jobs`]); `files`: the browser's files
+/// its work names, taken when it started.
+pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
     match work {
+        Work::ReadFiles { selection, .. } => files::read_files(app, run, files, selection).await,
+        Work::ReadRuns { .. } => files::read_runs(run, files).await,
         Work::CheckKey { key } => mistral::check_key(app, run, key).await,
         Work::Pause { ms } => mistral::pause(run, ms).await,
         Work::EmbedQuestion { key, question } => {
