@@ -232,10 +232,10 @@ fn a_link_never_spends_the_key_its_question_is_embedded_only_on_a_click() {
 fn typing_a_key_makes_mesurer_les_reponses_offer_to_run_at_once() {
     let mut s = state();
     send(&mut s, Msg::EvalAsked);
-    assert!(!s.evaluation.confirming, "no key: nothing to confirm");
+    assert!(!s.data.evaluation.confirming, "no key: nothing to confirm");
     with_key(&mut s);
     send(&mut s, Msg::EvalAsked);
-    assert!(s.evaluation.confirming);
+    assert!(s.data.evaluation.confirming);
 }
 
 #[test]
@@ -246,7 +246,7 @@ fn a_double_click_on_mesurer_les_reponses_does_not_confirm_the_run() {
     fx.extend(send(&mut s, Msg::EvalAsked));
     let evaluate = |w: &Work| matches!(w, Work::Evaluate { .. });
     assert_eq!(count_started(&fx, evaluate), 0);
-    assert!(s.evaluation.confirming);
+    assert!(s.data.evaluation.confirming);
     let fx = send(&mut s, Msg::EvalConfirmed);
     assert_eq!(count_started(&fx, evaluate), 1);
     let fx = send(&mut s, Msg::EvalConfirmed);
@@ -268,8 +268,8 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
         ),
     );
     assert!(stops(&fx).contains(&call));
-    assert!(!s.evaluation.phase.is_running());
-    let said = s.evaluation.message.clone().unwrap();
+    assert!(!s.data.evaluation.phase.is_running());
+    let said = s.data.evaluation.message.clone().unwrap();
     assert!(
         said.starts_with("Mesure arrêtée : un autre catalogue"),
         "{said}"
@@ -291,8 +291,8 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
             })),
         ),
     );
-    assert!(s.evaluation.runs.is_empty());
-    assert_eq!(s.evaluation.message.as_deref(), Some(said.as_str()));
+    assert!(s.data.evaluation.runs.is_empty());
+    assert_eq!(s.data.evaluation.message.as_deref(), Some(said.as_str()));
 }
 
 #[test]
@@ -360,7 +360,7 @@ fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
     assert!(fx.iter().any(|e| matches!(e, Effect::RememberKey(None))));
     assert!(s.key.is_none());
     assert_eq!(
-        s.evaluation.message.as_deref(),
+        s.data.evaluation.message.as_deref(),
         Some("Mesure interrompue : la clé a été oubliée.")
     );
     // Nothing the model decides afterwards spends a key.
@@ -373,7 +373,7 @@ fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
         Msg::Report(eval, Report::EvalEnded(Err("Annulé".into()))),
     );
     assert_eq!(
-        s.evaluation.message.as_deref(),
+        s.data.evaluation.message.as_deref(),
         Some("Mesure interrompue : la clé a été oubliée.")
     );
 }
@@ -567,8 +567,8 @@ fn an_answer_to_a_question_typed_over_is_not_shown() {
             }),
         ),
     );
-    assert!(s.answering.result.is_none());
-    assert!(s.answering.pending.is_none());
+    assert!(s.data.answering.result.is_none());
+    assert!(s.data.answering.pending.is_none());
 }
 
 #[test]
@@ -688,7 +688,7 @@ fn annuler_during_a_wait_stops_that_call_and_settles_the_answer() {
         .any(|e| matches!(e, Effect::SkipWait(c) if *c == call)));
     let fx = send(&mut s, Msg::WaitCancelled);
     assert_eq!(stops(&fx), vec![call]);
-    assert!(s.answering.pending.is_none());
+    assert!(s.data.answering.pending.is_none());
     assert!(s.waiting.is_none());
 }
 
@@ -1265,12 +1265,12 @@ fn improve(s: &mut State, c: rag_fiches::page::improve::Change) {
 fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
     use rag_fiches::page::improve::Change;
     let mut s = state();
-    assert!(s.improve.after.is_none());
+    assert!(s.data.improve.after.is_none());
     send(&mut s, Msg::ViewChosen(View::Ameliorer));
-    let after = s.improve.after.clone().unwrap();
+    let after = s.data.improve.after.clone().unwrap();
     assert_eq!(after.method, "mots");
     assert_eq!(after.questions.len(), 40);
-    assert_eq!(s.improve.history.len(), 1);
+    assert_eq!(s.data.improve.history.len(), 1);
     // The seed's synonym: question 26 comes back, said in the diff.
     improve(
         &mut s,
@@ -1280,7 +1280,7 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
             product: false,
         }),
     );
-    let d = s.improve.diff.clone().unwrap();
+    let d = s.data.improve.diff.clone().unwrap();
     assert!(
         d.up.iter()
             .any(|m| m.question == "Un isolant qui ne brûle pas"),
@@ -1294,12 +1294,12 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
     // One change at a time, each in the history; « Annuler » goes back.
     improve(&mut s, Change::B(0.0));
     assert_eq!(
-        s.improve.after.as_ref().unwrap().method,
+        s.data.improve.after.as_ref().unwrap().method,
         "mots (b = 0 ; AR-0063 + « ne brûle pas »)"
     );
-    assert_eq!(s.improve.history.len(), 3);
+    assert_eq!(s.data.improve.history.len(), 3);
     improve(&mut s, Change::Undo);
-    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.75);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().b, 0.75);
     // The link carries the settings, and opens them elsewhere.
     let link = s.link_state();
     let fragment = link.to_fragment();
@@ -1313,8 +1313,8 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
         Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
     );
     assert_eq!(
-        other.improve.after.as_ref().unwrap(),
-        s.improve.after.as_ref().unwrap()
+        other.data.improve.after.as_ref().unwrap(),
+        s.data.improve.after.as_ref().unwrap()
     );
     // An unknown fiche is said, and changes nothing.
     improve(
@@ -1325,8 +1325,8 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
             product: false,
         }),
     );
-    assert!(s.improve.error.as_deref().unwrap().contains("AR-9999"));
-    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
+    assert!(s.data.improve.error.as_deref().unwrap().contains("AR-9999"));
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().enrich.len(), 1);
 }
 
 #[test]
@@ -1336,23 +1336,29 @@ fn ameliorer_starting_again_from_mots_plus_and_a_sweep() {
     let mut s = state();
     send(&mut s, Msg::ViewChosen(View::Ameliorer));
     improve(&mut s, Change::Start(Method::MOTS_PLUS));
-    assert_eq!(s.improve.before.as_ref().unwrap().method, "mots+");
-    assert!(s.improve.diff.as_ref().unwrap().up.is_empty());
+    assert_eq!(s.data.improve.before.as_ref().unwrap().method, "mots+");
+    assert!(s.data.improve.diff.as_ref().unwrap().up.is_empty());
     improve(&mut s, Change::Stem(false));
-    let d = s.improve.diff.clone().unwrap();
+    let d = s.data.improve.diff.clone().unwrap();
     assert!(!d.down.is_empty(), "stemming off loses questions: {d:?}");
     improve(&mut s, Change::Sweep(Grid::K1B));
-    let sweep = s.improve.sweep.clone().unwrap();
+    let sweep = s.data.improve.sweep.clone().unwrap();
     assert_eq!(sweep.points.len(), 35);
     improve(&mut s, Change::KeepSwept);
     assert_eq!(
-        s.improve.settings.as_ref().unwrap().k1,
+        s.data.improve.settings.as_ref().unwrap().k1,
         sweep.points[sweep.best_calibration].settings.k1
     );
     // A dense method without its vectors says what is missing.
     improve(&mut s, Change::Start(Method::SensLocal));
-    assert!(s.improve.error.as_deref().unwrap().contains("sens local"));
-    assert!(s.improve.after.is_none());
+    assert!(s
+        .data
+        .improve
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("sens local"));
+    assert!(s.data.improve.after.is_none());
 }
 
 #[test]
@@ -1360,15 +1366,18 @@ fn ameliorer_a_link_naming_an_unknown_fiche_is_said_then_another_link_measures()
     let mut s = state();
     let bad = ViewState::from_fragment("#vue=ameliorer&rm=mots&ren=AR-9999:x");
     send(&mut s, Msg::FragmentChanged(bad));
-    assert!(s.improve.error.as_deref().unwrap().contains("AR-9999"));
-    assert!(s.improve.after.is_none());
+    assert!(s.data.improve.error.as_deref().unwrap().contains("AR-9999"));
+    assert!(s.data.improve.after.is_none());
     // Said once: other messages do not measure it again, and do not clear it.
     send(&mut s, Msg::QuestionTyped("colle".into()));
-    assert!(s.improve.error.is_some() && s.improve.after.is_none());
+    assert!(s.data.improve.error.is_some() && s.data.improve.after.is_none());
     let good = ViewState::from_fragment("#vue=ameliorer&rm=mots&rb=0");
     send(&mut s, Msg::FragmentChanged(good));
-    assert!(s.improve.error.is_none());
-    assert_eq!(s.improve.after.as_ref().unwrap().method, "mots (b = 0)");
+    assert!(s.data.improve.error.is_none());
+    assert_eq!(
+        s.data.improve.after.as_ref().unwrap().method,
+        "mots (b = 0)"
+    );
 }
 
 #[test]
@@ -1377,12 +1386,11 @@ fn ameliorer_starts_a_new_session_for_a_new_catalogue() {
     let mut s = state();
     send(&mut s, Msg::ViewChosen(View::Ameliorer));
     improve(&mut s, Change::K1(0.9));
-    assert_eq!(s.improve.history.len(), 2);
+    assert_eq!(s.data.improve.history.len(), 2);
     load_learner(&mut s);
     // The settings stay; the history was of the other catalogue.
-    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.9);
-    assert_eq!(s.improve.history.len(), 1);
-    assert_eq!(s.improve.epoch, s.data.epoch);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().k1, 0.9);
+    assert_eq!(s.data.improve.history.len(), 1);
 }
 
 #[test]
@@ -1512,7 +1520,7 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
     let mut s = state();
     send(&mut s, Msg::RerankAsked);
     assert!(
-        !s.evaluation.rerank_confirming,
+        !s.data.evaluation.rerank_confirming,
         "no key: nothing to confirm"
     );
     with_key(&mut s);
@@ -1558,7 +1566,7 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
             })),
         ),
     );
-    assert!(!s.evaluation.rerank_phase.is_running());
+    assert!(!s.data.evaluation.rerank_phase.is_running());
     let name = format!("{} reclassé", method.name());
     let m = s
         .data
@@ -1567,7 +1575,7 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
         .find(|m| m.method == name)
         .expect("measured like a method");
     assert_eq!(m.questions[0].top[0].0, items[0].read[19]);
-    assert_eq!(s.evaluation.reranks.len(), 1);
+    assert_eq!(s.data.evaluation.reranks.len(), 1);
     // In the exports too: the CSV's rows, and a TREC run of its own.
     let downloads = |fx: &[Effect]| -> Vec<(String, String)> {
         fx.iter()
@@ -1595,8 +1603,9 @@ fn forgetting_the_key_stops_a_reranking_and_says_so() {
     let call = started(&fx, |w| matches!(w, Work::Rerank { .. })).unwrap();
     let fx = send(&mut s, Msg::KeyForgotten);
     assert!(stops(&fx).contains(&call));
-    assert!(!s.evaluation.rerank_phase.is_running());
+    assert!(!s.data.evaluation.rerank_phase.is_running());
     assert!(s
+        .data
         .evaluation
         .rerank_message
         .as_deref()
@@ -1647,7 +1656,7 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
     assert!(messages[1]
         .content
         .ends_with("Question : Un ciment blanc ?\n\nRéponse : Le ciment [AR-0003]."));
-    assert!(s.answering.judging.is_some());
+    assert!(s.data.answering.judging.is_some());
     // A second click while it runs asks nothing more.
     let again = send(&mut s, Msg::AnswerJudgeRequested);
     assert_eq!(
@@ -1655,11 +1664,11 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
         0
     );
     send(&mut s, Msg::Report(run, Report::Judged(Ok("OUI".into()))));
-    assert_eq!(s.answering.verdict, Some(Ok("OUI".into())));
+    assert_eq!(s.data.answering.verdict, Some(Ok("OUI".into())));
     // The judge asked again, then another answer asked for: that judge stops, the old verdict
     // goes, and a late verdict for the old answer is dropped.
     send(&mut s, Msg::Report(run, Report::Judged(Ok("NON".into()))));
-    assert_eq!(s.answering.verdict, Some(Ok("OUI".into())));
+    assert_eq!(s.data.answering.verdict, Some(Ok("OUI".into())));
     let fx = send(&mut s, Msg::AnswerJudgeRequested);
     let second = started(&fx, |w| matches!(w, Work::Judge { .. })).unwrap();
     assert_ne!(second, run);
@@ -1668,12 +1677,12 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
         s.jobs.key_of(second).is_none(),
         "the old answer's judge still runs"
     );
-    assert_eq!(s.answering.verdict, None);
+    assert_eq!(s.data.answering.verdict, None);
     send(
         &mut s,
         Msg::Report(second, Report::Judged(Ok("NON".into()))),
     );
-    assert_eq!(s.answering.verdict, None);
+    assert_eq!(s.data.answering.verdict, None);
 }
 
 /// rt4 R4: a worker that could not start (its module not fetched, offline) is said, and the next
@@ -1701,47 +1710,47 @@ fn a_slider_dragged_is_one_change_in_the_history_and_one_undo_which_appends_noth
     use rag_fiches::page::improve::Change;
     let mut s = state();
     send(&mut s, Msg::ViewChosen(View::Ameliorer));
-    assert_eq!(s.improve.history.len(), 1);
+    assert_eq!(s.data.improve.history.len(), 1);
     // k1 dragged from 1,5 to 0,2: thirteen values, the figures following each.
     for i in 1..=13 {
         let k1 = (15 - i) as f64 / 10.0;
         improve(&mut s, Change::K1(k1));
-        assert_eq!(s.improve.settings.as_ref().unwrap().k1, k1);
-        assert!(s.improve.after.as_ref().unwrap().method.contains("k1"));
+        assert_eq!(s.data.improve.settings.as_ref().unwrap().k1, k1);
+        assert!(s.data.improve.after.as_ref().unwrap().method.contains("k1"));
     }
-    assert_eq!(s.improve.history.len(), 2, "one row for the drag");
+    assert_eq!(s.data.improve.history.len(), 2, "one row for the drag");
     assert_eq!(
-        s.improve.history[1].settings.k1, 0.2,
+        s.data.improve.history[1].settings.k1, 0.2,
         "the row holds where the drag ended"
     );
     // Another control ends the gesture: its own row.
     improve(&mut s, Change::B(0.5));
-    assert_eq!(s.improve.history.len(), 3);
+    assert_eq!(s.data.improve.history.len(), 3);
     // « Annuler » twice: b back, then k1 back to where the drag began; no row added.
     improve(&mut s, Change::Undo);
-    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.75);
-    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.2);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().b, 0.75);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().k1, 0.2);
     improve(&mut s, Change::Undo);
-    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 1.5);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().k1, 1.5);
     assert_eq!(
-        s.improve.history.len(),
+        s.data.improve.history.len(),
         3,
         "« Annuler » goes back to rows, it adds none"
     );
     // « Reprendre » a row adds none either, and each settings has one row.
     improve(&mut s, Change::Replay(2));
-    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.5);
-    assert_eq!(s.improve.history.len(), 3);
-    let rows: Vec<_> = s.improve.history.iter().map(|t| &t.settings).collect();
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().b, 0.5);
+    assert_eq!(s.data.improve.history.len(), 3);
+    let rows: Vec<_> = s.data.improve.history.iter().map(|t| &t.settings).collect();
     for (i, a) in rows.iter().enumerate() {
         assert!(rows[i + 1..].iter().all(|b| b != a), "twice: {a:?}");
     }
     // A drag that comes back to where it began leaves no row of its own.
     improve(&mut s, Change::K1(0.3));
-    assert_eq!(s.improve.history.len(), 4);
+    assert_eq!(s.data.improve.history.len(), 4);
     improve(&mut s, Change::K1(0.2));
-    assert_eq!(s.improve.settings.as_ref().unwrap().k1, 0.2);
-    assert_eq!(s.improve.history.len(), 3);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().k1, 0.2);
+    assert_eq!(s.data.improve.history.len(), 3);
 }
 
 #[test]
@@ -1759,32 +1768,33 @@ fn an_enrichment_without_words_twice_or_of_stop_words_only_is_said_and_changes_n
     };
     improve(&mut s, enrich("AR-9999", "x"));
     assert_eq!(
-        s.improve.error.as_deref(),
+        s.data.improve.error.as_deref(),
         Some("Aucune fiche AR-9999 dans ce catalogue.")
     );
     // A later attempt with no words replaces that error with its own.
     improve(&mut s, enrich("AR-0063", "  "));
     assert_eq!(
-        s.improve.error.as_deref(),
+        s.data.improve.error.as_deref(),
         Some("Écrivez les mots à ajouter à la fiche AR-0063.")
     );
     improve(&mut s, enrich("AR-0063", "ne brûle pas"));
-    assert_eq!(s.improve.error, None);
-    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
-    let rows = s.improve.history.len();
+    assert_eq!(s.data.improve.error, None);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().enrich.len(), 1);
+    let rows = s.data.improve.history.len();
     // The same words again: said, not counted twice.
     improve(&mut s, enrich("AR-0063", "ne brûle pas "));
     assert!(s
+        .data
         .improve
         .error
         .as_deref()
         .unwrap()
         .contains("a déjà ces mots"));
-    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().enrich.len(), 1);
     // Stop words only (the seed's list has « pas » and « de »): said, nothing added.
     improve(&mut s, enrich("AR-0063", "pas de"));
-    let said = s.improve.error.clone().unwrap();
+    let said = s.data.improve.error.clone().unwrap();
     assert!(said.contains("ne compte pour rien"), "{said}");
-    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 1);
-    assert_eq!(s.improve.history.len(), rows);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().enrich.len(), 1);
+    assert_eq!(s.data.improve.history.len(), rows);
 }

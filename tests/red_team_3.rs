@@ -105,7 +105,7 @@ fn rt3_b1_after_annuler_confirmer_shows_the_estimate_of_the_run_it_confirms() {
     send(&mut s, Msg::EvalModelChosen("mistral-medium-latest".into()));
     send(&mut s, Msg::EvalJudgeChosen("mistral-large-latest".into()));
     send(&mut s, Msg::EvalAsked);
-    assert!(s.evaluation.confirming);
+    assert!(s.data.evaluation.confirming);
     let shown = estimate::eval_status(&s);
     assert_eq!(
         shown,
@@ -218,8 +218,8 @@ fn rt3_b3_ameliorer_from_sens_measures_with_the_workers_dense_tops() {
         );
         answer_dense_requests(&mut s, fx);
         assert_eq!(s.view, View::Ameliorer);
-        assert_eq!(s.improve.error, None, "{start:?}");
-        let after = s.improve.after.as_ref().expect("measured");
+        assert_eq!(s.data.improve.error, None, "{start:?}");
+        let after = s.data.improve.after.as_ref().expect("measured");
         assert_eq!(after.questions.len(), 40);
     }
 }
@@ -365,11 +365,11 @@ fn rt3_b5_the_pages_link_carries_separators_in_words_and_ids() {
         "AR-0063",
         "ininflammable | ne brûle pas : 100 %, +a\\b",
     );
-    let sent = s.improve.after.clone().unwrap();
+    let sent = s.data.improve.after.clone().unwrap();
     let got = receiver(&s, None);
-    assert_eq!(got.improve.settings, s.improve.settings);
-    assert_eq!(got.improve.after.as_ref(), Some(&sent));
-    assert!(got.improve.refused.is_empty());
+    assert_eq!(got.data.improve.settings, s.data.improve.settings);
+    assert_eq!(got.data.improve.after.as_ref(), Some(&sent));
+    assert!(got.data.improve.refused.is_empty());
     // Ids holding the separators, in a learner's own catalogue.
     let own = |id: &str| {
         id.replace("AR-0063", "AR:0063")
@@ -380,12 +380,12 @@ fn rt3_b5_the_pages_link_carries_separators_in_words_and_ids() {
     send(&mut s, Msg::ViewChosen(View::Ameliorer));
     enrich(&mut s, "AR:0063", "ne brûle pas");
     enrich(&mut s, "AR|0040+", "humide");
-    assert_eq!(s.improve.error, None);
-    assert_eq!(s.improve.settings.as_ref().unwrap().enrich.len(), 2);
+    assert_eq!(s.data.improve.error, None);
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().enrich.len(), 2);
     let got = receiver(&s, Some(renamed(own)));
-    assert_eq!(got.improve.error, None);
-    assert_eq!(got.improve.settings, s.improve.settings);
-    assert_eq!(got.improve.after, s.improve.after);
+    assert_eq!(got.data.improve.error, None);
+    assert_eq!(got.data.improve.settings, s.data.improve.settings);
+    assert_eq!(got.data.improve.after, s.data.improve.after);
 }
 
 #[test]
@@ -394,11 +394,14 @@ fn rt3_b6_lowercase_ids_are_enriched_as_typed() {
     load(&mut s, renamed(|id| id.to_lowercase()));
     send(&mut s, Msg::ViewChosen(View::Ameliorer));
     enrich(&mut s, " ar-0063 ", "ne brûle pas");
-    assert_eq!(s.improve.error, None);
-    assert_eq!(s.improve.settings.as_ref().unwrap().enrich[0].id, "ar-0063");
+    assert_eq!(s.data.improve.error, None);
+    assert_eq!(
+        s.data.improve.settings.as_ref().unwrap().enrich[0].id,
+        "ar-0063"
+    );
     // Another case is not the same id: said, with the id the catalogue has.
     enrich(&mut s, "AR-0040", "humide");
-    let said = s.improve.error.clone().unwrap();
+    let said = s.data.improve.error.clone().unwrap();
     assert!(
         said.contains("AR-0040") && said.contains("ar-0040"),
         "{said}"
@@ -434,10 +437,11 @@ fn rt3_b7_a_link_with_a_refused_value_keeps_the_rest_and_says_which() {
             &mut s,
             Msg::FragmentChanged(ViewState::from_fragment(fragment)),
         );
-        let said = s.improve.refused.join(" / ");
+        let said = s.data.improve.refused.join(" / ");
         assert!(said.contains(refused), "{fragment}: {said}");
         assert_eq!(
-            s.improve
+            s.data
+                .improve
                 .settings
                 .as_ref()
                 .unwrap()
@@ -448,7 +452,7 @@ fn rt3_b7_a_link_with_a_refused_value_keeps_the_rest_and_says_which() {
         );
         // The page's link keeps what was valid.
         let back = ViewState::from_fragment(&s.link_state().to_fragment());
-        assert_eq!(back.settings, s.improve.settings, "{fragment}");
+        assert_eq!(back.settings, s.data.improve.settings, "{fragment}");
         assert!(back.refused.is_empty());
     }
     // A French decimal comma is read as the decimal point it means.
@@ -690,6 +694,7 @@ fn rt3_b9_annuler_is_bounded_and_keeps_no_copy_of_what_a_change_left_alone() {
         Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
     );
     let stops = s
+        .data
         .improve
         .settings
         .as_ref()
@@ -708,10 +713,10 @@ fn rt3_b9_annuler_is_bounded_and_keeps_no_copy_of_what_a_change_left_alone() {
         };
         send(&mut s, Msg::Improve(change));
     }
-    assert_eq!(s.improve.undo.len(), HISTORY_MAX);
-    assert_eq!(s.improve.undo.held_bytes(), 0);
+    assert_eq!(s.data.improve.undo.len(), HISTORY_MAX);
+    assert_eq!(s.data.improve.undo.held_bytes(), 0);
     // A stop word removed, then a k1 move: « Annuler » twice brings back the whole list.
-    let before = s.improve.settings.clone().unwrap();
+    let before = s.data.improve.settings.clone().unwrap();
     send(
         &mut s,
         Msg::Improve(Change::StopWords(before.analysis.stop_words[1..].join(" "))),
@@ -719,7 +724,7 @@ fn rt3_b9_annuler_is_bounded_and_keeps_no_copy_of_what_a_change_left_alone() {
     send(&mut s, Msg::Improve(Change::K1(0.25)));
     send(&mut s, Msg::Improve(Change::Undo));
     send(&mut s, Msg::Improve(Change::Undo));
-    assert_eq!(s.improve.settings.as_ref(), Some(&before));
+    assert_eq!(s.data.improve.settings.as_ref(), Some(&before));
 }
 
 /// One message to the model and every step it asks for, as the page runs them: the steps taken,
@@ -729,12 +734,12 @@ fn stepped(s: &mut State, msg: Msg) -> (usize, bool) {
     let mut steps = 1;
     let mut said = true;
     while fx.iter().any(|e| matches!(e, Effect::Step)) {
-        let shown = improve::progress(&s.improve, &s.data.lab, s.data.questions.len());
+        let shown = improve::progress(&s.data.improve, &s.data.lab, s.data.questions.len());
         said &= shown.is_some_and(|p| p.ends_with('…'));
         fx = send(s, Msg::Step);
         steps += 1;
     }
-    assert!(s.improve.job.is_none());
+    assert!(s.data.improve.job.is_none());
     (steps, said)
 }
 
@@ -753,7 +758,7 @@ fn rt3_b8_ameliorer_works_in_bounded_steps_on_a_large_catalogue() {
     );
     let search = questions.len() * n;
     let one_go = |s: &State| {
-        let settings = s.improve.settings.clone().unwrap();
+        let settings = s.data.improve.settings.clone().unwrap();
         Tuned::new(&s.data.lab, settings, None)
             .unwrap()
             .measure(&s.data.lab, &s.data.questions, &DenseTops::new())
@@ -776,20 +781,20 @@ fn rt3_b8_ameliorer_works_in_bounded_steps_on_a_large_catalogue() {
     let (steps, said) = stepped(&mut s, Msg::Improve(Change::K1(0.9)));
     assert!(said);
     bounded(steps, search, 1);
-    assert_eq!(s.improve.after.as_ref(), Some(&one_go(&s)));
+    assert_eq!(s.data.improve.after.as_ref(), Some(&one_go(&s)));
     // A stop word: the index rebuilt in steps, then the measurement.
-    let mut words = s.improve.settings.clone().unwrap().analysis.stop_words;
+    let mut words = s.data.improve.settings.clone().unwrap().analysis.stop_words;
     words.push("beton".into());
     let (steps, said) = stepped(&mut s, Msg::Improve(Change::StopWords(words.join(" "))));
     assert!(said);
     let bytes: usize = fiches.iter().map(|f| f.texte.len()).sum();
     bounded(steps, bytes * INDEX_BYTE_WORK + search, 1);
-    assert_eq!(s.improve.after.as_ref(), Some(&one_go(&s)));
+    assert_eq!(s.data.improve.after.as_ref(), Some(&one_go(&s)));
     // The k1 × b sweep: the start and 35 settings.
     let (steps, said) = stepped(&mut s, Msg::Improve(Change::Sweep(Grid::K1B)));
     assert!(said);
     bounded(steps, 36 * search, 36);
-    let settings = s.improve.settings.clone().unwrap();
+    let settings = s.data.improve.settings.clone().unwrap();
     let expected = sweep(
         &s.data.lab,
         &s.data.questions,
@@ -798,16 +803,16 @@ fn rt3_b8_ameliorer_works_in_bounded_steps_on_a_large_catalogue() {
         Grid::K1B,
     )
     .unwrap();
-    assert_eq!(s.improve.sweep.as_ref(), Some(&expected));
+    assert_eq!(s.data.improve.sweep.as_ref(), Some(&expected));
     // A change while a sweep is under way drops it and measures the change (the step the
     // sweep asked for comes back after the change).
     let fx = send(&mut s, Msg::Improve(Change::Sweep(Grid::K1B)));
     assert!(fx.iter().any(|e| matches!(e, Effect::Step)));
     assert!(send(&mut s, Msg::Improve(Change::B(0.5))).is_empty());
     stepped(&mut s, Msg::Step);
-    assert!(s.improve.sweep.is_none());
-    assert_eq!(s.improve.settings.as_ref().unwrap().b, 0.5);
-    assert_eq!(s.improve.after.as_ref(), Some(&one_go(&s)));
+    assert!(s.data.improve.sweep.is_none());
+    assert_eq!(s.data.improve.settings.as_ref().unwrap().b, 0.5);
+    assert_eq!(s.data.improve.after.as_ref(), Some(&one_go(&s)));
 }
 
 /// A loopback API address that answers every request with a 302 to another host: the terminal

@@ -240,6 +240,7 @@ fn ameliorer(n: usize) {
         row(&format!("k1 = {k1}"), &mut s, Msg::Improve(Change::K1(k1)));
     }
     let mut words = s
+        .data
         .improve
         .settings
         .as_ref()

@@ -55,6 +55,12 @@ pub struct Dataset {
     pub measure_version: u64,
     /// What the learner did with this catalogue and what runs over it: gone with it.
     pub ui: CatalogueUi,
+    /// « Améliorer »'s session over this catalogue (its settings carried to the next one).
+    pub improve: super::improve::Improve,
+    /// The answer shown and its judge, the answers measured and the rerankings: of this
+    /// catalogue.
+    pub answering: super::parts::Answering,
+    pub evaluation: super::parts::Evaluation,
 }
 
 /// The part of the page's state that belongs to one catalogue — the question picked, the grid's
@@ -160,6 +166,9 @@ impl Dataset {
             shipped_questions: Vec::new(),
             measure_version: 0,
             ui: CatalogueUi::default(),
+            improve: Default::default(),
+            answering: Default::default(),
+            evaluation: Default::default(),
         }
     }
 

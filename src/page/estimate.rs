@@ -30,15 +30,15 @@ pub fn price(model: &str, tokens: usize) -> String {
 /// « Mesurer les réponses »'s status line: the progress while it runs; the estimate of the run
 /// chosen whenever « Confirmer » is offered; otherwise what stopped the last run, or the estimate.
 pub fn eval_status(s: &State) -> String {
-    let e = &s.evaluation;
+    let e = &s.data.evaluation;
     if let Phase::Running { done, total } = e.phase {
         return format!("{done} réponses sur {total}");
     }
     let Some(source) = s.evaluation_source() else {
         return String::new();
     };
-    let model = model_or_default(&e.model);
-    let judge = judge_or_default(&e.judge);
+    let model = model_or_default(&s.choices.eval_model);
+    let judge = judge_or_default(&s.choices.judge);
     match &e.message {
         Some(message) if !e.confirming => message.clone(),
         _ => eval_estimate(s, source, &model, &judge),
@@ -47,11 +47,11 @@ pub fn eval_status(s: &State) -> String {
 
 /// « Reclasser les 20 premières »'s status line, under the same rule as [`eval_status`].
 pub fn rerank_status(s: &State) -> String {
-    let e = &s.evaluation;
+    let e = &s.data.evaluation;
     if let Phase::Running { done, total } = e.rerank_phase {
         return format!("{done} listes reclassées sur {total}");
     }
-    let model = model_or_default(&e.model);
+    let model = model_or_default(&s.choices.eval_model);
     match (&e.rerank_message, s.rerank_method()) {
         (Some(message), _) if !e.rerank_confirming => message.clone(),
         (_, Some(m)) if s.key.is_some() => rerank_estimate(s, m, &model),
@@ -134,11 +134,11 @@ pub fn rerank_estimate(s: &State, method: Method, model: &str) -> String {
 /// What « Demander au juge » would send for the answer shown, and its cost: `None` when there is
 /// no answer to judge.
 pub fn judge_estimate(s: &State) -> Option<String> {
-    let r = s.answering.result.as_ref()?;
+    let r = s.data.answering.result.as_ref()?;
     let (chat, _) = r.outcome.as_ref().ok()?;
     let refs: Vec<&Fiche> = r.sent.iter().collect();
     let tokens = chat::estimate_tokens(&judge::judge_prompt(&r.question, &refs, &chat.content));
-    let model = judge_or_default(&s.evaluation.judge);
+    let model = judge_or_default(&s.choices.judge);
     Some(format!(
         "au plus {} tokens envoyés ({})",
         fr::int(tokens as u64),

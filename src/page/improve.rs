@@ -196,8 +196,6 @@ impl UndoStack {
 
 #[derive(Debug, Clone, Default)]
 pub struct Improve {
-    /// The catalogue (its epoch) these measurements are of.
-    pub epoch: u64,
     /// The settings in use; `None` until the view is first opened.
     pub settings: Option<Settings>,
     pub tuned: Option<Tuned>,

@@ -30,8 +30,8 @@ pub use jobs::{JobKey, Report, RunId, Subject, Work};
 pub use local::LocalModel;
 pub use msg::Msg;
 pub use parts::{
-    embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering, Costs,
-    EvalAsk, EvalRun, Evaluation, JudgeAsk, Phase, RerankAsk, RerankRun,
+    embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering,
+    Choices, Costs, EvalAsk, EvalRun, Evaluation, JudgeAsk, Phase, RerankAsk, RerankRun,
 };
 pub use state::State;
 pub use update::update;

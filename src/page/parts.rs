@@ -72,13 +72,9 @@ impl Phase {
     }
 }
 
-/// « Mesurer les réponses », and the reranking of a method's top 20 beside it.
+/// « Mesurer les réponses » over one catalogue, and the reranking of a method's top 20 beside it.
 #[derive(Default)]
 pub struct Evaluation {
-    /// The source, model and judge chosen in the panel (`None`: the default).
-    pub source: Option<Source>,
-    pub model: Option<String>,
-    pub judge: Option<String>,
     pub confirming: bool,
     pub phase: Phase,
     /// The run asked for and not ended: what its job sends.
@@ -132,11 +128,22 @@ pub struct RerankRun {
     pub reranked: Reranked,
 }
 
-/// « La réponse, qui cite ses fiches ».
+/// The learner's choices in « La réponse » and « Mesurer les réponses » (`None`: the default).
+#[derive(Default)]
+pub struct Choices {
+    /// The method an answer's fiches come from, and the model that writes it.
+    pub answer_method: Option<Method>,
+    pub answer_model: Option<String>,
+    /// What « Mesurer les réponses » sends with each question, the model that answers and the
+    /// judge.
+    pub eval_source: Option<Source>,
+    pub eval_model: Option<String>,
+    pub judge: Option<String>,
+}
+
+/// « La réponse, qui cite ses fiches » over one catalogue.
 #[derive(Default)]
 pub struct Answering {
-    pub method: Option<Method>,
-    pub model: Option<String>,
     /// The answer asked for and not yet come.
     pub pending: Option<AnswerAsk>,
     /// The last answer shown: the question and fiches it was for, and the answer or a message.

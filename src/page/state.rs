@@ -16,7 +16,7 @@ use super::dataset::{Dataset, Measuring};
 use super::effect::{FileRef, Wait};
 use super::jobs::{RunId, Tracker};
 use super::local::LocalModel;
-use super::parts::{Answering, Costs, Evaluation};
+use super::parts::{Choices, Costs};
 
 pub struct State {
     pub data: Dataset,
@@ -58,8 +58,9 @@ pub struct State {
     pub search_error: Option<(String, String)>,
     pub costs: Costs,
     pub vectors_message: Option<String>,
-    pub answering: Answering,
-    pub evaluation: Evaluation,
+    /// The learner's choices for the answers and their evaluation, kept from one catalogue to
+    /// the next.
+    pub choices: Choices,
     /// Answers obtained, by [`mistral::cache::answer`] (also in IndexedDB).
     pub answers: HashMap<String, Chat>,
     /// The keyed jobs running ([`super::jobs`]).
@@ -104,8 +105,6 @@ pub struct State {
     pub measure_seq: u64,
     /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
     pub dense_asked: std::collections::HashSet<(u64, u64)>,
-    /// « Améliorer ».
-    pub improve: super::improve::Improve,
 }
 
 impl State {
@@ -136,8 +135,7 @@ impl State {
             search_error: None,
             costs: Costs::default(),
             vectors_message: None,
-            answering: Answering::default(),
-            evaluation: Evaluation::default(),
+            choices: Choices::default(),
             answers: HashMap::new(),
             jobs: Tracker::default(),
             data_status: String::new(),
@@ -160,7 +158,6 @@ impl State {
             local_asked: None,
             measure_seq: 0,
             dense_asked: std::collections::HashSet::new(),
-            improve: Default::default(),
         }
     }
 
@@ -270,7 +267,7 @@ impl State {
                 .as_ref()
                 .and_then(|(a, b)| Some((Method::parse(a)?, Method::parse(b)?))),
             settings: (self.view == View::Ameliorer)
-                .then(|| self.improve.settings.clone())
+                .then(|| self.data.improve.settings.clone())
                 .flatten(),
             refused: Vec::new(),
         }
@@ -289,8 +286,8 @@ impl State {
     /// fusion when vectors are there, else the last keyword method shown.
     pub fn answer_method(&self) -> Option<Method> {
         let dense_ok = self.data.lab.has_vectors(crate::lab::Encoder::Mistral);
-        self.answering
-            .method
+        self.choices
+            .answer_method
             .filter(|m| self.shown.contains(m))
             .or_else(|| {
                 let fusion = self.shown.iter().rev();
@@ -321,8 +318,8 @@ impl State {
     /// measured method.
     pub fn evaluation_source(&self) -> Option<Source> {
         let sources = self.evaluation_sources();
-        self.evaluation
-            .source
+        self.choices
+            .eval_source
             .filter(|s| sources.contains(s))
             .or_else(|| {
                 sources

@@ -23,7 +23,7 @@ use super::journal::unanswered;
 /// An answer came back: a refusal by the model goes into the journal; it is shown only if the
 /// question in the box is still the one it answers.
 pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec<Effect>) {
-    s.answering.pending = None;
+    s.data.answering.pending = None;
     if let Ok((chat, _)) = &result.outcome {
         if answer::is_refusal(&chat.content) {
             if let Some(method) = s.answer_method() {
@@ -44,50 +44,53 @@ pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec
         }
     }
     if result.question == s.question {
-        s.answering.result = Some(result);
-        s.answering.verdict = None;
+        s.data.answering.result = Some(result);
+        s.data.answering.verdict = None;
     }
 }
 
 /// « Demander au juge »: the answer shown, its question and fiches, sent to the judge model.
 pub(super) fn judge_requested(s: &mut State) {
-    if s.key.is_none() || s.answering.judging.is_some() {
+    if s.key.is_none() || s.data.answering.judging.is_some() {
         return;
     }
-    let Some(r) = &s.answering.result else { return };
+    let Some(r) = &s.data.answering.result else {
+        return;
+    };
     let Ok((chat, _)) = &r.outcome else { return };
     let refs: Vec<&crate::data::Fiche> = r.sent.iter().collect();
     let messages = judge::judge_prompt(&r.question, &refs, &chat.content);
     let answer = chat.content.clone();
-    let model = judge_or_default(&s.evaluation.judge);
-    s.answering.judging = Some(JudgeAsk {
+    let model = judge_or_default(&s.choices.judge);
+    s.data.answering.judging = Some(JudgeAsk {
         model,
         messages,
         answer,
     });
-    s.answering.verdict = None;
+    s.data.answering.verdict = None;
 }
 
 /// The judge replied: kept only if the answer shown is still the one judged.
 pub(super) fn judged(s: &mut State, outcome: Result<String, String>) {
-    let Some(asked) = s.answering.judging.take() else {
+    let Some(asked) = s.data.answering.judging.take() else {
         return;
     };
     let same = s
+        .data
         .answering
         .result
         .as_ref()
         .is_some_and(|r| matches!(&r.outcome, Ok((chat, _)) if chat.content == asked.answer));
     if same {
-        s.answering.verdict = Some(outcome);
+        s.data.answering.verdict = Some(outcome);
     }
 }
 
 pub(super) fn eval_cancelled(s: &mut State) {
-    s.evaluation.confirming = false;
-    if s.evaluation.asked.take().is_some() {
-        s.evaluation.phase = Phase::Idle;
-        s.evaluation.message = Some(
+    s.data.evaluation.confirming = false;
+    if s.data.evaluation.asked.take().is_some() {
+        s.data.evaluation.phase = Phase::Idle;
+        s.data.evaluation.message = Some(
             "Mesure annulée. Les réponses déjà obtenues sont gardées : relancer ne les repaie pas."
                 .into(),
         );
@@ -95,25 +98,25 @@ pub(super) fn eval_cancelled(s: &mut State) {
 }
 
 pub(super) fn eval_ended(s: &mut State, outcome: Result<EvalRun, String>) {
-    s.evaluation.phase = Phase::Idle;
-    s.evaluation.asked = None;
+    s.data.evaluation.phase = Phase::Idle;
+    s.data.evaluation.asked = None;
     match outcome {
         Ok(run) => {
-            let e = &mut s.evaluation;
+            let e = &mut s.data.evaluation;
             e.runs
                 .retain(|r| !r.is_for(run.source, &run.model, &run.judge));
             e.runs.push(run);
             e.message = None;
         }
-        Err(message) => s.evaluation.message = Some(message),
+        Err(message) => s.data.evaluation.message = Some(message),
     }
 }
 
 pub(super) fn rerank_cancelled(s: &mut State) {
-    s.evaluation.rerank_confirming = false;
-    if s.evaluation.rerank_asked.take().is_some() {
-        s.evaluation.rerank_phase = Phase::Idle;
-        s.evaluation.rerank_message = Some(
+    s.data.evaluation.rerank_confirming = false;
+    if s.data.evaluation.rerank_asked.take().is_some() {
+        s.data.evaluation.rerank_phase = Phase::Idle;
+        s.data.evaluation.rerank_message = Some(
             "Reclassement annulé. Les notes déjà obtenues sont gardées : relancer ne les repaie pas."
                 .into(),
         );
@@ -123,8 +126,8 @@ pub(super) fn rerank_cancelled(s: &mut State) {
 /// A reranking ended: its lists measured like a method (« mots+ reclassé »), replacing the
 /// shipped one of the same name, so that the tables, the grid and the exports show it.
 pub(super) fn rerank_ended(s: &mut State, outcome: Result<RerankRun, String>) {
-    s.evaluation.rerank_phase = Phase::Idle;
-    s.evaluation.rerank_asked = None;
+    s.data.evaluation.rerank_phase = Phase::Idle;
+    s.data.evaluation.rerank_asked = None;
     match outcome {
         Ok(run) => {
             let m = reranked_measurement(s, &run.reranked);
@@ -132,13 +135,13 @@ pub(super) fn rerank_ended(s: &mut State, outcome: Result<RerankRun, String>) {
             data.reranked.retain(|x| x.method != m.method);
             data.reranked.push(m);
             data.measure_version += 1;
-            let e = &mut s.evaluation;
+            let e = &mut s.data.evaluation;
             e.reranks
                 .retain(|r| !(r.reranked.stage == run.reranked.stage && r.model == run.model));
             e.reranks.push(run);
             e.rerank_message = None;
         }
-        Err(message) => s.evaluation.rerank_message = Some(message),
+        Err(message) => s.data.evaluation.rerank_message = Some(message),
     }
 }
 
@@ -155,9 +158,9 @@ fn reranked_measurement(s: &State, r: &Reranked) -> Measurement {
 }
 
 pub(super) fn request(s: &mut State) {
-    let model = model_or_default(&s.answering.model);
+    let model = model_or_default(&s.choices.answer_model);
     if s.key.is_none() {
-        s.answering.result = Some(AnswerResult {
+        s.data.answering.result = Some(AnswerResult {
             question: s.question.clone(),
             model,
             sent: Vec::new(),
@@ -175,7 +178,7 @@ pub(super) fn request(s: &mut State) {
     };
     match outcome {
         Err(message) => {
-            s.answering.result = Some(AnswerResult {
+            s.data.answering.result = Some(AnswerResult {
                 question,
                 model,
                 sent: Vec::new(),
@@ -184,9 +187,9 @@ pub(super) fn request(s: &mut State) {
         }
         Ok(sent) => {
             // A newer answer replaces the one asked before, and the judge of the one shown.
-            s.answering.judging = None;
-            s.answering.verdict = None;
-            s.answering.pending = Some(AnswerAsk {
+            s.data.answering.judging = None;
+            s.data.answering.verdict = None;
+            s.data.answering.pending = Some(AnswerAsk {
                 model,
                 question,
                 sent,
@@ -196,8 +199,8 @@ pub(super) fn request(s: &mut State) {
 }
 
 pub(super) fn start_evaluation(s: &mut State) {
-    let model = model_or_default(&s.evaluation.model);
-    let judge = judge_or_default(&s.evaluation.judge);
+    let model = model_or_default(&s.choices.eval_model);
+    let judge = judge_or_default(&s.choices.judge);
     let (true, Some(source)) = (s.key.is_some(), s.evaluation_source()) else {
         return;
     };
@@ -221,15 +224,15 @@ pub(super) fn start_evaluation(s: &mut State) {
         match item {
             Ok(item) => items.push(item),
             Err(message) => {
-                s.evaluation.message = Some(format!("Mesure impossible : {message}"));
+                s.data.evaluation.message = Some(format!("Mesure impossible : {message}"));
                 return;
             }
         }
     }
-    s.evaluation.message = None;
+    s.data.evaluation.message = None;
     let total = items.len();
-    s.evaluation.phase = Phase::Running { done: 0, total };
-    s.evaluation.asked = Some(EvalAsk {
+    s.data.evaluation.phase = Phase::Running { done: 0, total };
+    s.data.evaluation.asked = Some(EvalAsk {
         model,
         judge,
         source,
@@ -240,7 +243,7 @@ pub(super) fn start_evaluation(s: &mut State) {
 /// « Reclasser les 20 premières » confirmed: each question's top 20 under the method, sent to
 /// the model with the reranker's instructions.
 pub(super) fn start_rerank(s: &mut State) {
-    let model = model_or_default(&s.evaluation.model);
+    let model = model_or_default(&s.choices.eval_model);
     let (true, Some(method)) = (s.key.is_some(), s.rerank_method()) else {
         return;
     };
@@ -255,17 +258,18 @@ pub(super) fn start_rerank(s: &mut State) {
                 });
             }
             Err(message) => {
-                s.evaluation.rerank_message = Some(format!("Reclassement impossible : {message}"));
+                s.data.evaluation.rerank_message =
+                    Some(format!("Reclassement impossible : {message}"));
                 return;
             }
         }
     }
-    s.evaluation.rerank_message = None;
-    s.evaluation.rerank_phase = Phase::Running {
+    s.data.evaluation.rerank_message = None;
+    s.data.evaluation.rerank_phase = Phase::Running {
         done: 0,
         total: items.len(),
     };
-    s.evaluation.rerank_asked = Some(RerankAsk {
+    s.data.evaluation.rerank_asked = Some(RerankAsk {
         model,
         method,
         items,
@@ -274,16 +278,16 @@ pub(super) fn start_rerank(s: &mut State) {
 
 /// The keyed jobs of the answer and its evaluation: each asked for and not yet ended.
 pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
-    if let Some(a) = &s.answering.pending {
+    if let Some(a) = &s.data.answering.pending {
         want(Subject::Answer(a.digest()));
     }
-    if let Some(j) = &s.answering.judging {
+    if let Some(j) = &s.data.answering.judging {
         want(Subject::Judge(j.digest()));
     }
-    if s.evaluation.asked.is_some() {
+    if s.data.evaluation.asked.is_some() {
         want(Subject::Evaluate);
     }
-    if s.evaluation.rerank_asked.is_some() {
+    if s.data.evaluation.rerank_asked.is_some() {
         want(Subject::Rerank);
     }
 }
@@ -291,30 +295,35 @@ pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
 /// What those jobs send.
 pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
     match subject {
-        Subject::Answer(_) => s.answering.pending.as_ref().map(|a| Work::Answer {
+        Subject::Answer(_) => s.data.answering.pending.as_ref().map(|a| Work::Answer {
             key,
             model: a.model.clone(),
             question: a.question.clone(),
             sent: a.sent.clone(),
         }),
-        Subject::Judge(_) => s.answering.judging.as_ref().map(|j| Work::Judge {
+        Subject::Judge(_) => s.data.answering.judging.as_ref().map(|j| Work::Judge {
             key,
             model: j.model.clone(),
             messages: j.messages.clone(),
         }),
-        Subject::Evaluate => s.evaluation.asked.as_ref().map(|e| Work::Evaluate {
+        Subject::Evaluate => s.data.evaluation.asked.as_ref().map(|e| Work::Evaluate {
             key,
             model: e.model.clone(),
             judge: e.judge.clone(),
             source: e.source,
             items: e.items.clone(),
         }),
-        Subject::Rerank => s.evaluation.rerank_asked.as_ref().map(|r| Work::Rerank {
-            key,
-            model: r.model.clone(),
-            method: r.method,
-            items: r.items.clone(),
-        }),
+        Subject::Rerank => s
+            .data
+            .evaluation
+            .rerank_asked
+            .as_ref()
+            .map(|r| Work::Rerank {
+                key,
+                model: r.model.clone(),
+                method: r.method,
+                items: r.items.clone(),
+            }),
         _ => None,
     }
 }

@@ -10,7 +10,6 @@ use crate::fr::messages;
 use super::super::dataset::Dataset;
 use super::super::effect::{Effect, FileRef};
 use super::super::jobs::{Subject, Work};
-use super::super::parts::Phase;
 use super::super::state::State;
 use super::vectors::adopt_question_vectors;
 
@@ -79,8 +78,10 @@ pub(super) fn back_to_exercise(s: &mut State, fx: &mut Vec<Effect>) {
 fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     s.key_check = None;
     data.epoch = s.data.epoch.max(data.epoch) + 1;
-    let reranking = s.evaluation.rerank_phase.is_running();
-    let stopped = s.evaluation.phase.is_running()
+    // « Améliorer » starts a new session over the new catalogue, with the settings in use.
+    data.improve.settings = s.data.improve.settings.take();
+    let reranking = s.data.evaluation.rerank_phase.is_running();
+    let stopped = s.data.evaluation.phase.is_running()
         || s.data.ui.compute.is_running()
         || s.data.ui.dense.is_running();
     if let Some(old) = s.data.lab.vectors_away() {
@@ -93,22 +94,10 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     // The question belonged to the old catalogue's view: a new one starts empty.
     s.question.clear();
     s.vectors_message = stopped.then(|| "Calcul arrêté : un autre catalogue a été chargé.".into());
-    s.answering.pending = None;
-    s.answering.result = None;
-    s.answering.judging = None;
-    s.answering.verdict = None;
-    s.evaluation.confirming = false;
-    s.evaluation.phase = Phase::Idle;
-    s.evaluation.asked = None;
-    s.evaluation.runs.clear();
-    s.evaluation.reranks.clear();
-    s.evaluation.rerank_confirming = false;
-    s.evaluation.rerank_phase = Phase::Idle;
-    s.evaluation.rerank_asked = None;
-    s.evaluation.rerank_message = reranking.then(|| {
+    s.data.evaluation.rerank_message = reranking.then(|| {
         "Reclassement arrêté : un autre catalogue a été chargé ; relancez-le sur celui-ci.".into()
     });
-    s.evaluation.message = stopped.then(|| {
+    s.data.evaluation.message = stopped.then(|| {
         "Mesure arrêtée : un autre catalogue a été chargé ; relancez-la sur celui-ci.".into()
     });
     s.data_errors.clear();

@@ -31,7 +31,7 @@ fn dense_problem(e: &SearchError, encoder: Encoder) -> String {
 
 /// The questions' dense tops for `encoder`, computed once per catalogue.
 fn tops(s: &mut State, encoder: Encoder) -> Result<DenseTops, String> {
-    if let Some((e, t)) = &s.improve.dense {
+    if let Some((e, t)) = &s.data.improve.dense {
         if *e == encoder {
             return Ok(t.clone());
         }
@@ -42,7 +42,7 @@ fn tops(s: &mut State, encoder: Encoder) -> Result<DenseTops, String> {
     };
     let t = dense_tops(&s.data.lab, encoder, &s.data.questions, vectors)
         .map_err(|e| dense_problem(&e, encoder))?;
-    s.improve.dense = Some((encoder, t.clone()));
+    s.data.improve.dense = Some((encoder, t.clone()));
     Ok(t)
 }
 
@@ -52,19 +52,19 @@ fn measure(s: &mut State, settings: Settings) {
     let Ok(method) = settings.base() else { return };
     if let Some(e) = method.encoder() {
         if let Err(why) = tops(s, e) {
-            s.improve.error = Some(why);
-            s.improve.waiting_for_vectors = true;
-            s.improve.settings = Some(settings);
-            s.improve.job = None;
-            s.improve.after = None;
-            s.improve.measured = None;
-            s.improve.diff = None;
+            s.data.improve.error = Some(why);
+            s.data.improve.waiting_for_vectors = true;
+            s.data.improve.settings = Some(settings);
+            s.data.improve.job = None;
+            s.data.improve.after = None;
+            s.data.improve.measured = None;
+            s.data.improve.diff = None;
             return;
         }
     }
     let start = Settings::of(method);
     let before =
-        s.improve.before.as_ref().map(|m| m.method.as_str()) != Some(start.method.as_str());
+        s.data.improve.before.as_ref().map(|m| m.method.as_str()) != Some(start.method.as_str());
     let side = match (method.fused_keyword(), settings.keyword()) {
         (Some(_), Some(k)) => Some(Settings {
             method: crate::lab::Method::Keyword(k).name().to_owned(),
@@ -77,9 +77,9 @@ fn measure(s: &mut State, settings: Settings) {
     if before {
         list.push(start);
     }
-    let batch = Batch::new(list, s.improve.tuned.clone());
-    s.improve.settings = Some(settings.clone());
-    s.improve.job = Some(Job::Measure {
+    let batch = Batch::new(list, s.data.improve.tuned.clone());
+    s.data.improve.settings = Some(settings.clone());
+    s.data.improve.job = Some(Job::Measure {
         settings,
         side: side.is_some(),
         before,
@@ -90,7 +90,7 @@ fn measure(s: &mut State, settings: Settings) {
 
 /// One step of the work under way; its results once it is done.
 fn advance(s: &mut State) {
-    let Some(mut job) = s.improve.job.take() else {
+    let Some(mut job) = s.data.improve.job.take() else {
         return;
     };
     let dense = match &job {
@@ -100,7 +100,7 @@ fn advance(s: &mut State) {
                 Some(e) => match tops(s, e) {
                     Ok(t) => t,
                     Err(why) => {
-                        s.improve.error = Some(why);
+                        s.data.improve.error = Some(why);
                         return;
                     }
                 },
@@ -113,12 +113,12 @@ fn advance(s: &mut State) {
         }
     };
     match (stepped, job) {
-        (Ok(false), job) => s.improve.job = Some(job),
+        (Ok(false), job) => s.data.improve.job = Some(job),
         (Err(e), Job::Measure { settings, .. }) => fail(s, settings, e.to_string()),
-        (Err(e), Job::Sweep { .. }) => s.improve.error = Some(e.to_string()),
+        (Err(e), Job::Sweep { .. }) => s.data.improve.error = Some(e.to_string()),
         (Ok(true), Job::Sweep { from, grid, batch }) => {
             let measured: Vec<_> = batch.finish().into_iter().map(|(_, m)| m).collect();
-            s.improve.sweep = Some(conclude(&from, grid, &measured));
+            s.data.improve.sweep = Some(conclude(&from, grid, &measured));
         }
         (
             Ok(true),
@@ -139,19 +139,19 @@ fn advance(s: &mut State) {
                 None
             };
             if before {
-                s.improve.before = done.next().map(|(_, m)| m);
+                s.data.improve.before = done.next().map(|(_, m)| m);
             }
-            if let Some(before) = &s.improve.before {
-                s.improve.diff = Some(diff(before, &after));
+            if let Some(before) = &s.data.improve.before {
+                s.data.improve.diff = Some(diff(before, &after));
             }
-            s.improve.keyword_side = keyword_side;
-            record(&mut s.improve, Tried::of(&settings, &after));
-            s.improve.tuned = Some(tuned);
-            s.improve.after = Some(after);
-            s.improve.measured = Some(settings.clone());
-            s.improve.settings = Some(settings);
-            s.improve.error = None;
-            s.improve.waiting_for_vectors = false;
+            s.data.improve.keyword_side = keyword_side;
+            record(&mut s.data.improve, Tried::of(&settings, &after));
+            s.data.improve.tuned = Some(tuned);
+            s.data.improve.after = Some(after);
+            s.data.improve.measured = Some(settings.clone());
+            s.data.improve.settings = Some(settings);
+            s.data.improve.error = None;
+            s.data.improve.waiting_for_vectors = false;
         }
     }
 }
@@ -186,56 +186,52 @@ fn record(im: &mut crate::page::improve::Improve, tried: Tried) {
 
 /// The shell's turn of the event loop is over: the next step.
 pub(super) fn step(s: &mut State) {
-    s.improve.stepping = false;
+    s.data.improve.stepping = false;
     if s.view == View::Ameliorer {
         advance(s);
     }
 }
 
 fn fail(s: &mut State, settings: Settings, why: String) {
-    s.improve.error = Some(why);
-    s.improve.waiting_for_vectors = false;
-    s.improve.settings = Some(settings);
-    s.improve.tuned = None;
-    s.improve.after = None;
-    s.improve.measured = None;
-    s.improve.diff = None;
+    s.data.improve.error = Some(why);
+    s.data.improve.waiting_for_vectors = false;
+    s.data.improve.settings = Some(settings);
+    s.data.improve.tuned = None;
+    s.data.improve.after = None;
+    s.data.improve.measured = None;
+    s.data.improve.diff = None;
 }
 
-/// Makes « Améliorer » current for the catalogue shown: a new catalogue starts a new session
-/// (history, sweep and tops were of the old one); settings are measured once; work under way
-/// asks for its next step.
+/// Makes « Améliorer » current for the catalogue shown (its session is the catalogue's: a new
+/// catalogue brings a new one): settings are measured once; work under way asks for its next
+/// step.
 pub(super) fn ensure(s: &mut State, fx: &mut Vec<Effect>) {
     if s.view != View::Ameliorer {
         return;
     }
-    if s.improve.epoch != s.data.epoch {
-        let settings = s.improve.settings.take();
-        s.improve = Default::default();
-        s.improve.epoch = s.data.epoch;
-        s.improve.settings = settings;
-    }
     let settings = s
+        .data
         .improve
         .settings
         .clone()
         .unwrap_or_else(|| Settings::of(crate::lab::Method::MOTS));
     // Work under way for other settings (a link replaced them) is dropped.
-    if let Some(Job::Measure { settings: m, .. }) = &s.improve.job {
+    if let Some(Job::Measure { settings: m, .. }) = &s.data.improve.job {
         if *m != settings {
-            s.improve.job = None;
+            s.data.improve.job = None;
         }
     }
-    let done = s.improve.measured.as_ref() == Some(&settings) && s.improve.after.is_some();
+    let done =
+        s.data.improve.measured.as_ref() == Some(&settings) && s.data.improve.after.is_some();
     // A failure of these settings is final until they change, unless it waited for vectors.
-    let failed = s.improve.settings.as_ref() == Some(&settings)
-        && s.improve.error.is_some()
-        && !s.improve.waiting_for_vectors;
-    if s.improve.job.is_none() && !done && !failed {
+    let failed = s.data.improve.settings.as_ref() == Some(&settings)
+        && s.data.improve.error.is_some()
+        && !s.data.improve.waiting_for_vectors;
+    if s.data.improve.job.is_none() && !done && !failed {
         measure(s, settings);
     }
-    if s.improve.job.is_some() && !s.improve.stepping {
-        s.improve.stepping = true;
+    if s.data.improve.job.is_some() && !s.data.improve.stepping {
+        s.data.improve.stepping = true;
         fx.push(Effect::Step);
     }
 }
@@ -244,39 +240,39 @@ pub(super) fn ensure(s: &mut State, fx: &mut Vec<Effect>) {
 pub(super) fn from_link(s: &mut State, settings: Option<Settings>, refused: Vec<String>) {
     // A link that changes the settings, or refuses some, is said; the page's own fragment
     // written back (the same settings) leaves what was said.
-    if settings.is_some() && (settings != s.improve.settings || !refused.is_empty()) {
-        s.improve.refused = refused;
+    if settings.is_some() && (settings != s.data.improve.settings || !refused.is_empty()) {
+        s.data.improve.refused = refused;
     }
     if let Some(settings) = settings {
-        if s.improve.settings.as_ref() != Some(&settings) {
-            if let Some(old) = s.improve.settings.replace(settings.clone()) {
-                s.improve.undo.push(old, &settings);
+        if s.data.improve.settings.as_ref() != Some(&settings) {
+            if let Some(old) = s.data.improve.settings.replace(settings.clone()) {
+                s.data.improve.undo.push(old, &settings);
             }
-            s.improve.after = None;
-            s.improve.error = None;
+            s.data.improve.after = None;
+            s.data.improve.error = None;
         }
     }
 }
 
 /// One change from the learner.
 pub(super) fn change(s: &mut State, c: Change) {
-    let Some(current) = s.improve.settings.clone() else {
+    let Some(current) = s.data.improve.settings.clone() else {
         return;
     };
-    s.improve.refused.clear();
+    s.data.improve.refused.clear();
     // The same control moved again continues its gesture; anything else ends it.
     let control = c.control();
-    let continuing = control.is_some() && control == s.improve.streak;
+    let continuing = control.is_some() && control == s.data.improve.streak;
     if !continuing {
-        s.improve.streak = control;
-        s.improve.streak_row = None;
+        s.data.improve.streak = control;
+        s.data.improve.streak_row = None;
     }
     let mut next = current.clone();
     let a = &mut next.analysis;
     match c {
         Change::Start(m) => {
             next = Settings::of(m);
-            s.improve.sweep = None;
+            s.data.improve.sweep = None;
         }
         Change::K1(v) => next.k1 = v,
         Change::B(v) => next.b = v,
@@ -304,7 +300,7 @@ pub(super) fn change(s: &mut State, c: Change) {
                     .fiches()
                     .iter()
                     .find(|f| f.id.to_lowercase() == e.id.to_lowercase());
-                s.improve.error = Some(match near {
+                s.data.improve.error = Some(match near {
                     Some(f) => format!(
                         "Aucune fiche {} dans ce catalogue\u{202f}; vouliez-vous {}\u{202f}?",
                         e.id, f.id
@@ -314,21 +310,22 @@ pub(super) fn change(s: &mut State, c: Change) {
                 return;
             }
             if e.words.trim().is_empty() {
-                s.improve.error = Some(format!("Écrivez les mots à ajouter à la fiche {}.", e.id));
+                s.data.improve.error =
+                    Some(format!("Écrivez les mots à ajouter à la fiche {}.", e.id));
                 return;
             }
             let same = |o: &crate::improve::Enrichment| {
                 o.id == e.id && o.product == e.product && o.words.trim() == e.words.trim()
             };
             if next.enrich.iter().any(same) {
-                s.improve.error = Some(format!(
+                s.data.improve.error = Some(format!(
                     "La fiche {} a déjà ces mots\u{a0}: ajoutés deux fois, ils ne compteraient pas davantage pour un client.",
                     e.id
                 ));
                 return;
             }
             if next.analysis.analyzer().analyze(&e.words).is_empty() {
-                s.improve.error = Some(format!(
+                s.data.improve.error = Some(format!(
                     "«\u{202f}{}\u{202f}» ne compte pour rien\u{a0}: ce ne sont que des mots vides de cette analyse, la recherche ne les lit pas. Ajoutez des mots qui portent le sens.",
                     e.words.trim()
                 ));
@@ -350,28 +347,28 @@ pub(super) fn change(s: &mut State, c: Change) {
             }
         }
         Change::Undo => {
-            let Some(previous) = s.improve.undo.pop(&current) else {
+            let Some(previous) = s.data.improve.undo.pop(&current) else {
                 return;
             };
             measure(s, previous);
             return;
         }
         Change::Replay(i) => {
-            let Some(t) = s.improve.history.get(i) else {
+            let Some(t) = s.data.improve.history.get(i) else {
                 return;
             };
             next = t.settings.clone();
         }
         Change::Sweep(grid) => {
-            s.improve.sweep = None;
+            s.data.improve.sweep = None;
             if let Some(e) = current.base().ok().and_then(|m| m.encoder()) {
                 if let Err(why) = tops(s, e) {
-                    s.improve.error = Some(why);
+                    s.data.improve.error = Some(why);
                     return;
                 }
             }
-            let batch = Batch::new(sweep_settings(&current, grid), s.improve.tuned.clone());
-            s.improve.job = Some(Job::Sweep {
+            let batch = Batch::new(sweep_settings(&current, grid), s.data.improve.tuned.clone());
+            s.data.improve.job = Some(Job::Sweep {
                 from: current,
                 grid,
                 batch,
@@ -380,7 +377,9 @@ pub(super) fn change(s: &mut State, c: Change) {
             return;
         }
         Change::KeepSwept => {
-            let Some(sw) = &s.improve.sweep else { return };
+            let Some(sw) = &s.data.improve.sweep else {
+                return;
+            };
             next = sw.points[sw.best_calibration].settings.clone();
         }
     }
@@ -388,12 +387,12 @@ pub(super) fn change(s: &mut State, c: Change) {
         return;
     }
     if let Err(e) = next.check() {
-        s.improve.error = Some(e.to_string());
+        s.data.improve.error = Some(e.to_string());
         return;
     }
     // A gesture is one step of « Annuler »: back to the settings before it began.
     if !continuing {
-        s.improve.undo.push(current, &next);
+        s.data.improve.undo.push(current, &next);
     }
     measure(s, next);
 }

@@ -71,17 +71,17 @@ pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     s.key_check = None;
     s.data.ui.compute = Phase::Idle;
     s.data.ui.dense = Phase::Idle;
-    s.answering.pending = None;
-    s.answering.judging = None;
-    s.evaluation.confirming = false;
-    if s.evaluation.asked.take().is_some() {
-        s.evaluation.phase = Phase::Idle;
-        s.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
+    s.data.answering.pending = None;
+    s.data.answering.judging = None;
+    s.data.evaluation.confirming = false;
+    if s.data.evaluation.asked.take().is_some() {
+        s.data.evaluation.phase = Phase::Idle;
+        s.data.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
     }
-    s.evaluation.rerank_confirming = false;
-    if s.evaluation.rerank_asked.take().is_some() {
-        s.evaluation.rerank_phase = Phase::Idle;
-        s.evaluation.rerank_message =
+    s.data.evaluation.rerank_confirming = false;
+    if s.data.evaluation.rerank_asked.take().is_some() {
+        s.data.evaluation.rerank_phase = Phase::Idle;
+        s.data.evaluation.rerank_message =
             Some("Reclassement interrompu : la clé a été oubliée.".into());
     }
     fx.push(Effect::RememberKey(None));

@@ -127,6 +127,7 @@ pub(super) fn export_file(s: &State, what: &str) -> Option<(String, String)> {
         "json" => Some(("mesures.json".into(), export::json(&ms))),
         "qrels" => ms.first().map(|m| ("qrels.txt".into(), export::qrels(m))),
         "reglages" => s
+            .data
             .improve
             .settings
             .as_ref()

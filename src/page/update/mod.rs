@@ -220,38 +220,38 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
             s.journal = crate::journal::Journal::default();
             fx.push(Effect::JournalErase);
         }
-        Msg::AnswerMethodChosen(m) => s.answering.method = Some(m),
-        Msg::AnswerModelChosen(m) => s.answering.model = Some(m),
+        Msg::AnswerMethodChosen(m) => s.choices.answer_method = Some(m),
+        Msg::AnswerModelChosen(m) => s.choices.answer_model = Some(m),
         Msg::AnswerRequested => answer::request(s),
         Msg::AnswerObtained { key, chat } => {
             s.answers.insert(key, chat);
         }
-        Msg::EvalSourceChosen(m) => s.evaluation.source = Some(m),
-        Msg::EvalModelChosen(m) => s.evaluation.model = Some(m),
-        Msg::EvalJudgeChosen(m) => s.evaluation.judge = Some(m),
+        Msg::EvalSourceChosen(m) => s.choices.eval_source = Some(m),
+        Msg::EvalModelChosen(m) => s.choices.eval_model = Some(m),
+        Msg::EvalJudgeChosen(m) => s.choices.judge = Some(m),
         Msg::EvalAsked => {
-            if s.key.is_some() && !s.evaluation.phase.is_running() {
-                s.evaluation.confirming = true;
-                s.evaluation.message = None;
+            if s.key.is_some() && !s.data.evaluation.phase.is_running() {
+                s.data.evaluation.confirming = true;
+                s.data.evaluation.message = None;
             }
         }
         Msg::EvalConfirmed => {
-            if s.evaluation.confirming {
-                s.evaluation.confirming = false;
+            if s.data.evaluation.confirming {
+                s.data.evaluation.confirming = false;
                 answer::start_evaluation(s);
             }
         }
         Msg::EvalCancelled => answer::eval_cancelled(s),
         Msg::AnswerJudgeRequested => answer::judge_requested(s),
         Msg::RerankAsked => {
-            if s.key.is_some() && !s.evaluation.rerank_phase.is_running() {
-                s.evaluation.rerank_confirming = true;
-                s.evaluation.rerank_message = None;
+            if s.key.is_some() && !s.data.evaluation.rerank_phase.is_running() {
+                s.data.evaluation.rerank_confirming = true;
+                s.data.evaluation.rerank_message = None;
             }
         }
         Msg::RerankConfirmed => {
-            if s.evaluation.rerank_confirming {
-                s.evaluation.rerank_confirming = false;
+            if s.data.evaluation.rerank_confirming {
+                s.data.evaluation.rerank_confirming = false;
                 answer::start_rerank(s);
             }
         }
@@ -308,11 +308,11 @@ fn reported(
         Report::AnswerShown(result) => answer::shown(s, result, now, fx),
         Report::Judged(outcome) => answer::judged(s, outcome),
         Report::EvalProgress { done, total } => {
-            s.evaluation.phase = super::parts::Phase::Running { done, total };
+            s.data.evaluation.phase = super::parts::Phase::Running { done, total };
         }
         Report::EvalEnded(outcome) => answer::eval_ended(s, outcome),
         Report::RerankProgress { done, total } => {
-            s.evaluation.rerank_phase = super::parts::Phase::Running { done, total };
+            s.data.evaluation.rerank_phase = super::parts::Phase::Running { done, total };
         }
         Report::RerankEnded(outcome) => answer::rerank_ended(s, outcome),
         Report::DatasetLoaded(data) => catalogue::loaded(s, *data, fx),
@@ -394,8 +394,8 @@ fn cancel_run(s: &mut State, run: RunId) {
         Subject::Pause(q) | Subject::Embed(q) => s.search_error = Some((q, "Annulé.".to_owned())),
         Subject::ComputeVectors => vectors::compute_cancelled(s),
         Subject::MeasureDense => vectors::dense_cancelled(s),
-        Subject::Answer(_) => s.answering.pending = None,
-        Subject::Judge(_) => s.answering.judging = None,
+        Subject::Answer(_) => s.data.answering.pending = None,
+        Subject::Judge(_) => s.data.answering.judging = None,
         Subject::Evaluate => answer::eval_cancelled(s),
         Subject::Rerank => answer::rerank_cancelled(s),
         Subject::ReadFiles(_) | Subject::ReadRuns(_) => {}

@@ -29,7 +29,7 @@ pub fn method_options(
 
 pub fn render(s: &State, memo: &mut Memo) {
     let method = s.answer_method();
-    let model = model_or_default(&s.answering.model);
+    let model = model_or_default(&s.choices.answer_model);
     if memo.changed("reponse-methode", (&s.shown, method)) {
         replace_children(
             &by_id(ids::REPONSE_METHODE),
@@ -42,7 +42,7 @@ pub fn render(s: &State, memo: &mut Memo) {
     // No button that can only fail: without a key, say what it needs instead.
     set_disabled(
         &by_id(ids::REDIGER),
-        s.key.is_none() || s.answering.pending.is_some(),
+        s.key.is_none() || s.data.answering.pending.is_some(),
     );
     let hint = if s.key.is_none() {
         "Rédiger une réponse demande votre clé Mistral (Réglages, en bas de page)."
@@ -62,9 +62,9 @@ pub fn render(s: &State, memo: &mut Memo) {
     if memo.changed("envoi", preview_inputs) {
         set_text(&by_id(ids::ENVOI_TEXTE), &preview(s, method, &model));
     }
-    let result = s.answering.result.as_ref();
+    let result = s.data.answering.result.as_ref();
     let result_inputs = (
-        s.answering.pending.is_some(),
+        s.data.answering.pending.is_some(),
         result.map(|r| {
             (
                 &r.question,
@@ -80,14 +80,14 @@ pub fn render(s: &State, memo: &mut Memo) {
             ),
             Err(e) => (r.model.clone(), e.clone(), None, false),
         }),
-        s.answering.judging.is_some(),
-        &s.answering.verdict,
+        s.data.answering.judging.is_some(),
+        &s.data.answering.verdict,
         s.key.is_some(),
-        judge_or_default(&s.evaluation.judge),
+        judge_or_default(&s.choices.judge),
     );
     if memo.changed("reponse-resultat", result_inputs) {
         let target = by_id(ids::REPONSE_RESULTAT);
-        match (s.answering.pending.is_some(), result) {
+        match (s.data.answering.pending.is_some(), result) {
             (true, _) => set_text(&target, "Rédaction en cours…"),
             (false, None) => set_text(&target, ""),
             (false, Some(r)) => match &r.outcome {
@@ -118,9 +118,9 @@ pub fn render(s: &State, memo: &mut Memo) {
 /// The judge's verdict on the answer shown, or the button that asks for it (with its model and
 /// what it reads), or what the learner needs first.
 fn verdict(s: &State) -> web_sys::Element {
-    let judge = judge_or_default(&s.evaluation.judge);
+    let judge = judge_or_default(&s.choices.judge);
     let p = E::new("div").class("verdict");
-    match (&s.answering.verdict, s.answering.judging.is_some(), s.key.is_some()) {
+    match (&s.data.answering.verdict, s.data.answering.judging.is_some(), s.key.is_some()) {
         (_, true, _) => p.child(E::new("p").class("etat").text(&format!("{judge} relit la réponse…")).build()),
         (Some(Ok(text)), false, _) => {
             let (class, said) = match judge::parse_verdict(text) {

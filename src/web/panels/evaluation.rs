@@ -27,8 +27,8 @@ pub fn render(s: &State, memo: &mut Memo) {
     super::shipped::render(s, memo);
     let sources = s.evaluation_sources();
     let source = s.evaluation_source();
-    let model = model_or_default(&s.evaluation.model);
-    let judge = judge_or_default(&s.evaluation.judge);
+    let model = model_or_default(&s.choices.eval_model);
+    let judge = judge_or_default(&s.choices.judge);
     if memo.changed("eval-methode", (&sources, source)) {
         replace_children(
             &by_id(ids::EVAL_METHODE),
@@ -45,7 +45,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         replace_children(&by_id(ids::EVAL_JUGE), model_options(&judge));
     }
     let Some(source) = source else { return };
-    let e = &s.evaluation;
+    let e = &s.data.evaluation;
     let actions = (&e.phase, e.confirming, s.key.is_some(), &model, &judge);
     if memo.changed("eval-actions", actions) {
         let controls: Vec<Element> = match (&e.phase, e.confirming, s.key.is_some()) {
@@ -171,6 +171,7 @@ pub fn render(s: &State, memo: &mut Memo) {
 /// Every run of this catalogue side by side, the whole catalogue included when it ran.
 fn runs_table(s: &State) -> Element {
     let rows: Vec<AnswerRow> = s
+        .data
         .evaluation
         .runs
         .iter()
@@ -210,7 +211,7 @@ fn progress(id: &str, label: &str, done: usize, total: usize) -> Element {
 /// « Reclasser les 20 premières » of the source's method: the button, its confirmation with the
 /// estimate, the progress, and the rerankings done.
 fn render_rerank(s: &State, memo: &mut Memo, model: &str) {
-    let e = &s.evaluation;
+    let e = &s.data.evaluation;
     let method = s.rerank_method();
     let inputs = (
         &e.rerank_phase,

@@ -173,7 +173,7 @@ fn button(label: &str, attr: (&str, &str)) -> Element {
 }
 
 pub fn render(s: &State, memo: &mut Memo) {
-    let im = &s.improve;
+    let im = &s.data.improve;
     let Some(settings) = &im.settings else {
         return;
     };

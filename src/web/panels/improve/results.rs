@@ -131,7 +131,7 @@ fn status_mark(st: Status) -> (&'static str, &'static str) {
 }
 
 pub(super) fn results(s: &State) -> Vec<Element> {
-    let im = &s.improve;
+    let im = &s.data.improve;
     let mut out = Vec::new();
     if !im.refused.is_empty() {
         let mut note = E::new("div").class("erreur-api").attr("role", "status").child(

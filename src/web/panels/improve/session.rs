@@ -10,7 +10,7 @@ use crate::page::State;
 
 /// « Régler sur une moitié, vérifier sur l'autre ».
 pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
-    let im = &s.improve;
+    let im = &s.data.improve;
     // The sweep.
     let mut sweep = E::new("section")
         .class("partie")
@@ -100,7 +100,7 @@ pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
 
 /// The settings tried in this session, the most recent first.
 pub(super) fn history(s: &State) -> Element {
-    let im = &s.improve;
+    let im = &s.data.improve;
     // The history.
     let head = E::new("tr").children(
         [
