@@ -1041,13 +1041,32 @@ fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
         .any(|e| matches!(e, Effect::LoadVectors { epoch } if *epoch == s.data.epoch)));
 }
 
+/// The run of the local model's download.
+fn model_run(s: &State) -> RunId {
+    s.jobs
+        .run_of(&JobKey {
+            catalogue: 0,
+            subject: Subject::LocalModel,
+        })
+        .expect("the model is downloaded")
+}
+
 /// `sens local` shown and « Un isolant » typed: the local model's download asked for, once.
 fn downloading_local_model() -> State {
     let mut s = state();
     with_local_vectors(&mut s);
     show(&mut s, Method::SensLocal);
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
     s
 }
 
@@ -1090,32 +1109,78 @@ fn b8_a_link_with_a_local_method_downloads_no_model_before_a_gesture() {
             ],
         )),
     );
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        0
+    );
     assert!(s.local_waits_for_gesture());
     // Anything else meanwhile downloads nothing either.
     assert_eq!(
         count(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |e| {
-            matches!(e, Effect::LoadLocalModel)
+            matches!(
+                e,
+                Effect::Start {
+                    work: Work::LoadLocalModel,
+                    ..
+                }
+            )
         }),
         0
     );
     let fx = send(&mut s, Msg::LocalModelRequested);
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
 }
 
 #[test]
 fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
     let mut s = downloading_local_model();
-    // The cached copy was refused (and deleted by the shell): fetched again.
+    // Read from the cache, handed to the worker…
+    let run = model_run(&s);
+    send(&mut s, Msg::Report(run, Report::LocalModelFetched));
+    assert!(matches!(s.local, LocalModel::Preparing(0)));
+    // …which refused it (and the shell deleted it): fetched again.
     let fx = send(&mut s, Msg::LocalModelEvicted("empreinte".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::Worker(Request::Question { text }) if text == "Un isolant")));
     // The download refused in turn is final.
     send(&mut s, Msg::LocalModelFailed("refusé".into()));
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        0
+    );
     assert!(matches!(s.local, LocalModel::Unavailable(_)));
 }
 
@@ -1123,26 +1188,43 @@ fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
 fn b7_unticking_or_cancelling_aborts_the_download_and_a_question_fetches_it_again() {
     let mut s = downloading_local_model();
     // « Annuler le téléchargement »: its request aborted, said.
+    let run = model_run(&s);
     let fx = send(&mut s, Msg::LocalModelCancelled);
-    assert_eq!(count(&fx, |e| matches!(e, Effect::AbortLocalModel)), 1);
+    assert_eq!(stops(&fx), vec![run]);
     assert!(matches!(&s.local, LocalModel::Unavailable(why) if why.contains("annulé")));
     // Nothing more by itself; the next question fetches it again.
     assert_eq!(
         count(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |e| {
-            matches!(e, Effect::LoadLocalModel)
+            matches!(
+                e,
+                Effect::Start {
+                    work: Work::LoadLocalModel,
+                    ..
+                }
+            )
         }),
         0
     );
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
     // The local methods unticked while it comes: aborted too.
+    let run = model_run(&s);
     let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::AbortLocalModel)), 1);
+    assert_eq!(stops(&fx), vec![run]);
     assert!(matches!(s.local, LocalModel::Idle));
     // A cancel that comes late (the model is there) changes nothing.
     send(&mut s, Msg::LocalModelReady);
     let fx = send(&mut s, Msg::LocalModelCancelled);
-    assert_eq!(count(&fx, |e| matches!(e, Effect::AbortLocalModel)), 0);
+    assert!(stops(&fx).is_empty());
     assert!(matches!(s.local, LocalModel::Ready));
 }
 
@@ -1165,7 +1247,16 @@ fn the_local_model_is_asked_for_once_while_it_comes() {
         &mut s,
         Msg::QuestionTyped("Un isolant phonique".into()),
     ));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
     // Each new question goes to the worker once.
     let asked = count(&fx, |e| {
         matches!(e, Effect::Worker(Request::Question { .. }))
@@ -1213,46 +1304,85 @@ fn b11_a_vos_donnees_link_opened_without_those_files_says_so_where_the_learner_l
 #[test]
 fn b7_a_failed_download_is_tried_again_by_the_next_gesture_not_before() {
     let mut s = downloading_local_model();
-    send(&mut s, Msg::LocalModelDownloadFailed("503".into()));
+    let run = model_run(&s);
+    send(
+        &mut s,
+        Msg::Report(run, Report::LocalModelDownloadFailed("503".into())),
+    );
     assert!(matches!(s.local, LocalModel::Unavailable(_)));
     // Nothing else retries by itself.
     let fx = send(&mut s, Msg::ViewChosen(View::Mesurer));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        0
+    );
     // The learner's next question does.
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
     // A refusal of the model itself stays final.
     send(&mut s, Msg::LocalModelFailed("refusé".into()));
     let fx = send(&mut s, Msg::QuestionTyped("Une colle".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        0
+    );
 }
 
 #[test]
 fn b7_unticking_the_local_methods_stops_the_download() {
     let mut s = downloading_local_model();
-    send(
-        &mut s,
-        Msg::LocalModelProgress {
-            done: 4_500_000,
-            total: Some(81_098_920),
-        },
-    );
+    let run = model_run(&s);
+    let progress = |done| {
+        Msg::Report(
+            run,
+            Report::LocalModelProgress {
+                done,
+                total: Some(81_098_920),
+            },
+        )
+    };
+    send(&mut s, progress(4_500_000));
     assert!(matches!(s.local, LocalModel::Fetching { .. }));
-    send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
-    // The shell gives the download up at its next chunk, seeing this.
+    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
+    // Its job stops: the shell aborts the request.
+    assert_eq!(stops(&fx), vec![run]);
     assert!(matches!(s.local, LocalModel::Idle));
     // A chunk's news arriving meanwhile does not bring it back.
-    send(
-        &mut s,
-        Msg::LocalModelProgress {
-            done: 5_500_000,
-            total: Some(81_098_920),
-        },
-    );
+    send(&mut s, progress(5_500_000));
     assert!(matches!(s.local, LocalModel::Idle));
     // Ticked again: fetched again.
     let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
 }
 
 // « Améliorer »: every change re-measures all the questions, against the starting method.
@@ -1699,10 +1829,28 @@ fn rt4_r4_a_worker_that_could_not_start_is_started_again_at_the_next_question() 
         matches!(&s.local, LocalModel::Unavailable(why) if why.contains("réessayer") && !why.contains("rechargement"))
     );
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 1);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        1
+    );
     send(&mut s, Msg::LocalWorkerDied("crash".into()));
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant thermique".into()));
-    assert_eq!(count(&fx, |e| matches!(e, Effect::LoadLocalModel)), 0);
+    assert_eq!(
+        count(&fx, |e| matches!(
+            e,
+            Effect::Start {
+                work: Work::LoadLocalModel,
+                ..
+            }
+        )),
+        0
+    );
 }
 
 #[test]

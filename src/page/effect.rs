@@ -50,10 +50,6 @@ pub enum Effect {
     JournalAppend(Vec<crate::journal::Entry>),
     /// Erases every stored entry, then tells the other tabs (which show the stored journal).
     JournalErase,
-    /// Fetches (or reads from the cache) and prepares the local encoder.
-    LoadLocalModel,
-    /// Aborts the model's download in flight (its request ends at once).
-    AbortLocalModel,
     /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
     Worker(crate::encoder::protocol::Request),
     /// Measures `methods` on the questions of the catalogue of `epoch`, in steps.

@@ -57,6 +57,15 @@ pub enum Subject {
     ReadFiles(u64),
     /// TREC run files of import number `n`.
     ReadRuns(u64),
+    /// The local encoder's model, fetched (or read from this browser's cache) for its worker.
+    LocalModel,
+}
+
+impl Subject {
+    /// Whether the job is the same whatever the catalogue (a new catalogue does not stop it).
+    pub fn spans_catalogues(&self) -> bool {
+        matches!(self, Subject::LocalModel)
+    }
 }
 
 /// What a run does, built from the state when its key is new.
@@ -118,13 +127,18 @@ pub enum Work {
     ReadRuns {
         files: Vec<FileRef>,
     },
+    /// Fetches (or reads from the cache) the local encoder's model, and hands it to the worker.
+    LoadLocalModel,
 }
 
 impl Work {
     /// Whether its task may spend the learner's key, or leads to one that does (the pause in
     /// typing): the page says how many such tasks run (`data-appels`).
     pub fn is_paid(&self) -> bool {
-        !matches!(self, Work::ReadFiles { .. } | Work::ReadRuns { .. })
+        !matches!(
+            self,
+            Work::ReadFiles { .. } | Work::ReadRuns { .. } | Work::LoadLocalModel
+        )
     }
 }
 
@@ -166,6 +180,16 @@ pub enum Report {
     /// Run files read, in the order chosen: each one's name, and its text or why it could not be
     /// read.
     RunsRead(Vec<(String, Result<String, String>)>),
+    /// The model's bytes received, of how many (when the server says).
+    LocalModelProgress {
+        done: u64,
+        total: Option<u64>,
+    },
+    /// The model is here (fetched or from the cache): its worker prepares it.
+    LocalModelFetched,
+    /// The model's download failed (the server's answer, the network, a stall): the next gesture
+    /// that needs it tries again.
+    LocalModelDownloadFailed(String),
 }
 
 /// The jobs running, by key, and the next run's id.

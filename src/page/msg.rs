@@ -100,19 +100,12 @@ pub enum Msg {
     /// The local encoder's worker failed before it listened (its module could not be fetched):
     /// the next gesture that needs it starts a new one.
     LocalWorkerNotStarted(String),
-    LocalModelProgress {
-        done: u64,
-        total: Option<u64>,
-    },
     LocalModelPreparing(u8),
     LocalModelReady,
     LocalModelFailed(String),
     /// The worker refused the model read from this browser's cache, which was deleted: it is
     /// fetched again (why, in the worker's words).
     LocalModelEvicted(String),
-    /// The model's download failed (the server's answer, the network, a stall): the next
-    /// gesture that needs it tries again.
-    LocalModelDownloadFailed(String),
     /// The model prepared could not be kept in this browser (storage full, a private window).
     LocalModelNotKept,
     /// « Charger le modèle local »: the learner agrees to download it for a question that came

@@ -45,6 +45,15 @@ impl Call {
         self.cancelled.get()
     }
 
+    /// Makes `controller`'s request part of this call: cancelling the call aborts it (at once if
+    /// the call was cancelled already).
+    pub fn hold(&self, controller: AbortController) {
+        if self.is_cancelled() {
+            controller.abort();
+        }
+        *self.controller.borrow_mut() = Some(controller);
+    }
+
     /// Ends the current wait now: the next attempt starts at once.
     pub fn skip_wait(&self) {
         self.skip.set(true);

@@ -44,8 +44,6 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             methods,
             vectors,
         } => spawn(tasks::measure(app, seq, epoch, methods, vectors)),
-        Effect::LoadLocalModel => spawn(tasks::load_local_model(app)),
-        Effect::AbortLocalModel => tasks::abort_model_download(),
         Effect::Worker(request) => super::worker_client::send(&app, &request, None),
         Effect::JournalAppend(entries) => spawn(tasks::append_journal(app, entries)),
         Effect::JournalErase => spawn(tasks::erase_journal(app)),

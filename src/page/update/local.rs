@@ -7,6 +7,7 @@ use crate::fr::messages;
 use crate::lab::Method;
 
 use super::super::effect::Effect;
+use super::super::jobs::Subject;
 use super::super::local::LocalModel;
 use super::super::state::State;
 use super::measure::request_measure;
@@ -51,9 +52,9 @@ pub(super) fn retry(s: &mut State) {
     }
 }
 
-/// « Annuler » during the model's download: its request is aborted, and the next gesture that
-/// needs the model (a question typed, « Charger le modèle ») fetches it again.
-pub(super) fn cancelled(s: &mut State, fx: &mut Vec<Effect>) {
+/// « Annuler » during the model's download: its request is aborted (its job stops), and the next
+/// gesture that needs the model (a question typed, « Charger le modèle ») fetches it again.
+pub(super) fn cancelled(s: &mut State) {
     if matches!(s.local, LocalModel::Fetching { .. }) {
         s.local = LocalModel::Unavailable(
             "Téléchargement du modèle local annulé. Tapez une question pour le reprendre."
@@ -61,7 +62,13 @@ pub(super) fn cancelled(s: &mut State, fx: &mut Vec<Effect>) {
         );
         s.local_retry = true;
         s.local_asked = None;
-        fx.push(Effect::AbortLocalModel);
+    }
+}
+
+/// The model's download runs while the page waits for it (a new catalogue does not stop it).
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    if matches!(s.local, LocalModel::Fetching { .. }) {
+        want(Subject::LocalModel);
     }
 }
 
@@ -150,11 +157,10 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
             s.local_sent_questions.clear();
             fx.push(Effect::Worker(Request::Stop { epoch }));
         }
-        // The download's request is aborted at once.
+        // The download's job stops: its request is aborted at once.
         if matches!(s.local, LocalModel::Fetching { .. }) {
             s.local = LocalModel::Idle;
             s.local_asked = None;
-            fx.push(Effect::AbortLocalModel);
         }
     }
     if s.wants_local_fiche_vectors() {
@@ -164,7 +170,6 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
                     done: 0,
                     total: None,
                 };
-                fx.push(Effect::LoadLocalModel);
             }
             LocalModel::Ready if s.local_fiches.is_none_or(|(e, _, _)| e != s.data.epoch) => {
                 let questions: Vec<String> = s
@@ -198,7 +203,6 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
                 done: 0,
                 total: None,
             };
-            fx.push(Effect::LoadLocalModel);
         }
         // Sent at once, even while the model comes: the worker keeps the latest question and
         // embeds it as soon as it can, between two fiches if it is computing some.

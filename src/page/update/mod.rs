@@ -183,14 +183,8 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::LocalQuestionEmbedded { question, vector } => {
             s.local_qvectors.insert(question, vector);
         }
-        Msg::LocalModelProgress { .. } | Msg::LocalModelPreparing(_) | Msg::LocalModelReady
+        Msg::LocalModelPreparing(_) | Msg::LocalModelReady
             if matches!(s.local, super::local::LocalModel::Unavailable(_)) => {}
-        // A download stopped meanwhile (no local method shown any more) stays stopped.
-        Msg::LocalModelProgress { done, total } => {
-            if matches!(s.local, super::local::LocalModel::Fetching { .. }) {
-                s.local = super::local::LocalModel::Fetching { done, total }
-            }
-        }
         Msg::LocalModelPreparing(p) => s.local = super::local::LocalModel::Preparing(p),
         Msg::LocalModelReady => s.local = super::local::LocalModel::Ready,
         Msg::LocalModelFailed(why) => {
@@ -200,16 +194,12 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::LocalWorkerDied(detail) => local::worker_died(s, detail),
         Msg::LocalWorkerNotStarted(detail) => local::worker_not_started(s, detail),
         Msg::LocalModelEvicted(why) => local::evicted(s, why),
-        Msg::LocalModelDownloadFailed(why) => {
-            s.local = super::local::LocalModel::Unavailable(why);
-            s.local_retry = true;
-        }
         Msg::LocalModelNotKept => s.local_not_kept = true,
         Msg::LocalModelRequested => {
             s.local_download_ok = true;
             local::retry(s);
         }
-        Msg::LocalModelCancelled => local::cancelled(s, fx),
+        Msg::LocalModelCancelled => local::cancelled(s),
         Msg::LocalRows { done, total, bytes } => {
             s.local_rows = (done < total).then_some((done, total, bytes));
         }
@@ -322,6 +312,14 @@ fn reported(
                 measure::runs_read(s, n, read)
             }
         }
+        Report::LocalModelProgress { done, total } => {
+            s.local = super::local::LocalModel::Fetching { done, total }
+        }
+        Report::LocalModelFetched => s.local = super::local::LocalModel::Preparing(0),
+        Report::LocalModelDownloadFailed(why) => {
+            s.local = super::local::LocalModel::Unavailable(why);
+            s.local_retry = true;
+        }
     }
 }
 
@@ -333,8 +331,11 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     local::wanted(s, fx);
     vectors::dense_wanted(s, fx);
     let mut keys = Vec::new();
-    let catalogue = s.data.epoch;
-    let mut want = |subject: Subject| keys.push(JobKey { catalogue, subject });
+    let epoch = s.data.epoch;
+    let mut want = |subject: Subject| {
+        let catalogue = if subject.spans_catalogues() { 0 } else { epoch };
+        keys.push(JobKey { catalogue, subject })
+    };
     if s.key.is_some() {
         key::jobs(s, &mut want);
         question::jobs(s, &mut want);
@@ -343,6 +344,7 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     }
     catalogue::jobs(s, &mut want);
     measure::jobs(s, &mut want);
+    local::jobs(s, &mut want);
     let (started, stopped) = s.jobs.reconcile(&keys);
     for run in stopped {
         if s.waiting.is_some_and(|(_, r)| r == run) {
@@ -363,6 +365,7 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
     match subject {
         Subject::ReadFiles(_) => return catalogue::work(s),
         Subject::ReadRuns(n) => return measure::work(s, *n),
+        Subject::LocalModel => return Some(Work::LoadLocalModel),
         _ => {}
     }
     let key = s.key.clone()?;
@@ -379,7 +382,7 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
         Subject::Answer(_) | Subject::Judge(_) | Subject::Evaluate | Subject::Rerank => {
             answer::work(s, subject, key)
         }
-        Subject::ReadFiles(_) | Subject::ReadRuns(_) => None,
+        Subject::ReadFiles(_) | Subject::ReadRuns(_) | Subject::LocalModel => None,
     }
 }
 
@@ -398,6 +401,6 @@ fn cancel_run(s: &mut State, run: RunId) {
         Subject::Judge(_) => s.data.answering.judging = None,
         Subject::Evaluate => answer::eval_cancelled(s),
         Subject::Rerank => answer::rerank_cancelled(s),
-        Subject::ReadFiles(_) | Subject::ReadRuns(_) => {}
+        Subject::ReadFiles(_) | Subject::ReadRuns(_) | Subject::LocalModel => {}
     }
 }

@@ -5,16 +5,16 @@
 
 use super::super::dom::fetch_text;
 use super::super::frame::Manifest;
-use super::super::runtime::Shared;
+use super::super::runtime::{Run, Shared};
 use super::super::store;
 use crate::encoder::blocks::HEAD_FILE;
 use crate::encoder::identity::{cache_key, MODEL_FILE};
-use crate::page::Msg;
+use crate::page::Report;
 
 /// The local encoder: the model the manifest names, from this browser's cache, else fetched once
 /// with its progress shown; then handed to its Web Worker as a Blob, which checks and prepares it
 /// off the page's thread.
-pub async fn load_local_model(app: Shared) {
+pub async fn load_local_model(app: Shared, run: Run) {
     let manifest = match fetch_text("data/manifeste.json").await {
         Ok(text) => Manifest::parse(&text),
         Err(_) => Manifest::default(),
@@ -24,12 +24,12 @@ pub async fn load_local_model(app: Shared) {
     if let Some(whole) = manifest.modele_entier {
         store::delete(store::MODEL, &cache_key(&whole)).await;
     }
-    match local_model_blob(&app, expected.as_deref()).await {
+    match local_model_blob(&run, expected.as_deref()).await {
         Ok((blob, cached)) => {
-            app.dispatch(Msg::LocalModelPreparing(0));
+            run.report(Report::LocalModelFetched);
             super::super::worker_client::prepare(&app, blob, expected, cached);
         }
-        Err(Download::Failed(why)) => app.dispatch(Msg::LocalModelDownloadFailed(why)),
+        Err(Download::Failed(why)) => run.report(Report::LocalModelDownloadFailed(why)),
         // The learner stopped wanting it: the model already knows.
         Err(Download::Stopped) => {}
     }
@@ -52,25 +52,11 @@ impl From<String> for Download {
 /// A download that receives nothing for this long is given up (and said).
 const STALL_MS: i32 = 30_000;
 
-thread_local! {
-    /// The model's download in flight: aborted at once when the learner no longer wants it
-    /// (local methods unticked, « Annuler »), rather than at its next chunk.
-    static DOWNLOAD: std::cell::RefCell<Option<web_sys::AbortController>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Aborts the model's download in flight, if one is (its request ends; the task stops).
-pub fn abort_download() {
-    if let Some(c) = DOWNLOAD.with(|d| d.borrow_mut().take()) {
-        c.abort();
-    }
-}
-
 /// The model file and whether it came from the cache: the cache is read only under the content
 /// hash the page names (a build that names none caches nothing); else it is fetched. A copy kept
 /// under the bare path by an earlier version of the page, never checked, is deleted.
 pub(super) async fn local_model_blob(
-    app: &Shared,
+    run: &Run,
     expected: Option<&str>,
 ) -> Result<(web_sys::Blob, bool), Download> {
     use wasm_bindgen::JsCast;
@@ -90,32 +76,27 @@ pub(super) async fn local_model_blob(
         }
     }
     store::delete(store::MODEL, MODEL_FILE).await;
-    let blob = fetch_with_progress(app, HEAD_FILE).await?;
+    let blob = fetch_with_progress(run, HEAD_FILE).await?;
     Ok((blob, false))
 }
 
 /// The file at `path` as a Blob of the chunks received, reporting progress as they arrive. The
-/// chunks stay in JavaScript: nothing grows or copies in the module while downloading.
-pub(super) async fn fetch_with_progress(
-    app: &Shared,
-    path: &str,
-) -> Result<web_sys::Blob, Download> {
+/// chunks stay in JavaScript: nothing grows or copies in the module while downloading. The run
+/// stopped (the learner no longer wants the model: local methods unticked, « Annuler »), its
+/// request is aborted at once, rather than at its next chunk.
+pub(super) async fn fetch_with_progress(run: &Run, path: &str) -> Result<web_sys::Blob, Download> {
     use wasm_bindgen::JsCast;
     let absent = || {
         "Le modèle local n'est pas disponible sur ce site (il n'a pas été construit avec la page) : sens local et hybride local ne peuvent pas plonger de nouvelle question ; leurs mesures sur les questions de l'exercice restent.".to_owned()
     };
     let window = web_sys::window().ok_or_else(absent)?;
     // Not wanted any more (the learner unticked or cancelled meanwhile): stopped, not failed.
-    let stopped = || {
-        app.peek(|s| !matches!(s.local, crate::page::LocalModel::Fetching { .. }))
-            .unwrap_or(false)
-    };
-    let controller = web_sys::AbortController::new().ok();
+    let stopped = || run.call.is_cancelled();
     let init = web_sys::RequestInit::new();
-    if let Some(c) = &controller {
+    if let Ok(c) = web_sys::AbortController::new() {
         init.set_signal(Some(&c.signal()));
+        run.call.hold(c);
     }
-    DOWNLOAD.with(|d| *d.borrow_mut() = controller);
     let resp =
         wasm_bindgen_futures::JsFuture::from(window.fetch_with_str_and_init(path, &init)).await;
     let resp: web_sys::Response = match resp {
@@ -176,13 +157,12 @@ pub(super) async fn fetch_with_progress(
         // One message per quarter megabyte: the bar moves, the page does not re-render per packet.
         if received - reported >= 250_000 {
             reported = received;
-            app.dispatch(Msg::LocalModelProgress {
+            run.report(Report::LocalModelProgress {
                 done: reported,
                 total,
             });
         }
     }
-    DOWNLOAD.with(|d| d.borrow_mut().take());
     web_sys::Blob::new_with_u8_array_sequence(&chunks).map_err(|_| {
         "Le modèle local n'a pas pu être assemblé après son chargement."
             .to_owned()

@@ -11,7 +11,7 @@ mod mistral;
 mod vectors;
 
 pub use journal::{append as append_journal, erase as erase_journal, start as start_journal};
-pub use local::{abort_download as abort_model_download, load_local_model};
+
 pub use measure::measure;
 
 pub use vectors::{attach_vectors, dense, dense_question, load_vectors, Attached};
@@ -25,6 +25,7 @@ pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
     match work {
         Work::ReadFiles { selection, .. } => files::read_files(app, run, files, selection).await,
         Work::ReadRuns { .. } => files::read_runs(run, files).await,
+        Work::LoadLocalModel => local::load_local_model(app, run).await,
         Work::CheckKey { key } => mistral::check_key(app, run, key).await,
         Work::Pause { ms } => mistral::pause(run, ms).await,
         Work::EmbedQuestion { key, question } => {
