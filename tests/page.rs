@@ -488,6 +488,25 @@ fn typing_on_before_the_pause_ends_embeds_nothing() {
 }
 
 #[test]
+fn a_key_typed_a_character_at_a_time_is_not_sent_before_the_learner_pauses() {
+    let mut s = ready_for_sens();
+    let run = embeds(&typed(&mut s, "Un isolant"))[0].0;
+    send(
+        &mut s,
+        Msg::Report(run, Report::QuestionFailed("Clé refusée".into())),
+    );
+    let mut fx = Vec::new();
+    for key in ["a", "ab", "abc"] {
+        fx.extend(send(&mut s, Msg::KeyTyped(key.into())));
+    }
+    assert!(embeds(&fx).is_empty(), "a partial key was sent");
+    // Each edit starts the pause again.
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::Pause { .. })), 3);
+    let fx = after_pause(&mut s, fx);
+    assert_eq!(embeds(&fx).len(), 1);
+}
+
+#[test]
 fn enter_embeds_the_question_at_once_without_the_pause() {
     let mut s = ready_for_sens();
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));

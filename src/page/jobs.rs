@@ -37,8 +37,9 @@ pub struct JobKey {
 pub enum Subject {
     /// « Vérifier ma clé ».
     CheckKey,
-    /// The pause in typing after this question, before it is embedded (the debounce).
-    Pause(String),
+    /// The pause in typing after this question and the key's `n`th edit, before the question is
+    /// embedded (the debounce): typing in either box starts it again.
+    Pause(String, u64),
     /// This question's mistral-embed vector.
     Embed(String),
     /// The catalogue's fiche vectors, computed with the key.

@@ -46,8 +46,12 @@ pub struct State {
     pub remember_warning: bool,
     /// Question vectors by text (mistral-embed: valid whatever the catalogue).
     pub qvectors: QuestionVectors,
-    /// The question in the box after which typing paused: it may be embedded now.
-    pub paused: Option<String>,
+    /// The question in the box after which typing paused, and the key's edit it paused after
+    /// ([`State::key_edits`]): it may be embedded now.
+    pub paused: Option<(String, u64)>,
+    /// Counts the edits of the key field: a key typed a character at a time is not sent before
+    /// the learner pauses.
+    pub key_edits: u64,
     /// The question came from a link, not from the learner's hand: embedding it (a paid call)
     /// waits for a click.
     pub question_from_link: bool,
@@ -130,6 +134,7 @@ impl State {
             remember_warning: false,
             qvectors: QuestionVectors::new(),
             paused: None,
+            key_edits: 0,
             question_from_link: false,
             committed: None,
             search_error: None,

@@ -10,6 +10,7 @@ use super::super::parts::{Costs, Phase};
 use super::super::state::State;
 
 pub(super) fn typed(s: &mut State, raw: String, fx: &mut Vec<Effect>) {
+    s.key_edits += 1;
     let parsed = ApiKey::parse(&raw);
     s.key_problem = match &parsed {
         Err(e @ mistral::KeyError::BadCharacter { .. }) => Some(messages::key(e)),

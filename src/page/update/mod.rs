@@ -271,8 +271,8 @@ fn reported(
     match report {
         Report::Waiting(wait) => key::waiting(s, run, wait),
         Report::Paused => {
-            if let Subject::Pause(q) = key.subject {
-                s.paused = Some(q);
+            if let Subject::Pause(q, n) = key.subject {
+                s.paused = Some((q, n));
             }
         }
         Report::KeyChecked(verdict) => s.key_check = Some(Some(verdict)),
@@ -371,7 +371,7 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
     let key = s.key.clone()?;
     match subject {
         Subject::CheckKey => Some(Work::CheckKey { key }),
-        Subject::Pause(_) => Some(Work::Pause {
+        Subject::Pause(..) => Some(Work::Pause {
             ms: question::DEBOUNCE_MS,
         }),
         Subject::Embed(question) => Some(Work::EmbedQuestion {
@@ -394,7 +394,9 @@ fn cancel_run(s: &mut State, run: RunId) {
     };
     match key.subject {
         Subject::CheckKey => s.key_check = None,
-        Subject::Pause(q) | Subject::Embed(q) => s.search_error = Some((q, "Annulé.".to_owned())),
+        Subject::Pause(q, _) | Subject::Embed(q) => {
+            s.search_error = Some((q, "Annulé.".to_owned()))
+        }
         Subject::ComputeVectors => vectors::compute_cancelled(s),
         Subject::MeasureDense => vectors::dense_cancelled(s),
         Subject::Answer(_) => s.data.answering.pending = None,

@@ -141,10 +141,14 @@ pub const DEBOUNCE_MS: u32 = 400;
 pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     let q = &s.question;
     if s.wants_question_vector() {
-        if s.paused.as_ref() == Some(q) || s.committed.as_ref() == Some(q) {
+        let paused = s
+            .paused
+            .as_ref()
+            .is_some_and(|(p, n)| p == q && *n == s.key_edits);
+        if paused || s.committed.as_ref() == Some(q) {
             want(Subject::Embed(q.clone()));
         } else {
-            want(Subject::Pause(q.clone()));
+            want(Subject::Pause(q.clone(), s.key_edits));
         }
     }
     if let Some(c) = s.committed.as_ref().filter(|c| *c != q) {
