@@ -240,6 +240,30 @@ fn the_head_and_its_blocks_embed_exactly_as_the_whole_model() {
     );
 }
 
+/// The head's size the page announces (« 3 Mo téléchargés une fois ») is the served file's, and
+/// the page's HTML says the same.
+#[test]
+fn the_heads_announced_size_is_the_served_files() {
+    use rag_fiches::encoder::blocks::{HEAD_FILE, HEAD_MB};
+    let html = include_str!("../www/index.html");
+    assert!(html.contains(&format!("fois ({HEAD_MB}\u{a0}Mo)")));
+    let served = root().join(HEAD_FILE);
+    if !served.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "with CI=true the page's copy of the model is required: bash scripts/modele.sh"
+        );
+        eprintln!("\n*** SKIPPED: no {} ***\n", served.display());
+        return;
+    }
+    let bytes = std::fs::metadata(&served).unwrap().len();
+    assert_eq!(
+        (bytes as f64 / 1e6).round() as u32,
+        HEAD_MB,
+        "{bytes} bytes"
+    );
+}
+
 /// What the page is served (`scripts/modele.sh`): the xz head inflates to the head the manifest
 /// names, and every LZMA block inflates to the model's block, so a checked block is this
 /// model's row for row.

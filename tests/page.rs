@@ -1551,7 +1551,7 @@ fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue(
         &mut s,
         Msg::AnswersShipped {
             epoch,
-            outcome: Ok(Box::new(file)),
+            outcome: Ok(Some(Box::new(file))),
         },
     );
     let names: Vec<String> = s.data.measured().iter().map(|m| m.method.clone()).collect();
@@ -1582,7 +1582,7 @@ fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue(
         &mut s,
         Msg::AnswersShipped {
             epoch,
-            outcome: Ok(Box::new(stale)),
+            outcome: Ok(Some(Box::new(stale))),
         },
     );
     assert!(s.data.shipped.is_none());
@@ -1591,6 +1591,44 @@ fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue(
         .measured()
         .iter()
         .all(|m| !m.method.ends_with("reclassé")));
+}
+
+#[test]
+fn a_deploy_that_publishes_no_answers_is_known_as_such() {
+    let mut s = state();
+    assert!(
+        !s.data.shipped_none,
+        "not known before the manifest is read"
+    );
+    let epoch = s.data.epoch;
+    send(
+        &mut s,
+        Msg::AnswersShipped {
+            epoch,
+            outcome: Ok(None),
+        },
+    );
+    assert!(s.data.shipped_none);
+    assert!(s.data.shipped.is_none());
+    // Another catalogue: its own answers are not the exercise's.
+    load_learner(&mut s);
+    assert!(!s.data.shipped_none);
+}
+
+#[test]
+fn the_copied_link_says_it_keeps_the_settings_of_ameliorer_when_it_does() {
+    let mut s = state();
+    let said = s.share_note(true);
+    assert!(said.starts_with("Lien copié"), "{said}");
+    assert!(!said.contains("réglages"), "{said}");
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    let said = s.share_note(false);
+    assert!(said.starts_with("Copiez ce lien"), "{said}");
+    assert!(
+        said.contains("les réglages d'«\u{202f}Améliorer\u{202f}»"),
+        "{said}"
+    );
+    assert!(said.ends_with("jamais la clé."), "{said}");
 }
 
 #[test]

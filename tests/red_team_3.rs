@@ -605,7 +605,7 @@ fn shipped_outcome(s: &State, file: &rag_fiches::answer::shipped::ShippedAnswers
             &ids,
             &s.data.questions,
         )
-        .map(Box::new)
+        .map(|f| Some(Box::new(f)))
         .map_err(|e| rag_fiches::fr::messages::shipped(&e)),
     }
 }

@@ -38,6 +38,9 @@ const CHECKSUM: usize = 8;
 pub const BLOCKS_DIR: &str = "data/modele-local/lignes";
 /// The model's head, xz-compressed, relative to the page.
 pub const HEAD_FILE: &str = "data/modele-local/tete.safetensors.xz";
+/// The head's size in megabytes, rounded, as the page announces it before downloading it
+/// (`tests/encoder.rs` checks it against the file served).
+pub const HEAD_MB: u32 = 3;
 
 /// Bytes of a node of the blocks' hash tree: 128 bits of SHA-256, for which no one finds a
 /// second file (the block's own 64-bit checksum only catches damage).

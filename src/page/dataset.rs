@@ -45,6 +45,8 @@ pub struct Dataset {
     /// The answers shipped with the exercise (`data/reponses.json`), or why they were refused;
     /// `None` when there are none (or not yet read).
     pub shipped: Option<Result<std::rc::Rc<ShippedAnswers>, String>>,
+    /// This deploy publishes no answers computed in advance (its manifest names none).
+    pub shipped_none: bool,
     /// Each first stage's top 20 reranked by a model, from `shipped`, measured like methods
     /// (« mots+ reclassé »).
     pub reranked: Vec<Measurement>,
@@ -162,6 +164,7 @@ impl Dataset {
             questions_shipped: 0,
             runs: Vec::new(),
             shipped: None,
+            shipped_none: false,
             reranked: Vec::new(),
             shipped_questions: Vec::new(),
             measure_version: 0,

@@ -182,10 +182,11 @@ pub enum Msg {
         origin: String,
     },
     /// The answers computed once and shipped with the exercise (`data/reponses.json`), read and
-    /// checked against its fiches and questions, or why they were refused (in French).
+    /// checked against its fiches and questions (`None`: this deploy publishes none), or why they
+    /// were refused (in French).
     AnswersShipped {
         epoch: u64,
-        outcome: Result<Box<ShippedAnswers>, String>,
+        outcome: Result<Option<Box<ShippedAnswers>>, String>,
     },
     AnswerObtained {
         key: String,

@@ -278,6 +278,22 @@ impl State {
         }
     }
 
+    /// What « Copier le lien » says of the link: what it keeps (the settings of « Améliorer »
+    /// when it carries them), never the key; `copied`: whether it reached the clipboard.
+    pub fn share_note(&self, copied: bool) -> String {
+        let kept = if self.link_state().settings.is_some() {
+            "la vue, la question, les méthodes et les réglages d'«\u{202f}Améliorer\u{202f}»"
+        } else {
+            "la vue, la question et les méthodes"
+        };
+        let lead = if copied {
+            "Lien copié"
+        } else {
+            "Copiez ce lien"
+        };
+        format!("{lead}\u{a0}: il garde {kept}, jamais la clé.")
+    }
+
     /// The methods measured, in the page's order.
     pub fn measured_methods(&self) -> Vec<Method> {
         self.data

@@ -236,10 +236,11 @@ pub fn unavailable(
             parts.push(
                 E::new("span")
                     .class("sans-cle")
-                    .text(
+                    .text(&format!(
                         "Sans clé, le sens se calcule aussi dans votre navigateur, avec un \
-                         autre modèle (3\u{a0}Mo téléchargés une fois, puis quelques ko par question) : ",
-                    )
+                         autre modèle ({}\u{a0}Mo téléchargés une fois, puis quelques ko par question) : ",
+                        crate::encoder::blocks::HEAD_MB
+                    ))
                     .build(),
             );
             parts.push(

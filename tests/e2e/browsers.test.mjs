@@ -118,11 +118,16 @@ inEngines('the learner\'s path: keyword columns, the local methods, « Mesurer �
   assert.equal(await figure('mots+', 'courante', 'hit5'), '19/20');
   assert.equal(await figure('sens local', 'courante', 'hit1'), '11/20');
   assert.equal(await figure('sens local', 'exacte', 'hit1'), '14/15');
+  // This deploy publishes no answers computed in advance: what they would show is said.
+  const none = await tab.until(() => document.querySelector('#reponses-livrees [data-reponses-absentes]')?.textContent);
+  assert.match(none, /^Ce site n'en publie pas\. .*aux 40 questions .*Mesurer les réponses/);
 
   // The link of this view, opened in a new page, opens the same view with the same methods.
   await tab.click('#copier-lien');
   const link = await tab.until(() => document.querySelector('#lien')?.value);
   assert.doesNotMatch(link, /cle|key/i);
+  const said = await tab.until(() => document.querySelector('#lien-etat')?.textContent);
+  assert.match(said, /^(Lien copié|Copiez ce lien)\u00a0: il garde la vue, la question et les méthodes, jamais la clé\.$/);
   assert.deepEqual(await tab.problems(), []);
   // One page at a time: WebKitWebDriver holds one session.
   await tab.close();

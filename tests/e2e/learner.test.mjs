@@ -122,6 +122,7 @@ test('a fresh page without a key: no empty method column, no button that can onl
   const enabledButThatFail = await page.evaluate(() => ['rediger', 'calculer', 'eval-lancer']
     .filter((id) => { const b = document.getElementById(id); return b && !b.disabled && !b.hidden; }));
   assert.deepEqual(enabledButThatFail, []);
+  assert.equal(await page.isDisabled('#oublier'), true, 'no key to forget');
   assert.equal(await page.isVisible('#couts'), false, 'no cost line before there is a key');
   assert.deepEqual(problems, []);
   await context.close();

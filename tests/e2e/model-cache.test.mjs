@@ -118,6 +118,7 @@ test('b8: a link with sens local downloads nothing before a click; the click fet
   await page.waitForSelector('body[data-ready="true"]');
   const ask = page.locator('#colonne-sens-local button[data-charger-modele]');
   await ask.waitFor();
+  assert.equal(await ask.textContent(), 'Charger le modèle local (3\u00a0Mo, une fois)');
   assert.equal(models.length, 0, 'a link downloads no model by itself');
   // A reload of the link does not either.
   await page.reload();

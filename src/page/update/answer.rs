@@ -330,7 +330,15 @@ pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
 
 /// The shipped answers arrived: kept, and each first stage's reranked lists measured like a
 /// method (« mots+ reclassé »), so that they appear in every table, the grid and the exports.
-pub(super) fn shipped(s: &mut State, outcome: Result<Box<ShippedAnswers>, String>) {
+pub(super) fn shipped(s: &mut State, outcome: Result<Option<Box<ShippedAnswers>>, String>) {
+    let outcome = match outcome {
+        Ok(None) => {
+            s.data.shipped_none = true;
+            return;
+        }
+        Ok(Some(file)) => Ok(file),
+        Err(e) => Err(e),
+    };
     // The reranked lists must be this page's own first stages: a forged or stale list is never
     // measured as the reranker's work.
     let outcome = outcome.and_then(|file| {

@@ -66,16 +66,8 @@ pub fn render(s: &State) {
                 field.set_value(link);
             }
             set_hidden(&share, false);
-            let state = match copied {
-                None => "",
-                Some(true) => {
-                    "Lien copié : il garde la vue, la question et les méthodes, jamais la clé."
-                }
-                Some(false) => {
-                    "Copiez ce lien : il garde la vue, la question et les méthodes, jamais la clé."
-                }
-            };
-            set_text(&by_id(ids::LIEN_ETAT), state);
+            let state = copied.map(|c| s.share_note(c)).unwrap_or_default();
+            set_text(&by_id(ids::LIEN_ETAT), &state);
         }
     }
 }

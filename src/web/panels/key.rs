@@ -44,6 +44,11 @@ pub fn render(s: &State) {
         );
     }
     set_hidden(&warning, !s.remember_warning);
+    // Nothing to forget: no key in memory, none remembered, nothing typed that is not one.
+    set_disabled(
+        &by_id(ids::OUBLIER),
+        s.key.is_none() && !s.remembered && s.key_problem.is_none(),
+    );
     let checking = matches!(s.key_check, Some(None));
     set_disabled(&by_id(ids::VERIFIER_CLE), s.key.is_none() || checking);
     let verdict = by_id(ids::VERIFICATION);

@@ -285,7 +285,10 @@ fn column(s: &State, method: Method) -> Element {
         let button = E::new("button")
             .attr("type", "button")
             .attr("data-charger-modele", "")
-            .text("Charger le modèle local");
+            .text(&format!(
+                "Charger le modèle local ({}\u{a0}Mo, une fois)",
+                crate::encoder::blocks::HEAD_MB
+            ));
         return column.child(ask).child(button).build();
     }
     if local && vector.is_none() {

@@ -22,12 +22,19 @@ pub fn render(s: &State, memo: &mut Memo) {
     let inputs = (
         s.data.epoch,
         shipped.map(|r| r.as_ref().map(|f| std::rc::Rc::as_ptr(f) as usize)),
+        s.data.shipped_none,
     );
     if !memo.changed("reponses-livrees", inputs) {
         return;
     }
     let target = by_id(ids::REPONSES_LIVREES);
     let mut content: Vec<Element> = match shipped {
+        // The exercise's deploy publishes none: what they would show, and how they come.
+        None if s.data.shipped_none && s.data.label.is_none() => vec![E::new("p")
+            .class("etat")
+            .attr("data-reponses-absentes", "")
+            .text(&none_published(s.data.questions.len()))
+            .build()],
         None => Vec::new(),
         Some(Err(message)) => vec![E::new("p")
             .class("etat alerte")
@@ -49,6 +56,13 @@ pub fn render(s: &State, memo: &mut Memo) {
         target.remove_attribute("hidden").ok();
     }
     replace_children(&target, content);
+}
+
+/// What « Réponses calculées d'avance » would show, said where a deploy publishes none.
+fn none_published(questions: usize) -> String {
+    format!(
+        "Ce site n'en publie pas. Calculées une fois avec une clé par qui déploie la page (la commande «\u{202f}reponses\u{202f}», ou le déploiement GitHub Pages avec le secret MISTRAL_API_KEY\u{a0}: voir le README), elles montreraient ici à chacun, sans clé, les réponses de chaque méthode aux {questions} questions avec leur fidélité, celles jugées NON à relire, «\u{202f}tout le catalogue\u{202f}» en témoin, et les 20 premières reclassées par un modèle. Avec votre clé, «\u{202f}Mesurer les réponses\u{202f}» les calcule ici pour vous."
+    )
 }
 
 fn cell(text: &str) -> Element {

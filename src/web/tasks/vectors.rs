@@ -251,7 +251,7 @@ async fn load_answers(app: Shared, epoch: u64, name: String) {
         let ids: std::collections::HashSet<&str> =
             lab.fiches().iter().map(|f| f.id.as_str()).collect();
         ShippedAnswers::parse(&bytes, lab.fingerprint(), &ids, &s.data.questions)
-            .map(Box::new)
+            .map(|f| Some(Box::new(f)))
             .map_err(|e| messages::shipped(&e))
     }) else {
         return;
@@ -278,8 +278,12 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
             Ok(text) => Manifest::parse(&text),
             Err(_) => Manifest::default(),
         };
-        if let Some(name) = manifest.reponses.clone() {
-            wasm_bindgen_futures::spawn_local(load_answers(app.clone(), epoch, name));
+        match manifest.reponses.clone() {
+            Some(name) => wasm_bindgen_futures::spawn_local(load_answers(app.clone(), epoch, name)),
+            None => app.dispatch(Msg::AnswersShipped {
+                epoch,
+                outcome: Ok(None),
+            }),
         }
         if let Some(name) = &manifest.vecteurs_local {
             let read = fetch_bytes(&format!("data/{name}")).await.and_then(|b| {
