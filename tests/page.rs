@@ -1911,6 +1911,58 @@ fn rt4_r4_a_worker_that_could_not_start_is_started_again_at_the_next_question() 
 }
 
 #[test]
+fn the_effect_of_a_change_is_summed_up_in_three_lines() {
+    use rag_fiches::page::improve::{summary, Change};
+    let mut s = state();
+    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    let first = summary(&s.data.improve, false).expect("the start is measured");
+    assert!(
+        first.figures.starts_with(
+            "Courantes\u{a0}: en tête 8/20 → 8/20, dans les 5 premières 15/20 → 15/20"
+        ),
+        "{}",
+        first.figures
+    );
+    assert_eq!(first.moved, "Aucune question n'a changé de rang.");
+    improve(&mut s, Change::Stem(true));
+    let after = summary(&s.data.improve, false).unwrap();
+    let d = s.data.improve.diff.as_ref().unwrap();
+    assert!(!d.up.is_empty(), "stemming lifts some");
+    assert!(
+        after.moved.starts_with(&rag_fiches::fr::count(
+            d.up.len() as u64,
+            "question",
+            "questions"
+        )),
+        "{}",
+        after.moved
+    );
+    assert!(after.moved.contains(&d.up[0].question), "{}", after.moved);
+    assert!(
+        after.criteria.starts_with("Critères de recherche\u{a0}: "),
+        "{}",
+        after.criteria
+    );
+    // Its figures are the table's: the courantes' hit@5 after the change.
+    let hit5 = s
+        .data
+        .improve
+        .after
+        .as_ref()
+        .unwrap()
+        .kinds
+        .iter()
+        .find(|k| k.kind == rag_fiches::data::QuestionKind::Courante)
+        .unwrap()
+        .hit5;
+    assert!(
+        after.figures.contains(&format!("15/20 → {hit5}/20")),
+        "{}",
+        after.figures
+    );
+}
+
+#[test]
 fn a_slider_dragged_is_one_change_in_the_history_and_one_undo_which_appends_nothing() {
     use rag_fiches::page::improve::Change;
     let mut s = state();

@@ -287,3 +287,99 @@ pub fn progress(im: &Improve, lab: &crate::lab::Lab, questions: usize) -> Option
         ),
     })
 }
+
+/// The effect of the settings in use against the starting method, in three short lines: kept in
+/// sight beside the controls (on a phone, at the foot of the screen) after every change.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Summary {
+    /// The courantes' and exactes' key figures, before → after.
+    pub figures: String,
+    /// How many questions moved up and down, and the first one with its ranks.
+    pub moved: String,
+    /// The success criteria met, of those that apply here, and the first one not met.
+    pub criteria: String,
+}
+
+/// [`Summary`] of `im`'s last measurement (`None` before there is one).
+pub fn summary(im: &Improve, has_key: bool) -> Option<Summary> {
+    use crate::data::QuestionKind;
+    use crate::improve::checklist::{checklist, Status};
+    let (before, after) = (im.before.as_ref()?, im.after.as_ref()?);
+    fn kind(m: &Measurement, k: QuestionKind) -> Option<&crate::measure::KindStats> {
+        m.kinds.iter().find(|s| s.kind == k && s.questions > 0)
+    }
+    let mut figures = Vec::new();
+    if let (Some(a), Some(b)) = (
+        kind(before, QuestionKind::Courante),
+        kind(after, QuestionKind::Courante),
+    ) {
+        figures.push(format!(
+            "Courantes\u{a0}: en tête {}/{n} → {}/{n}, dans les 5 premières {}/{n} → {}/{n}",
+            a.hit1,
+            b.hit1,
+            a.hit5,
+            b.hit5,
+            n = b.questions
+        ));
+    }
+    if let (Some(a), Some(b)) = (
+        kind(before, QuestionKind::Exacte),
+        kind(after, QuestionKind::Exacte),
+    ) {
+        figures.push(format!(
+            "exactes en tête {}/{n} → {}/{n}",
+            a.hit1,
+            b.hit1,
+            n = b.questions
+        ));
+    }
+    let rank = |r: Option<usize>| r.map_or("hors des 10".to_owned(), |r| r.to_string());
+    let moved = match &im.diff {
+        None => String::new(),
+        Some(d) if d.up.is_empty() && d.down.is_empty() => {
+            "Aucune question n'a changé de rang.".to_owned()
+        }
+        Some(d) => {
+            let first = d.up.first().or(d.down.first());
+            let first = first.map_or(String::new(), |m| {
+                format!(
+                    "\u{a0}: «\u{202f}{}\u{202f}» {} → {}",
+                    m.question,
+                    rank(m.before),
+                    rank(m.after)
+                )
+            });
+            format!(
+                "{} remontée{}, {} descendue{}{first}.",
+                crate::fr::count(d.up.len() as u64, "question", "questions"),
+                if d.up.len() > 1 { "s" } else { "" },
+                d.down.len(),
+                if d.down.len() > 1 { "s" } else { "" },
+            )
+        }
+    };
+    let list = checklist(after, im.keyword_side.as_ref(), has_key);
+    let judged: Vec<_> = list
+        .iter()
+        .filter(|c| matches!(c.status, Status::Met | Status::NotMet))
+        .collect();
+    let met = judged.iter().filter(|c| c.status == Status::Met).count();
+    let criteria = match judged.iter().find(|c| c.status == Status::NotMet) {
+        Some(c) => format!(
+            "Critères de recherche\u{a0}: {met} tenu{} sur {}\u{202f}; pas encore\u{a0}: {}.",
+            if met > 1 { "s" } else { "" },
+            judged.len(),
+            c.label.to_lowercase()
+        ),
+        None => format!(
+            "Critères de recherche\u{a0}: {met} tenu{} sur {}.",
+            if met > 1 { "s" } else { "" },
+            judged.len()
+        ),
+    };
+    Some(Summary {
+        figures: format!("{}.", figures.join("\u{202f}; ")),
+        moved,
+        criteria,
+    })
+}

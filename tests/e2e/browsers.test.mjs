@@ -185,6 +185,48 @@ inEngines('rt4-r4 the page kept by its service worker: after one visit, offline,
   }
 });
 
+inEngines('on a phone, the effect of each of the seed\'s three fixes is in sight without scrolling', async (engine) => {
+  const tab = await engine.open({ width: 390, height: 844 });
+  await tab.goto(`${server.url}#vue=ameliorer`);
+  await tab.ready();
+  const effect = () => document.querySelector('#ameliorer-effet:not([hidden])')?.textContent;
+  let said = await tab.until(effect, { timeout: 60000 });
+  // The summary's box inside the window, and its text changed by the change just made.
+  const inSight = async (what) => {
+    said = await tab.until((before) => {
+      const now = document.querySelector('#ameliorer-effet:not([hidden])')?.textContent;
+      return now && now !== before ? now : null;
+    }, { args: [said], timeout: 60000, what });
+    const box = await tab.run(() => {
+      const r = document.querySelector('#ameliorer-effet').getBoundingClientRect();
+      return [r.top, r.bottom, window.innerHeight];
+    });
+    assert.ok(box[0] >= 0 && box[1] <= box[2] + 0.5, `${what}: the summary is at ${box[0]}–${box[1]} in a window of ${box[2]}`);
+    return said;
+  };
+  // The learner scrolls to the control, as on a phone, then uses it.
+  const reach = (selector) => tab.run((s) => document.querySelector(s).scrollIntoView({ block: 'center' }), selector);
+  // 1. Stems: « racine (Snowball) ».
+  await reach('#ameliorer-racine');
+  await tab.click('#ameliorer-racine');
+  assert.match(await inSight('racine'), /question.? remontée/);
+  // 2. The fiche enriched with the customers' words.
+  await reach('#ameliorer-fiche');
+  await tab.type('#ameliorer-fiche', 'AR-0063');
+  await tab.type('#ameliorer-ajout', 'ne brûle pas');
+  await tab.click('[data-ameliorer="enrichir"]');
+  await inSight('enrichment');
+  // 3. The fusion: starting from hybride local.
+  await reach('#ameliorer-methode');
+  await tab.run(() => {
+    const select = document.querySelector('#ameliorer-methode');
+    select.value = 'hybride local';
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  assert.match(await inSight('fusion'), /^Courantes\u00a0: en tête \d+\/20 → \d+\/20/);
+  assert.deepEqual(await tab.problems(), []);
+});
+
 inEngines('a question typed once the page is ready leaves the results undimmed', async (engine) => {
   const tab = await openReady(engine);
   await tab.type('#question', 'isolant');

@@ -24,7 +24,8 @@ mod session;
 pub const REGLAGES: &str = "ameliorer-reglages";
 pub const RESULTATS: &str = "ameliorer-resultats";
 pub const CALCUL: &str = "ameliorer-calcul";
-pub const IDS: &[&str] = &[REGLAGES, CALCUL, RESULTATS];
+pub const EFFET: &str = "ameliorer-effet";
+pub const IDS: &[&str] = &[REGLAGES, EFFET, CALCUL, RESULTATS];
 
 const METHODE: &str = "ameliorer-methode";
 const MOTS_VIDES: &str = "ameliorer-mots-vides";
@@ -199,6 +200,18 @@ pub fn render(s: &State, memo: &mut Memo) {
         im.sweep.as_ref().map(|sw| sw.verdict.clone()),
         s.key.is_some(),
     );
+    let summary = crate::page::improve::summary(im, s.key.is_some());
+    if memo.changed("ameliorer-effet", &summary) {
+        let target = by_id(EFFET);
+        set_hidden(&target, summary.is_none());
+        let lines: Vec<Element> = summary
+            .iter()
+            .flat_map(|m| [&m.figures, &m.moved, &m.criteria])
+            .filter(|l| !l.is_empty())
+            .map(|l| E::new("p").text(l).build())
+            .collect();
+        replace_children(&target, lines);
+    }
     let progress = crate::page::improve::progress(im, &s.data.lab, s.data.questions.len());
     let calcul = by_id(CALCUL);
     set_hidden(&calcul, progress.is_none());
