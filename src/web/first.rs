@@ -43,6 +43,23 @@ extern "C" {
 /// A User Timing mark (`performance.mark`): `tests/e2e/bench.mjs` reads them to say where the
 /// time before the first result goes (`first:start`, `first:manifest`, `first:read`,
 /// `first:indexed`, `first:drawn`).
+/// Screens this narrow or narrower open with « Par où commencer » folded: its steps would fill the
+/// first screen, and the question box must be on it.
+const FOLDED_GUIDE_WIDTH: f64 = 600.0;
+
+/// Folds « Par où commencer » on a phone, before the first paint of the page's content.
+fn fold_guide_on_a_phone() {
+    let narrow = web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w <= FOLDED_GUIDE_WIDTH);
+    if narrow {
+        if let Some(guide) = document().get_element_by_id(ids::COMMENCER_GUIDE) {
+            guide.remove_attribute("open").ok();
+        }
+    }
+}
+
 fn timing_mark(name: &str) {
     if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
         performance.mark(name).ok();
@@ -53,6 +70,7 @@ fn timing_mark(name: &str) {
 pub fn run() {
     timing_mark("first:start");
     console_error_panic_hook::set_once();
+    fold_guide_on_a_phone();
     wasm_bindgen_futures::spawn_local(async {
         let manifest = fetch_text("data/manifeste.json");
         let remembered = Remembered::read();

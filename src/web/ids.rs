@@ -9,6 +9,8 @@ pub const RESUME: &str = "resume";
 pub const NOTE_LIEN: &str = "note-lien";
 pub const COMMENCER: &str = "commencer";
 pub const COMMENCER_FERMER: &str = "commencer-fermer";
+/// « Par où commencer »'s steps, folded on a phone.
+pub const COMMENCER_GUIDE: &str = "commencer-guide";
 pub const TEST_BUILD: &str = "test-build";
 pub const COUTS: &str = "couts";
 pub const ERREUR: &str = "erreur";

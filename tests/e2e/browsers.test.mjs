@@ -227,6 +227,23 @@ inEngines('on a phone, the effect of each of the seed\'s three fixes is in sight
   assert.deepEqual(await tab.problems(), []);
 });
 
+inEngines('the first screen of a phone shows the question box, the guide folded; a laptop\'s shows the guide, which names « Améliorer »', async (engine) => {
+  const phone = await openReady(engine, { width: 390, height: 844 });
+  const first = await phone.run(() => {
+    const box = document.querySelector('#question').getBoundingClientRect();
+    return [document.querySelector('#commencer-guide').open, box.bottom, window.innerHeight];
+  });
+  assert.equal(first[0], false, 'the guide is folded on a phone');
+  assert.ok(first[1] <= first[2], `the question box ends at ${first[1]} in a window of ${first[2]}`);
+  assert.deepEqual(await phone.problems(), []);
+  await phone.close();
+  const laptop = await openReady(engine);
+  const guide = await laptop.run(() => [document.querySelector('#commencer-guide').open, document.querySelector('#commencer ol').textContent]);
+  assert.equal(guide[0], true);
+  assert.match(guide[1], /l'étape de l'exercice, «\u202fAméliorer\u202f»/);
+  assert.deepEqual(await laptop.problems(), []);
+});
+
 inEngines('a question typed once the page is ready leaves the results undimmed', async (engine) => {
   const tab = await openReady(engine);
   await tab.type('#question', 'isolant');
