@@ -1076,16 +1076,7 @@ fn downloading_local_model() -> State {
     with_local_vectors(&mut s);
     show(&mut s, Method::SensLocal);
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     s
 }
 
@@ -1128,41 +1119,17 @@ fn b8_a_link_with_a_local_method_downloads_no_model_before_a_gesture() {
             ],
         )),
     );
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        0
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
     assert!(s.local_waits_for_gesture());
     // Anything else meanwhile downloads nothing either.
     assert_eq!(
-        count(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |e| {
-            matches!(
-                e,
-                Effect::Start {
-                    work: Work::LoadLocalModel,
-                    ..
-                }
-            )
+        count_started(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |w| {
+            matches!(w, Work::LoadLocalModel)
         }),
         0
     );
     let fx = send(&mut s, Msg::LocalModelRequested);
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
 }
 
 #[test]
@@ -1174,32 +1141,14 @@ fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
     assert!(matches!(s.local, LocalModel::Preparing(0)));
     // …which refused it (and the shell deleted it): fetched again.
     let fx = send(&mut s, Msg::LocalModelEvicted("empreinte".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::Worker(Request::Question { text }) if text == "Un isolant")));
     // The download refused in turn is final.
     send(&mut s, Msg::LocalModelFailed("refusé".into()));
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        0
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
     assert!(matches!(s.local, LocalModel::Unavailable(_)));
 }
 
@@ -1213,28 +1162,13 @@ fn b7_unticking_or_cancelling_aborts_the_download_and_a_question_fetches_it_agai
     assert!(matches!(&s.local, LocalModel::Unavailable(why) if why.contains("annulé")));
     // Nothing more by itself; the next question fetches it again.
     assert_eq!(
-        count(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |e| {
-            matches!(
-                e,
-                Effect::Start {
-                    work: Work::LoadLocalModel,
-                    ..
-                }
-            )
+        count_started(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |w| {
+            matches!(w, Work::LoadLocalModel)
         }),
         0
     );
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     // The local methods unticked while it comes: aborted too.
     let run = model_run(&s);
     let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
@@ -1266,16 +1200,7 @@ fn the_local_model_is_asked_for_once_while_it_comes() {
         &mut s,
         Msg::QuestionTyped("Un isolant phonique".into()),
     ));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     // Each new question goes to the worker once.
     let asked = count(&fx, |e| {
         matches!(e, Effect::Worker(Request::Question { .. }))
@@ -1331,41 +1256,14 @@ fn b7_a_failed_download_is_tried_again_by_the_next_gesture_not_before() {
     assert!(matches!(s.local, LocalModel::Unavailable(_)));
     // Nothing else retries by itself.
     let fx = send(&mut s, Msg::ViewChosen(View::Mesurer));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        0
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
     // The learner's next question does.
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     // A refusal of the model itself stays final.
     send(&mut s, Msg::LocalModelFailed("refusé".into()));
     let fx = send(&mut s, Msg::QuestionTyped("Une colle".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        0
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
 }
 
 #[test]
@@ -1392,16 +1290,7 @@ fn b7_unticking_the_local_methods_stops_the_download() {
     assert!(matches!(s.local, LocalModel::Idle));
     // Ticked again: fetched again.
     let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
 }
 
 // « Améliorer »: every change re-measures all the questions, against the starting method.
@@ -1886,28 +1775,10 @@ fn rt4_r4_a_worker_that_could_not_start_is_started_again_at_the_next_question() 
         matches!(&s.local, LocalModel::Unavailable(why) if why.contains("réessayer") && !why.contains("rechargement"))
     );
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        1
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     send(&mut s, Msg::LocalWorkerDied("crash".into()));
     let fx = send(&mut s, Msg::QuestionTyped("Un isolant thermique".into()));
-    assert_eq!(
-        count(&fx, |e| matches!(
-            e,
-            Effect::Start {
-                work: Work::LoadLocalModel,
-                ..
-            }
-        )),
-        0
-    );
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
 }
 
 #[test]
