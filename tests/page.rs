@@ -13,6 +13,10 @@ use rag_fiches::encoder::protocol::Request;
 use rag_fiches::lab::Method;
 use rag_fiches::link::{QuestionSet, View, ViewState};
 use rag_fiches::mistral::chat::Chat;
+use rag_fiches::page::{
+    AnswerMsg, CatalogueMsg, JournalMsg, KeyMsg, LocalMsg, MeasureMsg, NavMsg, SearchMsg,
+    VectorsMsg,
+};
 
 use rag_fiches::page::*;
 
@@ -27,7 +31,10 @@ fn learner_dataset(label: &str) -> Dataset {
 
 /// The learner's files chosen and read: their catalogue installed; the effects of its arrival.
 fn load_learner(s: &mut State) -> Vec<Effect> {
-    let seq = read_seq(&send(s, Msg::FilesChosen(files(&["f.jsonl", "q.csv"]))));
+    let seq = read_seq(&send(
+        s,
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["f.jsonl", "q.csv"]))),
+    ));
     send(
         s,
         Msg::Report(
@@ -52,19 +59,19 @@ fn with_vectors(s: &mut State, set: u64) -> Vec<Effect> {
     let epoch = s.data.epoch;
     send(
         s,
-        Msg::VectorsLoaded {
+        Msg::Vectors(VectorsMsg::Loaded {
             epoch,
             set,
             info: info(),
             questions: Vec::new(),
             origin: "test".into(),
             bytes: None,
-        },
+        }),
     )
 }
 
 fn show(s: &mut State, m: Method) {
-    send(s, Msg::MethodToggled(m, true));
+    send(s, Msg::Search(SearchMsg::MethodToggled(m, true)));
 }
 
 /// The embeddings of questions the model started among `fx`: their run and question.
@@ -128,7 +135,7 @@ fn after_pause(s: &mut State, fx: Vec<Effect>) -> Vec<Effect> {
 
 /// `text` typed, and a pause in typing after it.
 fn typed(s: &mut State, text: &str) -> Vec<Effect> {
-    let fx = send(s, Msg::QuestionTyped(text.into()));
+    let fx = send(s, Msg::Search(SearchMsg::Typed(text.into())));
     after_pause(s, fx)
 }
 
@@ -203,8 +210,8 @@ fn link(question: &str, methods: Vec<Method>) -> ViewState {
 
 /// « Mesurer les réponses » started: its run.
 fn evaluation_running(s: &mut State) -> RunId {
-    send(s, Msg::EvalAsked);
-    let fx = send(s, Msg::EvalConfirmed);
+    send(s, Msg::Answer(AnswerMsg::EvalAsked));
+    let fx = send(s, Msg::Answer(AnswerMsg::EvalConfirmed));
     started(&fx, |w| matches!(w, Work::Evaluate { .. })).expect("the evaluation starts")
 }
 
@@ -215,14 +222,17 @@ fn a_link_never_spends_the_key_its_question_is_embedded_only_on_a_click() {
     let mut s = ready_for_sens();
     let fx = send(
         &mut s,
-        Msg::FragmentChanged(link("Un mastic pour la salle de bains", vec![Method::Sens])),
+        Msg::Nav(NavMsg::FragmentChanged(link(
+            "Un mastic pour la salle de bains",
+            vec![Method::Sens],
+        ))),
     );
     let fx = after_pause(&mut s, fx);
     assert!(embeds(&fx).is_empty(), "a link spent the key");
     // Anything else happening meanwhile does not spend it either.
-    let fx = send(&mut s, Msg::ViewChosen(View::Mesurer));
+    let fx = send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Mesurer)));
     assert!(embeds(&after_pause(&mut s, fx)).is_empty());
-    let fx = send(&mut s, Msg::EmbedRequested);
+    let fx = send(&mut s, Msg::Search(SearchMsg::EmbedRequested));
     let fx = after_pause(&mut s, fx);
     assert_eq!(embeds(&fx).len(), 1);
     assert_eq!(embeds(&fx)[0].1, "Un mastic pour la salle de bains");
@@ -231,10 +241,10 @@ fn a_link_never_spends_the_key_its_question_is_embedded_only_on_a_click() {
 #[test]
 fn typing_a_key_makes_mesurer_les_reponses_offer_to_run_at_once() {
     let mut s = state();
-    send(&mut s, Msg::EvalAsked);
+    send(&mut s, Msg::Answer(AnswerMsg::EvalAsked));
     assert!(!s.data.evaluation.confirming, "no key: nothing to confirm");
     with_key(&mut s);
-    send(&mut s, Msg::EvalAsked);
+    send(&mut s, Msg::Answer(AnswerMsg::EvalAsked));
     assert!(s.data.evaluation.confirming);
 }
 
@@ -242,14 +252,14 @@ fn typing_a_key_makes_mesurer_les_reponses_offer_to_run_at_once() {
 fn a_double_click_on_mesurer_les_reponses_does_not_confirm_the_run() {
     let mut s = state();
     with_key(&mut s);
-    let mut fx = send(&mut s, Msg::EvalAsked);
-    fx.extend(send(&mut s, Msg::EvalAsked));
+    let mut fx = send(&mut s, Msg::Answer(AnswerMsg::EvalAsked));
+    fx.extend(send(&mut s, Msg::Answer(AnswerMsg::EvalAsked)));
     let evaluate = |w: &Work| matches!(w, Work::Evaluate { .. });
     assert_eq!(count_started(&fx, evaluate), 0);
     assert!(s.data.evaluation.confirming);
-    let fx = send(&mut s, Msg::EvalConfirmed);
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::EvalConfirmed));
     assert_eq!(count_started(&fx, evaluate), 1);
-    let fx = send(&mut s, Msg::EvalConfirmed);
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::EvalConfirmed));
     assert_eq!(count_started(&fx, evaluate), 0);
 }
 
@@ -258,7 +268,10 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
     let mut s = state();
     with_key(&mut s);
     let call = evaluation_running(&mut s);
-    let fx = send(&mut s, Msg::FilesChosen(files(&["f.jsonl", "q.csv"])));
+    let fx = send(
+        &mut s,
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["f.jsonl", "q.csv"]))),
+    );
     let seq = read_seq(&fx);
     let fx = send(
         &mut s,
@@ -299,7 +312,7 @@ fn a_smaller_catalogue_loaded_during_mesurer_les_reponses_stops_the_run_in_frenc
 fn switching_catalogue_during_calculer_les_vecteurs_accepts_nothing_of_the_old_one() {
     let mut s = state();
     with_key(&mut s);
-    let fx = send(&mut s, Msg::ComputeRequested);
+    let fx = send(&mut s, Msg::Vectors(VectorsMsg::ComputeRequested));
     let call = started(&fx, |w| matches!(w, Work::ComputeVectors { .. })).unwrap();
     let old = s.data.epoch;
     let fx = load_learner(&mut s);
@@ -307,14 +320,14 @@ fn switching_catalogue_during_calculer_les_vecteurs_accepts_nothing_of_the_old_o
     // The old catalogue's vectors, kept by the worker meanwhile, are dropped there too.
     let fx = send(
         &mut s,
-        Msg::VectorsLoaded {
+        Msg::Vectors(VectorsMsg::Loaded {
             epoch: old,
             set: 9,
             info: info(),
             questions: Vec::new(),
             origin: "old".into(),
             bytes: Some(vec![1, 2, 3]),
-        },
+        }),
     );
     assert_eq!(forgets(&fx), vec![9]);
     assert_eq!(s.data.lab.vectors_away(), None);
@@ -334,9 +347,12 @@ fn mesurer_sens_et_hybride_cannot_be_started_twice_a_key_edit_while_it_runs_does
     let mut s = state();
     with_key(&mut s);
     with_vectors(&mut s, 1);
-    let mut fx = send(&mut s, Msg::DenseMeasureRequested);
-    fx.extend(send(&mut s, Msg::KeyTyped(format!("{KEY}x"))));
-    fx.extend(send(&mut s, Msg::DenseMeasureRequested));
+    let mut fx = send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested));
+    fx.extend(send(&mut s, Msg::Key(KeyMsg::Typed(format!("{KEY}x")))));
+    fx.extend(send(
+        &mut s,
+        Msg::Vectors(VectorsMsg::DenseMeasureRequested),
+    ));
     assert_eq!(
         count_started(&fx, |w| matches!(w, Work::MeasureDense { .. })),
         1
@@ -349,10 +365,10 @@ fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
     let eval = evaluation_running(&mut s);
     let search = embeds(&typed(&mut s, "Un isolant"))[0].0;
     let check = {
-        let fx = send(&mut s, Msg::KeyCheckRequested);
+        let fx = send(&mut s, Msg::Key(KeyMsg::CheckRequested));
         started(&fx, |w| matches!(w, Work::CheckKey { .. })).unwrap()
     };
-    let fx = send(&mut s, Msg::KeyForgotten);
+    let fx = send(&mut s, Msg::Key(KeyMsg::Forgotten));
     let cancelled = stops(&fx);
     for call in [eval, search, check] {
         assert!(cancelled.contains(&call), "{call:?} still runs");
@@ -382,11 +398,11 @@ fn oublier_la_cle_during_mesurer_les_reponses_stops_every_call() {
 fn emptying_the_key_field_forgets_the_remembered_key_too() {
     let mut s = state();
     with_key(&mut s);
-    let fx = send(&mut s, Msg::RememberToggled(true));
+    let fx = send(&mut s, Msg::Key(KeyMsg::RememberToggled(true)));
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::RememberKey(Some(k)) if k == KEY)));
-    let fx = send(&mut s, Msg::KeyTyped(String::new()));
+    let fx = send(&mut s, Msg::Key(KeyMsg::Typed(String::new())));
     assert!(fx.iter().any(|e| matches!(e, Effect::RememberKey(None))));
     assert!(!s.remembered);
     assert!(s.key.is_none());
@@ -397,7 +413,7 @@ fn a_key_a_header_cannot_carry_is_refused_at_entry_and_never_sent() {
     let mut s = state();
     with_vectors(&mut s, 1);
     show(&mut s, Method::Sens);
-    let fx = send(&mut s, Msg::KeyTyped("clé-à-accents".into()));
+    let fx = send(&mut s, Msg::Key(KeyMsg::Typed("clé-à-accents".into())));
     assert!(s.key.is_none());
     let problem = s.key_problem.clone().unwrap();
     assert!(
@@ -415,7 +431,7 @@ fn a_failed_batch_keeps_the_vectors_already_paid_for_the_re_run_asks_only_the_re
     let mut s = state();
     with_key(&mut s);
     with_vectors(&mut s, 1);
-    send(&mut s, Msg::DenseMeasureRequested);
+    send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested));
     let run = tracked(&s, Subject::MeasureDense);
     let paid: Vec<(String, Vec<f32>)> = s.data.questions[..10]
         .iter()
@@ -427,7 +443,7 @@ fn a_failed_batch_keeps_the_vectors_already_paid_for_the_re_run_asks_only_the_re
         &mut s,
         Msg::Report(run, Report::DenseEnded(Some("Lot refusé".into()))),
     );
-    let fx = send(&mut s, Msg::DenseMeasureRequested);
+    let fx = send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested));
     let asked = fx
         .iter()
         .find_map(|e| match e {
@@ -446,11 +462,11 @@ fn on_a_shared_origin_retenir_warns_before_it_stores_anything() {
     let mut s = state();
     s.shared_origin = true;
     with_key(&mut s);
-    let fx = send(&mut s, Msg::RememberToggled(true));
+    let fx = send(&mut s, Msg::Key(KeyMsg::RememberToggled(true)));
     assert!(fx.iter().all(|e| !matches!(e, Effect::RememberKey(_))));
     assert!(s.remember_warning);
     assert!(!s.remembered);
-    let fx = send(&mut s, Msg::RememberConfirmed);
+    let fx = send(&mut s, Msg::Key(KeyMsg::RememberConfirmed));
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::RememberKey(Some(k)) if k == KEY)));
@@ -478,9 +494,12 @@ fn a_newer_question_cancels_the_older_ones_call() {
 #[test]
 fn typing_on_before_the_pause_ends_embeds_nothing() {
     let mut s = ready_for_sens();
-    let mut fx = send(&mut s, Msg::QuestionTyped("Un is".into()));
+    let mut fx = send(&mut s, Msg::Search(SearchMsg::Typed("Un is".into())));
     let pause = started(&fx, |w| matches!(w, Work::Pause { .. })).unwrap();
-    fx.extend(send(&mut s, Msg::QuestionTyped("Un isolant".into())));
+    fx.extend(send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant".into())),
+    ));
     assert!(embeds(&fx).is_empty());
     assert_eq!(stops(&fx), vec![pause]);
     // The stopped pause's end starts nothing.
@@ -497,7 +516,7 @@ fn a_key_typed_a_character_at_a_time_is_not_sent_before_the_learner_pauses() {
     );
     let mut fx = Vec::new();
     for key in ["a", "ab", "abc"] {
-        fx.extend(send(&mut s, Msg::KeyTyped(key.into())));
+        fx.extend(send(&mut s, Msg::Key(KeyMsg::Typed(key.into()))));
     }
     assert!(embeds(&fx).is_empty(), "a partial key was sent");
     // Each edit starts the pause again.
@@ -509,9 +528,9 @@ fn a_key_typed_a_character_at_a_time_is_not_sent_before_the_learner_pauses() {
 #[test]
 fn enter_embeds_the_question_at_once_without_the_pause() {
     let mut s = ready_for_sens();
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Typed("Un isolant".into())));
     let pause = started(&fx, |w| matches!(w, Work::Pause { .. })).unwrap();
-    let fx = send(&mut s, Msg::QuestionEntered);
+    let fx = send(&mut s, Msg::Search(SearchMsg::Entered));
     assert_eq!(embeds(&fx).len(), 1);
     assert_eq!(stops(&fx), vec![pause]);
 }
@@ -520,7 +539,7 @@ fn enter_embeds_the_question_at_once_without_the_pause() {
 fn a_committed_questions_call_goes_on_when_another_is_typed() {
     let mut s = ready_for_sens();
     let first = embeds(&typed(&mut s, "Un isolant"))[0].0;
-    send(&mut s, Msg::QuestionEntered);
+    send(&mut s, Msg::Search(SearchMsg::Entered));
     let fx = typed(&mut s, "Un isolant phonique");
     assert!(!stops(&fx).contains(&first));
 }
@@ -529,9 +548,9 @@ fn a_committed_questions_call_goes_on_when_another_is_typed() {
 fn a_question_is_embedded_once_whatever_else_happens() {
     let mut s = ready_for_sens();
     let mut fx = typed(&mut s, "Un isolant");
-    let more = send(&mut s, Msg::ViewChosen(View::Mesurer));
+    let more = send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Mesurer)));
     fx.extend(after_pause(&mut s, more));
-    let more = send(&mut s, Msg::GridMore);
+    let more = send(&mut s, Msg::Measure(MeasureMsg::GridMore));
     fx.extend(after_pause(&mut s, more));
     assert_eq!(embeds(&fx).len(), 1);
 }
@@ -540,7 +559,7 @@ fn a_question_is_embedded_once_whatever_else_happens() {
 fn an_older_questions_vector_is_kept_for_that_question_only() {
     let mut s = ready_for_sens();
     let first = embeds(&typed(&mut s, "Un isolant"))[0].0;
-    send(&mut s, Msg::QuestionEntered);
+    send(&mut s, Msg::Search(SearchMsg::Entered));
     typed(&mut s, "Une colle");
     send(
         &mut s,
@@ -561,10 +580,10 @@ fn an_older_questions_vector_is_kept_for_that_question_only() {
 fn an_answer_to_a_question_typed_over_is_not_shown() {
     let mut s = state();
     with_key(&mut s);
-    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    let fx = send(&mut s, Msg::AnswerRequested);
+    send(&mut s, Msg::Search(SearchMsg::Typed("Un isolant".into())));
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::Requested));
     let run = started(&fx, |w| matches!(w, Work::Answer { .. })).unwrap();
-    send(&mut s, Msg::QuestionTyped("Une colle".into()));
+    send(&mut s, Msg::Search(SearchMsg::Typed("Une colle".into())));
     send(
         &mut s,
         Msg::Report(
@@ -604,8 +623,8 @@ fn a_newer_measurement_of_a_method_wins_over_an_older_one_that_ends_later() {
     let epoch = s.data.epoch;
     s.qvectors.extend(all);
     let seqs: Vec<u64> = [
-        send(&mut s, Msg::DenseMeasureRequested),
-        send(&mut s, Msg::DenseMeasureRequested),
+        send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested)),
+        send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested)),
     ]
     .iter()
     .flatten()
@@ -624,19 +643,19 @@ fn a_newer_measurement_of_a_method_wins_over_an_older_one_that_ends_later() {
     };
     send(
         &mut s,
-        Msg::Measured {
+        Msg::Measure(MeasureMsg::Measured {
             seq: seqs[1],
             epoch,
             result: Ok(vec![sens("new")]),
-        },
+        }),
     );
     send(
         &mut s,
-        Msg::Measured {
+        Msg::Measure(MeasureMsg::Measured {
             seq: seqs[0],
             epoch,
             result: Ok(vec![sens("older")]),
-        },
+        }),
     );
     let kept = s
         .data
@@ -657,19 +676,19 @@ fn news_of_a_vectors_set_that_is_no_longer_the_catalogues_change_nothing() {
     with_vectors(&mut s, 2);
     send(
         &mut s,
-        Msg::VectorsLost {
+        Msg::Vectors(VectorsMsg::Lost {
             set: 1,
             reason: "ailleurs".into(),
-        },
+        }),
     );
     assert_eq!(s.data.lab.vectors_away(), Some(2));
     send(
         &mut s,
-        Msg::DenseFound {
+        Msg::Vectors(VectorsMsg::DenseFound {
             set: 1,
             vectors: vec![unit(0)],
             tops: vec![vec![(0, 1.0)]],
-        },
+        }),
     );
     assert!(!s.data.lab.knows_dense(
         rag_fiches::lab::Encoder::Mistral,
@@ -693,19 +712,19 @@ fn new_vectors_replace_the_old_set_in_the_worker() {
 fn annuler_during_a_wait_stops_that_call_and_settles_the_answer() {
     let mut s = state();
     with_key(&mut s);
-    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    let fx = send(&mut s, Msg::AnswerRequested);
+    send(&mut s, Msg::Search(SearchMsg::Typed("Un isolant".into())));
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::Requested));
     let call = started(&fx, |w| matches!(w, Work::Answer { .. })).unwrap();
     let wait = Wait {
         seconds: 5,
         reason: rag_fiches::mistral::WaitReason::RateLimited,
     };
     send(&mut s, Msg::Report(call, Report::Waiting(Some(wait))));
-    let fx = send(&mut s, Msg::RetryNow);
+    let fx = send(&mut s, Msg::Key(KeyMsg::RetryNow));
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::SkipWait(c) if *c == call)));
-    let fx = send(&mut s, Msg::WaitCancelled);
+    let fx = send(&mut s, Msg::Key(KeyMsg::WaitCancelled));
     assert_eq!(stops(&fx), vec![call]);
     assert!(s.data.answering.pending.is_none());
     assert!(s.waiting.is_none());
@@ -715,12 +734,12 @@ fn annuler_during_a_wait_stops_that_call_and_settles_the_answer() {
 fn the_end_of_another_calls_wait_does_not_hide_the_current_one() {
     let mut s = state();
     with_key(&mut s);
-    send(&mut s, Msg::QuestionTyped("Un isolant".into()));
-    let answer = started(&send(&mut s, Msg::AnswerRequested), |w| {
+    send(&mut s, Msg::Search(SearchMsg::Typed("Un isolant".into())));
+    let answer = started(&send(&mut s, Msg::Answer(AnswerMsg::Requested)), |w| {
         matches!(w, Work::Answer { .. })
     })
     .unwrap();
-    let check = started(&send(&mut s, Msg::KeyCheckRequested), |w| {
+    let check = started(&send(&mut s, Msg::Key(KeyMsg::CheckRequested)), |w| {
         matches!(w, Work::CheckKey { .. })
     })
     .unwrap();
@@ -739,8 +758,8 @@ fn the_end_of_another_calls_wait_does_not_hide_the_current_one() {
 fn verifier_ma_cle_twice_sends_one_call() {
     let mut s = state();
     with_key(&mut s);
-    let mut fx = send(&mut s, Msg::KeyCheckRequested);
-    fx.extend(send(&mut s, Msg::KeyCheckRequested));
+    let mut fx = send(&mut s, Msg::Key(KeyMsg::CheckRequested));
+    fx.extend(send(&mut s, Msg::Key(KeyMsg::CheckRequested)));
     assert_eq!(
         count_started(&fx, |w| matches!(w, Work::CheckKey { .. })),
         1
@@ -758,7 +777,10 @@ fn verifier_ma_cle_twice_sends_one_call() {
 #[test]
 fn files_the_page_cannot_use_are_refused_before_they_are_read() {
     let mut s = state();
-    let fx = send(&mut s, Msg::FilesChosen(files(&["photo.png", "q.csv"])));
+    let fx = send(
+        &mut s,
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["photo.png", "q.csv"]))),
+    );
     assert_eq!(
         count_started(&fx, |w| matches!(w, Work::ReadFiles { .. })),
         0
@@ -771,7 +793,7 @@ fn a_run_file_over_the_limit_is_refused_unread() {
     let mut s = state();
     let mut big = files(&["run.txt"]);
     big[0].size = update::RUN_MAX_BYTES + 1;
-    let fx = send(&mut s, Msg::RunFilesChosen(big));
+    let fx = send(&mut s, Msg::Measure(MeasureMsg::RunFilesChosen(big)));
     assert_eq!(
         count_started(&fx, |w| matches!(w, Work::ReadRuns { .. })),
         0
@@ -784,7 +806,10 @@ fn a_run_file_over_the_limit_is_refused_unread() {
 #[test]
 fn run_files_are_read_by_a_job_whose_report_a_new_catalogue_drops() {
     let mut s = state();
-    let fx = send(&mut s, Msg::RunFilesChosen(files(&["a.txt"])));
+    let fx = send(
+        &mut s,
+        Msg::Measure(MeasureMsg::RunFilesChosen(files(&["a.txt"]))),
+    );
     let first = started(&fx, |w| matches!(w, Work::ReadRuns { .. })).unwrap();
     let unreadable = || {
         vec![(
@@ -798,7 +823,10 @@ fn run_files_are_read_by_a_job_whose_report_a_new_catalogue_drops() {
         s.data.ui.run_reads.is_empty(),
         "the job ends with its report"
     );
-    let fx = send(&mut s, Msg::RunFilesChosen(files(&["a.txt"])));
+    let fx = send(
+        &mut s,
+        Msg::Measure(MeasureMsg::RunFilesChosen(files(&["a.txt"]))),
+    );
     let second = started(&fx, |w| matches!(w, Work::ReadRuns { .. })).unwrap();
     let fx = load_learner(&mut s);
     assert!(stops(&fx).contains(&second));
@@ -813,11 +841,11 @@ fn b2_an_older_file_selection_never_overwrites_a_newer_one() {
     let mut s = state();
     let big = read_seq(&send(
         &mut s,
-        Msg::FilesChosen(files(&["grand.jsonl", "q.csv"])),
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["grand.jsonl", "q.csv"]))),
     ));
     let small = read_seq(&send(
         &mut s,
-        Msg::FilesChosen(files(&["petit.jsonl", "q.csv"])),
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["petit.jsonl", "q.csv"]))),
     ));
     send(
         &mut s,
@@ -856,9 +884,9 @@ fn b2_revenir_au_catalogue_de_lexercice_during_a_load_is_not_undone() {
     let mut s = state();
     let seq = read_seq(&send(
         &mut s,
-        Msg::FilesChosen(files(&["grand.jsonl", "q.csv"])),
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["grand.jsonl", "q.csv"]))),
     ));
-    send(&mut s, Msg::BackToExercise);
+    send(&mut s, Msg::Catalogue(CatalogueMsg::BackToExercise));
     let epoch = s.data.epoch;
     send(
         &mut s,
@@ -907,7 +935,7 @@ fn b3_a_zero_a_huge_or_a_nan_question_vector_is_refused() {
         assert!(!s.qvectors.contains_key(&q), "vector {i} accepted");
     }
     // And among the vectors embedded for « Mesurer ».
-    send(&mut s, Msg::DenseMeasureRequested);
+    send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested));
     let run = tracked(&s, Subject::MeasureDense);
     let fx = send(
         &mut s,
@@ -930,10 +958,10 @@ fn b3_vectors_lost_is_said_with_one_full_stop() {
     with_vectors(&mut s, 1);
     send(
         &mut s,
-        Msg::VectorsLost {
+        Msg::Vectors(VectorsMsg::Lost {
             set: 1,
             reason: "le stockage a été vidé.".into(),
-        },
+        }),
     );
     assert_eq!(
         s.data.vectors_origin,
@@ -946,8 +974,11 @@ fn b3_vectors_lost_is_said_with_one_full_stop() {
 #[test]
 fn a_committed_question_under_the_threshold_is_journaled_with_the_shells_date() {
     let mut s = state();
-    send(&mut s, Msg::QuestionTyped("zzzz qqqq wwww".into()));
-    let fx = send(&mut s, Msg::QuestionCommitted);
+    send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("zzzz qqqq wwww".into())),
+    );
+    let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     let entry = s.journal.entries.first().expect("journaled").clone();
     // The entries added (one per method shown) are written, and only they: never the whole
     // journal over another tab's (rt4 R1).
@@ -955,8 +986,8 @@ fn a_committed_question_under_the_threshold_is_journaled_with_the_shells_date() 
         .iter()
         .any(|e| matches!(e, Effect::JournalAppend(added) if added == &s.journal.entries)));
     let before = s.journal.entries.len();
-    send(&mut s, Msg::QuestionTyped("vvvv kkkk".into()));
-    let fx = send(&mut s, Msg::QuestionCommitted);
+    send(&mut s, Msg::Search(SearchMsg::Typed("vvvv kkkk".into())));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     assert!(fx.iter().any(
         |e| matches!(e, Effect::JournalAppend(added) if added[..] == s.journal.entries[before..])
     ));
@@ -967,8 +998,8 @@ fn a_committed_question_under_the_threshold_is_journaled_with_the_shells_date() 
 #[test]
 fn an_exercise_question_is_not_journaled() {
     let mut s = state();
-    send(&mut s, Msg::ExamplePicked(Some(0)));
-    let fx = send(&mut s, Msg::QuestionCommitted);
+    send(&mut s, Msg::Search(SearchMsg::ExamplePicked(Some(0))));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     assert!(fx.iter().all(|e| !matches!(e, Effect::JournalAppend(_))));
 }
 
@@ -977,17 +1008,20 @@ fn an_exercise_question_is_not_journaled() {
 #[test]
 fn rt4_r1_the_stored_journal_is_shown_and_a_tab_writes_only_what_it_adds() {
     let mut s = state();
-    send(&mut s, Msg::QuestionTyped("zzzz qqqq wwww".into()));
-    send(&mut s, Msg::QuestionCommitted);
+    send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("zzzz qqqq wwww".into())),
+    );
+    send(&mut s, Msg::Search(SearchMsg::Committed));
     let mine = s.journal.clone();
     let mut stored = mine.clone();
     let mut other = mine.entries[0].clone();
     other.question = "une question de l'autre onglet".into();
     stored.add(other.clone());
-    send(&mut s, Msg::JournalLoaded(stored.clone()));
+    send(&mut s, Msg::Journal(JournalMsg::Loaded(stored.clone())));
     assert_eq!(s.journal, stored, "the other tab's entry is listed here");
-    send(&mut s, Msg::QuestionTyped("vvvv kkkk".into()));
-    let fx = send(&mut s, Msg::QuestionCommitted);
+    send(&mut s, Msg::Search(SearchMsg::Typed("vvvv kkkk".into())));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     let written: Vec<&str> = fx
         .iter()
         .filter_map(|e| match e {
@@ -1011,23 +1045,23 @@ fn rt4_r2_an_erased_journal_is_never_written_back() {
     let mut s = state();
     send(
         &mut s,
-        Msg::QuestionTyped("mon code de carte bleue 4973".into()),
+        Msg::Search(SearchMsg::Typed("mon code de carte bleue 4973".into())),
     );
-    send(&mut s, Msg::QuestionCommitted);
+    send(&mut s, Msg::Search(SearchMsg::Committed));
     assert!(!s.journal.entries.is_empty());
-    let fx = send(&mut s, Msg::JournalErased);
+    let fx = send(&mut s, Msg::Journal(JournalMsg::Erased));
     assert!(fx.iter().any(|e| matches!(e, Effect::JournalErase)));
     assert!(s.journal.entries.is_empty());
     // The same, told by another tab: this tab still held the entry.
     send(
         &mut s,
-        Msg::QuestionTyped("mon code de carte bleue 4973".into()),
+        Msg::Search(SearchMsg::Typed("mon code de carte bleue 4973".into())),
     );
-    send(&mut s, Msg::QuestionCommitted);
-    send(&mut s, Msg::JournalLoaded(Default::default()));
+    send(&mut s, Msg::Search(SearchMsg::Committed));
+    send(&mut s, Msg::Journal(JournalMsg::Loaded(Default::default())));
     assert!(s.journal.entries.is_empty());
-    send(&mut s, Msg::QuestionTyped("vvvv kkkk".into()));
-    let fx = send(&mut s, Msg::QuestionCommitted);
+    send(&mut s, Msg::Search(SearchMsg::Typed("vvvv kkkk".into())));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     for e in &fx {
         if let Effect::JournalAppend(added) = e {
             assert!(added.iter().all(|e| !e.question.contains("carte bleue")));
@@ -1045,9 +1079,12 @@ fn rt4_r2_an_erased_journal_is_never_written_back() {
 #[test]
 fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
     let mut s = state();
-    send(&mut s, Msg::ExamplePicked(Some(3)));
-    send(&mut s, Msg::GridMore);
-    send(&mut s, Msg::GridSorted(Some("mots".into())));
+    send(&mut s, Msg::Search(SearchMsg::ExamplePicked(Some(3))));
+    send(&mut s, Msg::Measure(MeasureMsg::GridMore));
+    send(
+        &mut s,
+        Msg::Measure(MeasureMsg::GridSorted(Some("mots".into()))),
+    );
     let fx = load_learner(&mut s);
     assert_eq!(s.data.ui.example, None);
     assert!(s.question.is_empty());
@@ -1075,7 +1112,7 @@ fn downloading_local_model() -> State {
     let mut s = state();
     with_local_vectors(&mut s);
     show(&mut s, Method::SensLocal);
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant".into()));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Typed("Un isolant".into())));
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     s
 }
@@ -1098,10 +1135,10 @@ fn with_local_vectors(s: &mut State) {
     let epoch = s.data.epoch;
     send(
         s,
-        Msg::LocalVectorsLoaded {
+        Msg::Local(LocalMsg::VectorsLoaded {
             epoch,
             set: Box::new(set),
-        },
+        }),
     );
 }
 
@@ -1111,24 +1148,25 @@ fn b8_a_link_with_a_local_method_downloads_no_model_before_a_gesture() {
     with_local_vectors(&mut s);
     let fx = send(
         &mut s,
-        Msg::FragmentChanged(link(
+        Msg::Nav(NavMsg::FragmentChanged(link(
             "Un enduit pour reboucher une fissure",
             vec![
                 Method::Keyword(rag_fiches::lab::Keyword::Mots),
                 Method::SensLocal,
             ],
-        )),
+        ))),
     );
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
     assert!(s.local_waits_for_gesture());
     // Anything else meanwhile downloads nothing either.
     assert_eq!(
-        count_started(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |w| {
-            matches!(w, Work::LoadLocalModel)
-        }),
+        count_started(
+            &send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Mesurer))),
+            |w| { matches!(w, Work::LoadLocalModel) }
+        ),
         0
     );
-    let fx = send(&mut s, Msg::LocalModelRequested);
+    let fx = send(&mut s, Msg::Local(LocalMsg::Requested));
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
 }
 
@@ -1140,14 +1178,17 @@ fn b4_a_cached_model_the_worker_refuses_is_fetched_again_once() {
     send(&mut s, Msg::Report(run, Report::LocalModelFetched));
     assert!(matches!(s.local, LocalModel::Preparing(0)));
     // …which refused it (and the shell deleted it): fetched again.
-    let fx = send(&mut s, Msg::LocalModelEvicted("empreinte".into()));
+    let fx = send(&mut s, Msg::Local(LocalMsg::Evicted("empreinte".into())));
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::Worker(Request::Question { text }) if text == "Un isolant")));
     // The download refused in turn is final.
-    send(&mut s, Msg::LocalModelFailed("refusé".into()));
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    send(&mut s, Msg::Local(LocalMsg::Failed("refusé".into())));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant phonique".into())),
+    );
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
     assert!(matches!(s.local, LocalModel::Unavailable(_)));
 }
@@ -1157,26 +1198,33 @@ fn b7_unticking_or_cancelling_aborts_the_download_and_a_question_fetches_it_agai
     let mut s = downloading_local_model();
     // « Annuler le téléchargement »: its request aborted, said.
     let run = model_run(&s);
-    let fx = send(&mut s, Msg::LocalModelCancelled);
+    let fx = send(&mut s, Msg::Local(LocalMsg::Cancelled));
     assert_eq!(stops(&fx), vec![run]);
     assert!(matches!(&s.local, LocalModel::Unavailable(why) if why.contains("annulé")));
     // Nothing more by itself; the next question fetches it again.
     assert_eq!(
-        count_started(&send(&mut s, Msg::ViewChosen(View::Mesurer)), |w| {
-            matches!(w, Work::LoadLocalModel)
-        }),
+        count_started(
+            &send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Mesurer))),
+            |w| { matches!(w, Work::LoadLocalModel) }
+        ),
         0
     );
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant phonique".into())),
+    );
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     // The local methods unticked while it comes: aborted too.
     let run = model_run(&s);
-    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, false)),
+    );
     assert_eq!(stops(&fx), vec![run]);
     assert!(matches!(s.local, LocalModel::Idle));
     // A cancel that comes late (the model is there) changes nothing.
-    send(&mut s, Msg::LocalModelReady);
-    let fx = send(&mut s, Msg::LocalModelCancelled);
+    send(&mut s, Msg::Local(LocalMsg::Ready));
+    let fx = send(&mut s, Msg::Local(LocalMsg::Cancelled));
     assert!(stops(&fx).is_empty());
     assert!(matches!(s.local, LocalModel::Ready));
 }
@@ -1184,9 +1232,9 @@ fn b7_unticking_or_cancelling_aborts_the_download_and_a_question_fetches_it_agai
 #[test]
 fn b9_a_model_not_kept_is_said() {
     let mut s = state();
-    send(&mut s, Msg::LocalModelReady);
+    send(&mut s, Msg::Local(LocalMsg::Ready));
     assert!(!s.local_not_kept);
-    send(&mut s, Msg::LocalModelNotKept);
+    send(&mut s, Msg::Local(LocalMsg::NotKept));
     assert!(s.local_not_kept);
 }
 
@@ -1194,11 +1242,14 @@ fn b9_a_model_not_kept_is_said() {
 fn the_local_model_is_asked_for_once_while_it_comes() {
     let mut s = state();
     with_local_vectors(&mut s);
-    let mut fx = send(&mut s, Msg::LocalMethodsChosen);
-    fx.extend(send(&mut s, Msg::QuestionTyped("Un isolant".into())));
+    let mut fx = send(&mut s, Msg::Search(SearchMsg::LocalMethodsChosen));
     fx.extend(send(
         &mut s,
-        Msg::QuestionTyped("Un isolant phonique".into()),
+        Msg::Search(SearchMsg::Typed("Un isolant".into())),
+    ));
+    fx.extend(send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant phonique".into())),
     ));
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     // Each new question goes to the worker once.
@@ -1212,20 +1263,29 @@ fn the_local_model_is_asked_for_once_while_it_comes() {
 fn b14_unticking_the_local_methods_stops_embedding_the_learners_fiches() {
     let mut s = state();
     load_learner(&mut s);
-    send(&mut s, Msg::LocalModelReady);
-    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
+    send(&mut s, Msg::Local(LocalMsg::Ready));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
+    );
     assert_eq!(
         count(&fx, |e| matches!(e, Effect::Worker(Request::Texts { .. }))),
         1
     );
     let epoch = s.data.epoch;
-    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, false)),
+    );
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::Worker(Request::Stop { epoch: e }) if *e == epoch)));
     assert!(s.local_fiches.is_none());
     // Ticked again: computed again from the start.
-    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
+    );
     assert_eq!(
         count(&fx, |e| matches!(e, Effect::Worker(Request::Texts { .. }))),
         1
@@ -1237,7 +1297,7 @@ fn b11_a_vos_donnees_link_opened_without_those_files_says_so_where_the_learner_l
     let mut s = state();
     let mut opened = link("Un isolant", vec![]);
     opened.set = QuestionSet::VosDonnees;
-    send(&mut s, Msg::FragmentChanged(opened));
+    send(&mut s, Msg::Nav(NavMsg::FragmentChanged(opened)));
     let note = s.link_note.clone().expect("the note is shown");
     assert!(note.contains("catalogue de l'exercice"), "{note}");
     // The learner's files loaded: the note has nothing left to say.
@@ -1255,14 +1315,17 @@ fn b7_a_failed_download_is_tried_again_by_the_next_gesture_not_before() {
     );
     assert!(matches!(s.local, LocalModel::Unavailable(_)));
     // Nothing else retries by itself.
-    let fx = send(&mut s, Msg::ViewChosen(View::Mesurer));
+    let fx = send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Mesurer)));
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
     // The learner's next question does.
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant phonique".into())),
+    );
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
     // A refusal of the model itself stays final.
-    send(&mut s, Msg::LocalModelFailed("refusé".into()));
-    let fx = send(&mut s, Msg::QuestionTyped("Une colle".into()));
+    send(&mut s, Msg::Local(LocalMsg::Failed("refusé".into())));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Typed("Une colle".into())));
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
 }
 
@@ -1281,7 +1344,10 @@ fn b7_unticking_the_local_methods_stops_the_download() {
     };
     send(&mut s, progress(4_500_000));
     assert!(matches!(s.local, LocalModel::Fetching { .. }));
-    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, false));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, false)),
+    );
     // Its job stops: the shell aborts the request.
     assert_eq!(stops(&fx), vec![run]);
     assert!(matches!(s.local, LocalModel::Idle));
@@ -1289,7 +1355,10 @@ fn b7_unticking_the_local_methods_stops_the_download() {
     send(&mut s, progress(5_500_000));
     assert!(matches!(s.local, LocalModel::Idle));
     // Ticked again: fetched again.
-    let fx = send(&mut s, Msg::MethodToggled(Method::SensLocal, true));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
+    );
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
 }
 
@@ -1304,7 +1373,7 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
     use rag_fiches::page::improve::Change;
     let mut s = state();
     assert!(s.data.improve.after.is_none());
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     let after = s.data.improve.after.clone().unwrap();
     assert_eq!(after.method, "mots");
     assert_eq!(after.questions.len(), 40);
@@ -1348,7 +1417,7 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
     let mut other = state();
     send(
         &mut other,
-        Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
+        Msg::Nav(NavMsg::FragmentChanged(ViewState::from_fragment(&fragment))),
     );
     assert_eq!(
         other.data.improve.after.as_ref().unwrap(),
@@ -1372,7 +1441,7 @@ fn ameliorer_starting_again_from_mots_plus_and_a_sweep() {
     use rag_fiches::improve::sweep::Grid;
     use rag_fiches::page::improve::Change;
     let mut s = state();
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     improve(&mut s, Change::Start(Method::MOTS_PLUS));
     assert_eq!(s.data.improve.before.as_ref().unwrap().method, "mots+");
     assert!(s.data.improve.diff.as_ref().unwrap().up.is_empty());
@@ -1403,14 +1472,14 @@ fn ameliorer_starting_again_from_mots_plus_and_a_sweep() {
 fn ameliorer_a_link_naming_an_unknown_fiche_is_said_then_another_link_measures() {
     let mut s = state();
     let bad = ViewState::from_fragment("#vue=ameliorer&rm=mots&ren=AR-9999:x");
-    send(&mut s, Msg::FragmentChanged(bad));
+    send(&mut s, Msg::Nav(NavMsg::FragmentChanged(bad)));
     assert!(s.data.improve.error.as_deref().unwrap().contains("AR-9999"));
     assert!(s.data.improve.after.is_none());
     // Said once: other messages do not measure it again, and do not clear it.
-    send(&mut s, Msg::QuestionTyped("colle".into()));
+    send(&mut s, Msg::Search(SearchMsg::Typed("colle".into())));
     assert!(s.data.improve.error.is_some() && s.data.improve.after.is_none());
     let good = ViewState::from_fragment("#vue=ameliorer&rm=mots&rb=0");
-    send(&mut s, Msg::FragmentChanged(good));
+    send(&mut s, Msg::Nav(NavMsg::FragmentChanged(good)));
     assert!(s.data.improve.error.is_none());
     assert_eq!(
         s.data.improve.after.as_ref().unwrap().method,
@@ -1422,7 +1491,7 @@ fn ameliorer_a_link_naming_an_unknown_fiche_is_said_then_another_link_measures()
 fn ameliorer_starts_a_new_session_for_a_new_catalogue() {
     use rag_fiches::page::improve::Change;
     let mut s = state();
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     improve(&mut s, Change::K1(0.9));
     assert_eq!(s.data.improve.history.len(), 2);
     load_learner(&mut s);
@@ -1438,10 +1507,10 @@ fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue(
     let epoch = s.data.epoch;
     send(
         &mut s,
-        Msg::AnswersShipped {
+        Msg::Answer(AnswerMsg::Shipped {
             epoch,
             outcome: Ok(Some(Box::new(file))),
-        },
+        }),
     );
     let names: Vec<String> = s.data.measured().iter().map(|m| m.method.clone()).collect();
     assert!(names.contains(&"mots+ reclassé".to_owned()), "{names:?}");
@@ -1469,10 +1538,10 @@ fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue(
     load_learner(&mut s);
     send(
         &mut s,
-        Msg::AnswersShipped {
+        Msg::Answer(AnswerMsg::Shipped {
             epoch,
             outcome: Ok(Some(Box::new(stale))),
-        },
+        }),
     );
     assert!(s.data.shipped.is_none());
     assert!(s
@@ -1492,10 +1561,10 @@ fn a_deploy_that_publishes_no_answers_is_known_as_such() {
     let epoch = s.data.epoch;
     send(
         &mut s,
-        Msg::AnswersShipped {
+        Msg::Answer(AnswerMsg::Shipped {
             epoch,
             outcome: Ok(None),
-        },
+        }),
     );
     assert!(s.data.shipped_none);
     assert!(s.data.shipped.is_none());
@@ -1510,7 +1579,7 @@ fn the_copied_link_says_it_keeps_the_settings_of_ameliorer_when_it_does() {
     let said = s.share_note(true);
     assert!(said.starts_with("Lien copié"), "{said}");
     assert!(!said.contains("réglages"), "{said}");
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     let said = s.share_note(false);
     assert!(said.starts_with("Copiez ce lien"), "{said}");
     assert!(
@@ -1526,10 +1595,10 @@ fn a_refused_shipped_file_shows_why_and_nothing_of_it() {
     let epoch = s.data.epoch;
     send(
         &mut s,
-        Msg::AnswersShipped {
+        Msg::Answer(AnswerMsg::Shipped {
             epoch,
             outcome: Err("refusé".into()),
-        },
+        }),
     );
     assert_eq!(
         s.data
@@ -1550,9 +1619,12 @@ fn mesurer_les_reponses_offers_the_whole_catalogue_and_judges_with_the_cheapest_
     let mut s = state();
     with_key(&mut s);
     assert!(s.evaluation_sources().contains(&Source::Catalogue));
-    send(&mut s, Msg::EvalSourceChosen(Source::Catalogue));
-    send(&mut s, Msg::EvalAsked);
-    let fx = send(&mut s, Msg::EvalConfirmed);
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalSourceChosen(Source::Catalogue)),
+    );
+    send(&mut s, Msg::Answer(AnswerMsg::EvalAsked));
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::EvalConfirmed));
     let (judge, source, items) = fx
         .iter()
         .find_map(|e| match e {
@@ -1594,18 +1666,18 @@ fn a_catalogue_too_large_for_one_prompt_is_not_offered_whole() {
 #[test]
 fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
     let mut s = state();
-    send(&mut s, Msg::RerankAsked);
+    send(&mut s, Msg::Answer(AnswerMsg::RerankAsked));
     assert!(
         !s.data.evaluation.rerank_confirming,
         "no key: nothing to confirm"
     );
     with_key(&mut s);
-    let mut fx = send(&mut s, Msg::RerankAsked);
-    fx.extend(send(&mut s, Msg::RerankAsked));
+    let mut fx = send(&mut s, Msg::Answer(AnswerMsg::RerankAsked));
+    fx.extend(send(&mut s, Msg::Answer(AnswerMsg::RerankAsked)));
     let rerank = |w: &Work| matches!(w, Work::Rerank { .. });
     assert_eq!(count_started(&fx, rerank), 0);
-    let fx = send(&mut s, Msg::RerankConfirmed);
-    let again = send(&mut s, Msg::RerankConfirmed);
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::RerankConfirmed));
+    let again = send(&mut s, Msg::Answer(AnswerMsg::RerankConfirmed));
     assert_eq!(count_started(&again, rerank), 0);
     let (run, method, items) = fx
         .iter()
@@ -1663,9 +1735,15 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
             })
             .collect()
     };
-    let csv = downloads(&send(&mut s, Msg::ExportRequested("csv".into())));
+    let csv = downloads(&send(
+        &mut s,
+        Msg::Measure(MeasureMsg::ExportRequested("csv".into())),
+    ));
     assert!(csv[0].1.contains(&name), "{}", &csv[0].1[..200]);
-    let run = downloads(&send(&mut s, Msg::ExportRequested(format!("run:{name}"))));
+    let run = downloads(&send(
+        &mut s,
+        Msg::Measure(MeasureMsg::ExportRequested(format!("run:{name}"))),
+    ));
     assert_eq!(run.len(), 1);
     assert!(run[0].0.starts_with("run-") && run[0].1.contains(&items[0].read[19]));
 }
@@ -1674,10 +1752,10 @@ fn reclasser_asks_before_paying_once_and_measures_its_lists_like_a_method() {
 fn forgetting_the_key_stops_a_reranking_and_says_so() {
     let mut s = state();
     with_key(&mut s);
-    send(&mut s, Msg::RerankAsked);
-    let fx = send(&mut s, Msg::RerankConfirmed);
+    send(&mut s, Msg::Answer(AnswerMsg::RerankAsked));
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::RerankConfirmed));
     let call = started(&fx, |w| matches!(w, Work::Rerank { .. })).unwrap();
-    let fx = send(&mut s, Msg::KeyForgotten);
+    let fx = send(&mut s, Msg::Key(KeyMsg::Forgotten));
     assert!(stops(&fx).contains(&call));
     assert!(!s.data.evaluation.rerank_phase.is_running());
     assert!(s
@@ -1693,7 +1771,10 @@ fn forgetting_the_key_stops_a_reranking_and_says_so() {
 fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that_answer() {
     let mut s = state();
     with_key(&mut s);
-    send(&mut s, Msg::QuestionTyped("Un ciment blanc ?".into()));
+    send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un ciment blanc ?".into())),
+    );
     let (f, _) = exercise();
     let chat = |content: &str| Chat {
         content: content.into(),
@@ -1704,7 +1785,7 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
     };
     // An answer asked for, and shown.
     let shown = |s: &mut State, content: &str| {
-        let fx = send(s, Msg::AnswerRequested);
+        let fx = send(s, Msg::Answer(AnswerMsg::Requested));
         let run = started(&fx, |w| matches!(w, Work::Answer { .. })).unwrap();
         let result = AnswerResult {
             question: "Un ciment blanc ?".into(),
@@ -1715,7 +1796,7 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
         send(s, Msg::Report(run, Report::AnswerShown(result)))
     };
     shown(&mut s, "Le ciment [AR-0003].");
-    let fx = send(&mut s, Msg::AnswerJudgeRequested);
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::JudgeRequested));
     let (run, model, messages) = fx
         .iter()
         .find_map(|e| match e {
@@ -1734,7 +1815,7 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
         .ends_with("Question : Un ciment blanc ?\n\nRéponse : Le ciment [AR-0003]."));
     assert!(s.data.answering.judging.is_some());
     // A second click while it runs asks nothing more.
-    let again = send(&mut s, Msg::AnswerJudgeRequested);
+    let again = send(&mut s, Msg::Answer(AnswerMsg::JudgeRequested));
     assert_eq!(
         count_started(&again, |w| matches!(w, Work::Judge { .. })),
         0
@@ -1745,7 +1826,7 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
     // goes, and a late verdict for the old answer is dropped.
     send(&mut s, Msg::Report(run, Report::Judged(Ok("NON".into()))));
     assert_eq!(s.data.answering.verdict, Some(Ok("OUI".into())));
-    let fx = send(&mut s, Msg::AnswerJudgeRequested);
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::JudgeRequested));
     let second = started(&fx, |w| matches!(w, Work::Judge { .. })).unwrap();
     assert_ne!(second, run);
     shown(&mut s, "Le ciment gris [AR-0001].");
@@ -1769,15 +1850,23 @@ fn rt4_r4_a_worker_that_could_not_start_is_started_again_at_the_next_question() 
     let mut s = downloading_local_model();
     send(
         &mut s,
-        Msg::LocalWorkerNotStarted("son module n'a pas pu être chargé".into()),
+        Msg::Local(LocalMsg::WorkerNotStarted(
+            "son module n'a pas pu être chargé".into(),
+        )),
     );
     assert!(
         matches!(&s.local, LocalModel::Unavailable(why) if why.contains("réessayer") && !why.contains("rechargement"))
     );
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant phonique".into()));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant phonique".into())),
+    );
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 1);
-    send(&mut s, Msg::LocalWorkerDied("crash".into()));
-    let fx = send(&mut s, Msg::QuestionTyped("Un isolant thermique".into()));
+    send(&mut s, Msg::Local(LocalMsg::WorkerDied("crash".into())));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant thermique".into())),
+    );
     assert_eq!(count_started(&fx, |w| matches!(w, Work::LoadLocalModel)), 0);
 }
 
@@ -1785,7 +1874,7 @@ fn rt4_r4_a_worker_that_could_not_start_is_started_again_at_the_next_question() 
 fn the_effect_of_a_change_is_summed_up_in_three_lines() {
     use rag_fiches::page::improve::{summary, Change};
     let mut s = state();
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     let first = summary(&s.data.improve, false).expect("the start is measured");
     assert!(
         first.figures.starts_with(
@@ -1837,7 +1926,7 @@ fn the_effect_of_a_change_is_summed_up_in_three_lines() {
 fn a_slider_dragged_is_one_change_in_the_history_and_one_undo_which_appends_nothing() {
     use rag_fiches::page::improve::Change;
     let mut s = state();
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     assert_eq!(s.data.improve.history.len(), 1);
     // k1 dragged from 1,5 to 0,2: thirteen values, the figures following each.
     for i in 1..=13 {
@@ -1886,7 +1975,7 @@ fn an_enrichment_without_words_twice_or_of_stop_words_only_is_said_and_changes_n
     use rag_fiches::improve::Enrichment;
     use rag_fiches::page::improve::Change;
     let mut s = state();
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     let enrich = |id: &str, words: &str| {
         Change::Enrich(Enrichment {
             id: id.into(),

@@ -11,6 +11,7 @@ use rag_fiches::lab::{Lab, Method};
 use rag_fiches::link::{View, ViewState};
 use rag_fiches::mistral::chat::{self, Chat};
 use rag_fiches::page::*;
+use rag_fiches::page::{AnswerMsg, CatalogueMsg, NavMsg, SearchMsg, VectorsMsg};
 
 mod common;
 use common::*;
@@ -28,7 +29,7 @@ fn with_shipped_question_vectors(s: &mut State, set: u64) -> Vec<Effect> {
         .collect();
     send(
         s,
-        Msg::VectorsLoaded {
+        Msg::Vectors(VectorsMsg::Loaded {
             epoch,
             set,
             info: VectorsInfo {
@@ -41,7 +42,7 @@ fn with_shipped_question_vectors(s: &mut State, set: u64) -> Vec<Effect> {
             questions,
             origin: "livrés avec la page".into(),
             bytes: None,
-        },
+        }),
     )
 }
 
@@ -71,7 +72,10 @@ fn answer_dense_requests(s: &mut State, mut fx: Vec<Effect>) {
         fx = Vec::new();
         for (set, vectors) in asked {
             let tops = vectors.iter().map(|_| worker_top()).collect();
-            fx.extend(send(s, Msg::DenseFound { set, vectors, tops }));
+            fx.extend(send(
+                s,
+                Msg::Vectors(VectorsMsg::DenseFound { set, vectors, tops }),
+            ));
         }
     }
     panic!("the model keeps asking for dense tops");
@@ -89,8 +93,8 @@ fn local_measured(s: &mut State) {
 fn rt3_b1_after_annuler_confirmer_shows_the_estimate_of_the_run_it_confirms() {
     let mut s = state();
     with_key(&mut s);
-    send(&mut s, Msg::EvalAsked);
-    let fx = send(&mut s, Msg::EvalConfirmed);
+    send(&mut s, Msg::Answer(AnswerMsg::EvalAsked));
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::EvalConfirmed));
     assert!(fx.iter().any(|e| matches!(
         e,
         Effect::Start {
@@ -98,13 +102,22 @@ fn rt3_b1_after_annuler_confirmer_shows_the_estimate_of_the_run_it_confirms() {
             ..
         }
     )));
-    send(&mut s, Msg::EvalCancelled);
+    send(&mut s, Msg::Answer(AnswerMsg::EvalCancelled));
     assert!(estimate::eval_status(&s).starts_with("Mesure annulée"));
     // A dearer run chosen, then asked: « Confirmer » comes with that run's estimate.
-    send(&mut s, Msg::EvalSourceChosen(Source::Catalogue));
-    send(&mut s, Msg::EvalModelChosen("mistral-medium-latest".into()));
-    send(&mut s, Msg::EvalJudgeChosen("mistral-large-latest".into()));
-    send(&mut s, Msg::EvalAsked);
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalSourceChosen(Source::Catalogue)),
+    );
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalModelChosen("mistral-medium-latest".into())),
+    );
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalJudgeChosen("mistral-large-latest".into())),
+    );
+    send(&mut s, Msg::Answer(AnswerMsg::EvalAsked));
     assert!(s.data.evaluation.confirming);
     let shown = estimate::eval_status(&s);
     assert_eq!(
@@ -123,13 +136,19 @@ fn rt3_b1_after_annuler_confirmer_shows_the_estimate_of_the_run_it_confirms() {
     assert!(shown.contains('$'), "{shown}");
 
     // The reranking: the same after its own « Annuler ».
-    send(&mut s, Msg::EvalSourceChosen(Source::Method(Method::MOTS)));
-    send(&mut s, Msg::RerankAsked);
-    send(&mut s, Msg::RerankConfirmed);
-    send(&mut s, Msg::RerankCancelled);
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalSourceChosen(Source::Method(Method::MOTS))),
+    );
+    send(&mut s, Msg::Answer(AnswerMsg::RerankAsked));
+    send(&mut s, Msg::Answer(AnswerMsg::RerankConfirmed));
+    send(&mut s, Msg::Answer(AnswerMsg::RerankCancelled));
     assert!(estimate::rerank_status(&s).starts_with("Reclassement annulé"));
-    send(&mut s, Msg::EvalModelChosen("mistral-large-latest".into()));
-    send(&mut s, Msg::RerankAsked);
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalModelChosen("mistral-large-latest".into())),
+    );
+    send(&mut s, Msg::Answer(AnswerMsg::RerankAsked));
     let shown = estimate::rerank_status(&s);
     assert_eq!(
         shown,
@@ -165,14 +184,17 @@ fn rt3_b2_a_local_method_alone_never_spends_the_key_on_mistral() {
     with_key(&mut s);
     with_shipped_question_vectors(&mut s, 1);
     for m in Method::ALL {
-        send(&mut s, Msg::MethodToggled(m, m == Method::SensLocal));
+        send(
+            &mut s,
+            Msg::Search(SearchMsg::MethodToggled(m, m == Method::SensLocal)),
+        );
     }
     assert_eq!(s.shown, vec![Method::SensLocal]);
     let mut fx = send(
         &mut s,
-        Msg::QuestionTyped("Une colle pour du carrelage".into()),
+        Msg::Search(SearchMsg::Typed("Une colle pour du carrelage".into())),
     );
-    fx.extend(send(&mut s, Msg::QuestionCommitted));
+    fx.extend(send(&mut s, Msg::Search(SearchMsg::Committed)));
     // The pause in typing, then the embedding: either is the way to a paid call.
     let embeds = |e: &Effect| {
         matches!(
@@ -185,7 +207,10 @@ fn rt3_b2_a_local_method_alone_never_spends_the_key_on_mistral() {
     };
     assert!(!fx.iter().any(embeds), "a paid call for a local method");
     // `sens` shown beside it: now the question is embedded.
-    let fx = send(&mut s, Msg::MethodToggled(Method::Sens, true));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::Sens, true)),
+    );
     assert!(fx.iter().any(embeds));
 }
 
@@ -197,11 +222,11 @@ fn rt3_b3_ameliorer_from_sens_measures_with_the_workers_dense_tops() {
     let vectors: Vec<Vec<f32>> = (0..s.data.questions.len()).map(unit).collect();
     let fx = send(
         &mut s,
-        Msg::DenseFound {
+        Msg::Vectors(VectorsMsg::DenseFound {
             set: 1,
             tops: vectors.iter().map(|_| worker_top()).collect(),
             vectors,
-        },
+        }),
     );
     answer_dense_requests(&mut s, fx);
     for start in [
@@ -211,10 +236,10 @@ fn rt3_b3_ameliorer_from_sens_measures_with_the_workers_dense_tops() {
     ] {
         let fx = send(
             &mut s,
-            Msg::FragmentChanged(ViewState::from_fragment(&format!(
+            Msg::Nav(NavMsg::FragmentChanged(ViewState::from_fragment(&format!(
                 "#vue=ameliorer&rm={}",
                 start.slug()
-            ))),
+            )))),
         );
         answer_dense_requests(&mut s, fx);
         assert_eq!(s.view, View::Ameliorer);
@@ -228,11 +253,17 @@ fn rt3_b3_ameliorer_from_sens_measures_with_the_workers_dense_tops() {
 fn rt3_b13_demander_au_juge_shows_its_estimate_before_the_call() {
     let mut s = state();
     with_key(&mut s);
-    send(&mut s, Msg::EvalJudgeChosen("mistral-large-latest".into()));
-    send(&mut s, Msg::QuestionTyped("Un ciment blanc ?".into()));
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalJudgeChosen("mistral-large-latest".into())),
+    );
+    send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un ciment blanc ?".into())),
+    );
     assert_eq!(estimate::judge_estimate(&s), None);
     let (f, _) = exercise();
-    let fx = send(&mut s, Msg::AnswerRequested);
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::Requested));
     let run = fx
         .iter()
         .find_map(|e| match e {
@@ -265,7 +296,7 @@ fn rt3_b13_demander_au_juge_shows_its_estimate_before_the_call() {
         ),
     );
     let shown = estimate::judge_estimate(&s).expect("an answer to judge");
-    let fx = send(&mut s, Msg::AnswerJudgeRequested);
+    let fx = send(&mut s, Msg::Answer(AnswerMsg::JudgeRequested));
     let messages = fx
         .iter()
         .find_map(|e| match e {
@@ -305,7 +336,7 @@ fn renamed(f: impl Fn(&str) -> String) -> Dataset {
 fn load(s: &mut State, data: Dataset) {
     let fx = send(
         s,
-        Msg::FilesChosen(vec![
+        Msg::Catalogue(CatalogueMsg::FilesChosen(vec![
             FileRef {
                 id: 1,
                 name: "f.jsonl".into(),
@@ -316,7 +347,7 @@ fn load(s: &mut State, data: Dataset) {
                 name: "q.csv".into(),
                 size: 10,
             },
-        ]),
+        ])),
     );
     let seq = fx
         .iter()
@@ -351,7 +382,7 @@ fn receiver(s: &State, data: Option<Dataset>) -> State {
     }
     send(
         &mut other,
-        Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
+        Msg::Nav(NavMsg::FragmentChanged(ViewState::from_fragment(&fragment))),
     );
     other
 }
@@ -359,7 +390,7 @@ fn receiver(s: &State, data: Option<Dataset>) -> State {
 #[test]
 fn rt3_b5_the_pages_link_carries_separators_in_words_and_ids() {
     let mut s = state();
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     enrich(
         &mut s,
         "AR-0063",
@@ -377,7 +408,7 @@ fn rt3_b5_the_pages_link_carries_separators_in_words_and_ids() {
     };
     let mut s = state();
     load(&mut s, renamed(own));
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     enrich(&mut s, "AR:0063", "ne brûle pas");
     enrich(&mut s, "AR|0040+", "humide");
     assert_eq!(s.data.improve.error, None);
@@ -392,7 +423,7 @@ fn rt3_b5_the_pages_link_carries_separators_in_words_and_ids() {
 fn rt3_b6_lowercase_ids_are_enriched_as_typed() {
     let mut s = state();
     load(&mut s, renamed(|id| id.to_lowercase()));
-    send(&mut s, Msg::ViewChosen(View::Ameliorer));
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     enrich(&mut s, " ar-0063 ", "ne brûle pas");
     assert_eq!(s.data.improve.error, None);
     assert_eq!(
@@ -435,7 +466,7 @@ fn rt3_b7_a_link_with_a_refused_value_keeps_the_rest_and_says_which() {
         let mut s = state();
         send(
             &mut s,
-            Msg::FragmentChanged(ViewState::from_fragment(fragment)),
+            Msg::Nav(NavMsg::FragmentChanged(ViewState::from_fragment(fragment))),
         );
         let said = s.data.improve.refused.join(" / ");
         assert!(said.contains(refused), "{fragment}: {said}");
@@ -597,7 +628,7 @@ fn shipped_outcome(s: &State, file: &rag_fiches::answer::shipped::ShippedAnswers
     let bytes = serde_json::to_vec(file).unwrap();
     let lab = &s.data.lab;
     let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
-    Msg::AnswersShipped {
+    Msg::Answer(AnswerMsg::Shipped {
         epoch: s.data.epoch,
         outcome: rag_fiches::answer::shipped::ShippedAnswers::parse(
             &bytes,
@@ -607,7 +638,7 @@ fn shipped_outcome(s: &State, file: &rag_fiches::answer::shipped::ShippedAnswers
         )
         .map(|f| Some(Box::new(f)))
         .map_err(|e| rag_fiches::fr::messages::shipped(&e)),
-    }
+    })
 }
 
 #[test]
@@ -691,7 +722,7 @@ fn rt3_b9_annuler_is_bounded_and_keeps_no_copy_of_what_a_change_left_alone() {
     );
     send(
         &mut s,
-        Msg::FragmentChanged(ViewState::from_fragment(&fragment)),
+        Msg::Nav(NavMsg::FragmentChanged(ViewState::from_fragment(&fragment))),
     );
     let stops = s
         .data
@@ -774,7 +805,7 @@ fn rt3_b8_ameliorer_works_in_bounded_steps_on_a_large_catalogue() {
         );
     };
     // Opening: mots measured (it is also the starting method: once).
-    let (steps, said) = stepped(&mut s, Msg::ViewChosen(View::Ameliorer));
+    let (steps, said) = stepped(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
     assert!(said);
     bounded(steps, 2 * search, 2);
     // A k1 move: one measurement.

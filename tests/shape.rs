@@ -522,3 +522,56 @@ fn numbers_are_written_the_french_way_in_one_leaf() {
         copies.join(", ")
     );
 }
+
+/// The variants of `enum name` in `text`, one per line at the enum's first indent.
+fn variants(text: &str, name: &str) -> Vec<String> {
+    let start = text
+        .find(&format!("pub enum {name} {{"))
+        .unwrap_or_else(|| panic!("no `pub enum {name}`"));
+    text[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| *l != "}")
+        .filter_map(|l| l.strip_prefix("    "))
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(|l| {
+            l.split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// Variants the page's top-level message may have: one per feature and a few of the runtime's.
+const MAX_MSG: usize = 20;
+
+#[test]
+fn the_page_message_has_one_variant_per_feature_each_read_by_its_update() {
+    let msg = read(&root().join("src/page/msg.rs"));
+    let top = variants(&msg, "Msg");
+    assert!(
+        top.len() <= MAX_MSG,
+        "`Msg` has {} variants (at most {MAX_MSG}): a new message goes in its feature's enum",
+        top.len()
+    );
+    let mut updates = String::new();
+    for (path, text) in sources() {
+        if path.starts_with("src/page/update/") {
+            updates.push_str(&text);
+        }
+    }
+    let features: Vec<&String> = top
+        .iter()
+        .filter(|v| msg.contains(&format!("{v}({v}Msg)")))
+        .collect();
+    assert!(features.len() >= 8, "features found: {features:?}");
+    for feature in features {
+        let sub = format!("{feature}Msg");
+        assert!(!variants(&msg, &sub).is_empty(), "`{sub}` has no variant");
+        assert!(
+            updates.contains(&format!("msg: {sub}")),
+            "no function of src/page/update/ takes a `{sub}`: each feature's message has its update"
+        );
+    }
+}

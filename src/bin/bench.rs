@@ -220,7 +220,7 @@ fn ameliorer(n: usize) {
     use rag_fiches::improve::sweep::Grid;
     use rag_fiches::link::View;
     use rag_fiches::page::improve::Change;
-    use rag_fiches::page::{Dataset, Msg, State};
+    use rag_fiches::page::{Dataset, Msg, NavMsg, State};
     let bundled = parse_fiches(include_str!("../../data/fiches.jsonl")).expect("bundled fiches");
     let (fiches, questions) = synth::catalogue(&bundled, n, 40, 1);
     let mut s = State::new(
@@ -235,7 +235,11 @@ fn ameliorer(n: usize) {
         let (steps, longest, all) = stepped(s, msg);
         rag_fiches::outln!("| {what} | {steps} | {longest:.1} ms | {all:.0} ms |");
     };
-    row("open (mots)", &mut s, Msg::ViewChosen(View::Ameliorer));
+    row(
+        "open (mots)",
+        &mut s,
+        Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)),
+    );
     for k1 in [1.2, 0.9, 2.0] {
         row(&format!("k1 = {k1}"), &mut s, Msg::Improve(Change::K1(k1)));
     }

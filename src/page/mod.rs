@@ -28,7 +28,10 @@ pub use dataset::{CatalogueUi, Dataset, Measuring, GRID_PAGE};
 pub use effect::{Effect, EvalItem, FileRef, Focus, RerankItem, Wait};
 pub use jobs::{JobKey, Report, RunId, Subject, Work};
 pub use local::LocalModel;
-pub use msg::Msg;
+pub use msg::{
+    AnswerMsg, CatalogueMsg, JournalMsg, KeyMsg, LocalMsg, MeasureMsg, Msg, NavMsg, SearchMsg,
+    VectorsMsg,
+};
 pub use parts::{
     embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering,
     Choices, Costs, EvalAsk, EvalRun, Evaluation, JudgeAsk, Phase, RerankAsk, RerankRun,

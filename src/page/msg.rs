@@ -1,5 +1,9 @@
 //! Everything that can happen to the page: the learner's gestures and what the shell's tasks
 //! report. Plain data: files and calls are named by ids ([`super::effect`]).
+//!
+//! [`Msg`] has one variant per feature, each carrying that feature's own message, which only
+//! that feature's `update` (in [`super::update`]) reads: a new control adds a variant to its
+//! feature's enum, not to [`Msg`].
 
 use crate::answer::shipped::ShippedAnswers;
 use crate::answer::Source;
@@ -16,143 +20,90 @@ use super::parts::Costs;
 
 /// Everything that can happen to the page.
 pub enum Msg {
-    // The learner's gestures.
-    QuestionTyped(String),
-    ExamplePicked(Option<usize>),
-    MethodToggled(Method, bool),
-    ViewChosen(View),
-    /// An arrow key on a tab: that view, and its tab focused.
-    TabKey(View),
-    GuideClosed,
+    /// The question box, its examples and the methods ticked.
+    Search(SearchMsg),
+    /// The view shown, the guide, the link.
+    Nav(NavMsg),
+    /// The key, its check, its costs and the waits of its calls.
+    Key(KeyMsg),
+    /// Mistral's fiche vectors and the dense tops searched in them.
+    Vectors(VectorsMsg),
+    /// The measurements, the grid, the imported runs and the exports.
+    Measure(MeasureMsg),
+    /// The journal of questions asked.
+    Journal(JournalMsg),
+    /// The local encoder: its model, its worker, its vectors.
+    Local(LocalMsg),
+    /// The answer, its judge, « Mesurer les réponses » and the reranking.
+    Answer(AnswerMsg),
+    /// The learner's own catalogue.
+    Catalogue(CatalogueMsg),
     /// Start-up's reads are done ([`State::settled`]).
     Settled,
-    SettingsRequested,
-    /// The columns of the local encoder's methods, asked for from the line that says what the
-    /// Mistral methods need.
-    LocalMethodsChosen,
-    FragmentChanged(ViewState),
     /// A change in « Améliorer ».
     Improve(super::improve::Change),
     /// The turn of the event loop asked by [`super::Effect::Step`] is over: the work under way
     /// goes on.
     Step,
-    CopyLink(String),
-    LinkCopied(bool),
-    KeyTyped(String),
-    RememberToggled(bool),
-    /// « Retenir quand même » after the shared-origin warning, or a key found remembered.
-    RememberConfirmed,
-    KeyForgotten,
-    KeyCheckRequested,
-    ComputeRequested,
-    ComputeCancelled,
-    DownloadRequested,
-    DenseMeasureRequested,
-    GridSorted(Option<String>),
-    /// « Afficher … questions de plus » under the grid.
-    GridMore,
-    QuestionOpened(usize),
-    /// One side of the pair compared: `first` is A (against B); a method's or a run's name.
-    PairSide {
-        first: bool,
-        name: String,
-    },
-    /// « Importer un run »: TREC files chosen.
-    RunFilesChosen(Vec<FileRef>),
-    /// « Retirer les runs importés ».
-    RunsCleared,
+    /// A keyed job's report (see [`super::jobs`]): dropped unless its run is still tracked.
+    Report(RunId, Report),
+}
+
+/// The question box, its examples and the methods ticked.
+pub enum SearchMsg {
+    Typed(String),
+    ExamplePicked(Option<usize>),
+    MethodToggled(Method, bool),
     /// The question box's value committed (Enter, or leaving the box after a change).
-    QuestionCommitted,
+    Committed,
     /// Enter in the question box (before its `change`): the question is validated, its embedding
     /// starts at once and a newer question does not cancel it. Leaving the box does not validate:
     /// a learner who types a question and then opens « Réglages » to paste a key did not mean it.
-    QuestionEntered,
-    /// The journal as stored, read back at start-up, after this tab wrote to it, and when another
-    /// tab did: it replaces the one shown (what another tab erased is gone here too).
-    JournalLoaded(Journal),
-    /// « Exporter » the journal: `jsonl` or `csv`.
-    JournalExported(String),
-    /// « Effacer le journal ».
-    JournalErased,
-    /// The local encoder's fiche (and question) vectors shipped with the page.
-    LocalVectorsLoaded {
-        epoch: u64,
-        set: Box<VectorSet>,
-    },
-    /// The local encoder's vectors of the learner's catalogue: texts done so far.
-    LocalFichesProgress {
-        epoch: u64,
-        done: usize,
-    },
-    /// The local encoder's vectors of the learner's catalogue's fiches, then of its questions
-    /// ([`State::local_sent_questions`]), in the order sent.
-    LocalTextsEmbedded {
-        epoch: u64,
-        vectors: Vec<Vec<f32>>,
-    },
-    /// The local encoder's vector of a question.
-    LocalQuestionEmbedded {
-        question: String,
-        vector: Vec<f32>,
-    },
-    /// The local encoder's worker stopped (why, in the browser's words).
-    LocalWorkerDied(String),
-    /// The local encoder's worker failed before it listened (its module could not be fetched):
-    /// the next gesture that needs it starts a new one.
-    LocalWorkerNotStarted(String),
-    LocalModelPreparing(u8),
-    LocalModelReady,
-    LocalModelFailed(String),
-    /// The worker refused the model read from this browser's cache, which was deleted: it is
-    /// fetched again (why, in the worker's words).
-    LocalModelEvicted(String),
-    /// The model prepared could not be kept in this browser (storage full, a private window).
-    LocalModelNotKept,
-    /// « Charger le modèle local »: the learner agrees to download it for a question that came
-    /// from a link.
-    LocalModelRequested,
-    /// « Annuler » on the model's download.
-    LocalModelCancelled,
-    /// The text being embedded needs rows of the model's table: `done` of `total` blocks
-    /// arrived (`bytes` from the network).
-    LocalRows {
-        done: u32,
-        total: u32,
-        bytes: u64,
-    },
-    /// Rows of the model's table could not be fetched (why, in French).
-    LocalRowsFailed(String),
-    ExportRequested(String),
-    AnswerMethodChosen(Method),
-    AnswerModelChosen(String),
-    AnswerRequested,
-    EvalSourceChosen(Source),
-    EvalModelChosen(String),
-    EvalJudgeChosen(String),
-    EvalAsked,
-    EvalConfirmed,
+    Entered,
     /// « Plonger la question » clicked: the learner agrees to pay for a question from a link.
     EmbedRequested,
-    EvalCancelled,
-    /// « Reclasser les 20 premières », its confirmation, « Annuler ».
-    /// « Demander au juge » under the answer shown.
-    AnswerJudgeRequested,
-    RerankAsked,
-    RerankConfirmed,
-    RerankCancelled,
-    FilesChosen(Vec<FileRef>),
-    BackToExercise,
+    Opened(usize),
+    /// The columns of the local encoder's methods, asked for from the line that says what the
+    /// Mistral methods need.
+    LocalMethodsChosen,
+}
+
+/// The view shown, the guide, the link.
+pub enum NavMsg {
+    ViewChosen(View),
+    /// An arrow key on a tab: that view, and its tab focused.
+    TabKey(View),
+    GuideClosed,
+    SettingsRequested,
+    FragmentChanged(ViewState),
+    CopyLink(String),
+    LinkCopied(bool),
+}
+
+/// The key, its check, its costs and the waits of its calls.
+pub enum KeyMsg {
+    Typed(String),
+    RememberToggled(bool),
+    /// « Retenir quand même » after the shared-origin warning, or a key found remembered.
+    RememberConfirmed,
+    Forgotten,
+    CheckRequested,
     /// « Réessayer maintenant » during a wait.
     RetryNow,
     /// « Annuler » during a wait: that call stops.
     WaitCancelled,
-    // What tasks report.
-    /// A keyed job's report (see [`super::jobs`]): dropped unless its run is still tracked.
-    Report(RunId, Report),
     Paid(Costs),
+}
+
+/// Mistral's fiche vectors and the dense tops searched in them.
+pub enum VectorsMsg {
+    ComputeRequested,
+    ComputeCancelled,
+    DownloadRequested,
+    DenseMeasureRequested,
     /// Mistral fiche vectors kept by the page's worker as `set` for catalogue `epoch`, with the
     /// question vectors their file carried.
-    VectorsLoaded {
+    Loaded {
         epoch: u64,
         set: u64,
         info: crate::data::vectors::VectorsInfo,
@@ -173,27 +124,33 @@ pub enum Msg {
         vector: Vec<f32>,
     },
     /// The page's worker could not search vectors `set`: they are dropped, and why is said.
-    VectorsLost {
+    Lost {
         set: u64,
         reason: String,
     },
-    VectorsRefused {
+    Refused {
         epoch: u64,
         origin: String,
     },
-    /// The answers computed once and shipped with the exercise (`data/reponses.json`), read and
-    /// checked against its fiches and questions (`None`: this deploy publishes none), or why they
-    /// were refused (in French).
-    AnswersShipped {
-        epoch: u64,
-        outcome: Result<Option<Box<ShippedAnswers>>, String>,
+}
+
+/// The measurements, the grid, the imported runs and the exports.
+pub enum MeasureMsg {
+    GridSorted(Option<String>),
+    /// « Afficher … questions de plus » under the grid.
+    GridMore,
+    /// One side of the pair compared: `first` is A (against B); a method's or a run's name.
+    PairSide {
+        first: bool,
+        name: String,
     },
-    AnswerObtained {
-        key: String,
-        chat: Chat,
-    },
+    /// « Importer un run »: TREC files chosen.
+    RunFilesChosen(Vec<FileRef>),
+    /// « Retirer les runs importés ».
+    RunsCleared,
+    ExportRequested(String),
     /// A stepped measurement's progress: questions done.
-    MeasureProgress {
+    Progress {
         seq: u64,
         done: usize,
     },
@@ -203,4 +160,103 @@ pub enum Msg {
         epoch: u64,
         result: Result<Vec<Measurement>, String>,
     },
+}
+
+/// The journal of questions asked.
+pub enum JournalMsg {
+    /// The journal as stored, read back at start-up, after this tab wrote to it, and when another
+    /// tab did: it replaces the one shown (what another tab erased is gone here too).
+    Loaded(Journal),
+    /// « Exporter » the journal: `jsonl` or `csv`.
+    Exported(String),
+    /// « Effacer le journal ».
+    Erased,
+}
+
+/// The local encoder: its model, its worker, its vectors.
+pub enum LocalMsg {
+    /// The local encoder's fiche (and question) vectors shipped with the page.
+    VectorsLoaded {
+        epoch: u64,
+        set: Box<VectorSet>,
+    },
+    /// The local encoder's vectors of the learner's catalogue: texts done so far.
+    FichesProgress {
+        epoch: u64,
+        done: usize,
+    },
+    /// The local encoder's vectors of the learner's catalogue's fiches, then of its questions
+    /// ([`State::local_sent_questions`]), in the order sent.
+    TextsEmbedded {
+        epoch: u64,
+        vectors: Vec<Vec<f32>>,
+    },
+    /// The local encoder's vector of a question.
+    QuestionEmbedded {
+        question: String,
+        vector: Vec<f32>,
+    },
+    /// The local encoder's worker stopped (why, in the browser's words).
+    WorkerDied(String),
+    /// The local encoder's worker failed before it listened (its module could not be fetched):
+    /// the next gesture that needs it starts a new one.
+    WorkerNotStarted(String),
+    Preparing(u8),
+    Ready,
+    Failed(String),
+    /// The worker refused the model read from this browser's cache, which was deleted: it is
+    /// fetched again (why, in the worker's words).
+    Evicted(String),
+    /// The model prepared could not be kept in this browser (storage full, a private window).
+    NotKept,
+    /// « Charger le modèle local »: the learner agrees to download it for a question that came
+    /// from a link.
+    Requested,
+    /// « Annuler » on the model's download.
+    Cancelled,
+    /// The text being embedded needs rows of the model's table: `done` of `total` blocks
+    /// arrived (`bytes` from the network).
+    Rows {
+        done: u32,
+        total: u32,
+        bytes: u64,
+    },
+    /// Rows of the model's table could not be fetched (why, in French).
+    RowsFailed(String),
+}
+
+/// The answer, its judge, « Mesurer les réponses » and the reranking.
+pub enum AnswerMsg {
+    MethodChosen(Method),
+    ModelChosen(String),
+    Requested,
+    /// « Demander au juge » under the answer shown.
+    JudgeRequested,
+    EvalSourceChosen(Source),
+    EvalModelChosen(String),
+    EvalJudgeChosen(String),
+    EvalAsked,
+    EvalConfirmed,
+    EvalCancelled,
+    /// « Reclasser les 20 premières », its confirmation, « Annuler ».
+    RerankAsked,
+    RerankConfirmed,
+    RerankCancelled,
+    /// The answers computed once and shipped with the exercise (`data/reponses.json`), read and
+    /// checked against its fiches and questions (`None`: this deploy publishes none), or why they
+    /// were refused (in French).
+    Shipped {
+        epoch: u64,
+        outcome: Result<Option<Box<ShippedAnswers>>, String>,
+    },
+    Obtained {
+        key: String,
+        chat: Chat,
+    },
+}
+
+/// The learner's own catalogue.
+pub enum CatalogueMsg {
+    FilesChosen(Vec<FileRef>),
+    BackToExercise,
 }

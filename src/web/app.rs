@@ -2,6 +2,7 @@
 //! [`State`], starts the [`App`] runtime with [`run_effect`], and turns each effect `update` asks
 //! for into a task, a call or a write.
 
+use crate::page::{KeyMsg, NavMsg, SearchMsg};
 use wasm_bindgen::prelude::*;
 
 use super::dom::{by_id, document, set_hidden, set_text};
@@ -125,18 +126,18 @@ pub async fn run() {
         ((edited || !typed.is_empty()) && Some(&typed) != link.question.as_ref()).then_some(typed);
     // The first render, with the link's view and question: the catalogue can be searched at once,
     // while its vectors, the journal and a remembered key are read.
-    app.dispatch(Msg::FragmentChanged(link));
+    app.dispatch(Msg::Nav(NavMsg::FragmentChanged(link)));
     if let Some(typed) = typed {
-        app.dispatch(Msg::QuestionTyped(typed));
+        app.dispatch(Msg::Search(SearchMsg::Typed(typed)));
     }
     if store::guide_hidden() {
-        app.dispatch(Msg::GuideClosed);
+        app.dispatch(Msg::Nav(NavMsg::GuideClosed));
     }
     // In the first paint (these dispatches render in the same task): the header's cost line and
     // which methods can run depend on it, and the first module drew them with it.
     if let Some(saved) = store::remembered_key() {
-        app.dispatch(Msg::KeyTyped(saved));
-        app.dispatch(Msg::RememberConfirmed);
+        app.dispatch(Msg::Key(KeyMsg::Typed(saved)));
+        app.dispatch(Msg::Key(KeyMsg::RememberConfirmed));
     }
     // What a closed or reloaded tab's worker left behind, removed before anything else is stored.
     spawn(store::remove_orphan_rows());

@@ -3,6 +3,9 @@
 //! ever added per render. Each event becomes a [`Msg`]; a control's value is read here, in the
 //! event that reports it, and nowhere else.
 
+use crate::page::{
+    AnswerMsg, CatalogueMsg, KeyMsg, LocalMsg, MeasureMsg, NavMsg, SearchMsg, VectorsMsg,
+};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, Element, Event, HtmlInputElement, HtmlSelectElement};
@@ -52,7 +55,9 @@ pub fn listen(app: &Shared) {
     }
     cb.forget();
     let app = app.clone();
-    let cb = Closure::<dyn Fn()>::new(move || app.dispatch(Msg::FragmentChanged(fragment_state())));
+    let cb = Closure::<dyn Fn()>::new(move || {
+        app.dispatch(Msg::Nav(NavMsg::FragmentChanged(fragment_state())))
+    });
     if let Some(w) = web_sys::window() {
         w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref())
             .ok();
@@ -96,54 +101,56 @@ fn message(app: &App, e: &Event) -> Option<Msg> {
 
 fn click(button: &Element, clicks: i32) -> Option<Msg> {
     let msg = match button.id().as_str() {
-        ids::ONGLET_CHERCHER => Msg::ViewChosen(View::Chercher),
-        ids::ONGLET_MESURER => Msg::ViewChosen(View::Mesurer),
-        ids::ONGLET_AMELIORER => Msg::ViewChosen(View::Ameliorer),
-        ids::COPIER_LIEN => Msg::CopyLink(web_sys::window()?.location().href().ok()?),
-        ids::OUBLIER => Msg::KeyForgotten,
-        ids::VERIFIER_CLE => Msg::KeyCheckRequested,
-        ids::RETENIR_CONFIRMER => Msg::RememberConfirmed,
-        ids::REESSAYER => Msg::RetryNow,
-        ids::ATTENTE_ANNULER => Msg::WaitCancelled,
-        ids::CALCULER => Msg::ComputeRequested,
-        ids::ANNULER_CALCUL => Msg::ComputeCancelled,
-        ids::TELECHARGER => Msg::DownloadRequested,
-        ids::REDIGER => Msg::AnswerRequested,
-        ids::REVENIR => Msg::BackToExercise,
-        ids::MESURER_SENS => Msg::DenseMeasureRequested,
-        ids::EVAL_LANCER => Msg::EvalAsked,
+        ids::ONGLET_CHERCHER => Msg::Nav(NavMsg::ViewChosen(View::Chercher)),
+        ids::ONGLET_MESURER => Msg::Nav(NavMsg::ViewChosen(View::Mesurer)),
+        ids::ONGLET_AMELIORER => Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)),
+        ids::COPIER_LIEN => Msg::Nav(NavMsg::CopyLink(web_sys::window()?.location().href().ok()?)),
+        ids::OUBLIER => Msg::Key(KeyMsg::Forgotten),
+        ids::VERIFIER_CLE => Msg::Key(KeyMsg::CheckRequested),
+        ids::RETENIR_CONFIRMER => Msg::Key(KeyMsg::RememberConfirmed),
+        ids::REESSAYER => Msg::Key(KeyMsg::RetryNow),
+        ids::ATTENTE_ANNULER => Msg::Key(KeyMsg::WaitCancelled),
+        ids::CALCULER => Msg::Vectors(VectorsMsg::ComputeRequested),
+        ids::ANNULER_CALCUL => Msg::Vectors(VectorsMsg::ComputeCancelled),
+        ids::TELECHARGER => Msg::Vectors(VectorsMsg::DownloadRequested),
+        ids::REDIGER => Msg::Answer(AnswerMsg::Requested),
+        ids::REVENIR => Msg::Catalogue(CatalogueMsg::BackToExercise),
+        ids::MESURER_SENS => Msg::Vectors(VectorsMsg::DenseMeasureRequested),
+        ids::EVAL_LANCER => Msg::Answer(AnswerMsg::EvalAsked),
         // « Confirmer » appears where « Mesurer les réponses » was: the second click of a double
         // click (detail 2) lands on it, and must not decide to pay.
         ids::EVAL_CONFIRMER if clicks > 1 => return None,
-        ids::EVAL_CONFIRMER => Msg::EvalConfirmed,
-        ids::EVAL_ANNULER => Msg::EvalCancelled,
-        ids::RECLASSER_LANCER => Msg::RerankAsked,
+        ids::EVAL_CONFIRMER => Msg::Answer(AnswerMsg::EvalConfirmed),
+        ids::EVAL_ANNULER => Msg::Answer(AnswerMsg::EvalCancelled),
+        ids::RECLASSER_LANCER => Msg::Answer(AnswerMsg::RerankAsked),
         // As « Mesurer les réponses »'s: a double click's second click never pays.
         ids::RECLASSER_CONFIRMER if clicks > 1 => return None,
-        ids::RECLASSER_CONFIRMER => Msg::RerankConfirmed,
-        ids::RECLASSER_ANNULER => Msg::RerankCancelled,
-        ids::COMMENCER_FERMER => Msg::GuideClosed,
-        ids::OUVRIR_REGLAGES => Msg::SettingsRequested,
-        ids::ESSAYER_LOCAL => Msg::LocalMethodsChosen,
+        ids::RECLASSER_CONFIRMER => Msg::Answer(AnswerMsg::RerankConfirmed),
+        ids::RECLASSER_ANNULER => Msg::Answer(AnswerMsg::RerankCancelled),
+        ids::COMMENCER_FERMER => Msg::Nav(NavMsg::GuideClosed),
+        ids::OUVRIR_REGLAGES => Msg::Nav(NavMsg::SettingsRequested),
+        ids::ESSAYER_LOCAL => Msg::Search(SearchMsg::LocalMethodsChosen),
         _ => {
             if button.has_attribute("data-plonger") {
-                Msg::EmbedRequested
+                Msg::Search(SearchMsg::EmbedRequested)
             } else if button.has_attribute("data-juger") {
-                Msg::AnswerJudgeRequested
+                Msg::Answer(AnswerMsg::JudgeRequested)
             } else if button.has_attribute("data-charger-modele") {
-                Msg::LocalModelRequested
+                Msg::Local(LocalMsg::Requested)
             } else if button.has_attribute("data-annuler-modele") {
-                Msg::LocalModelCancelled
+                Msg::Local(LocalMsg::Cancelled)
             } else if button.has_attribute("data-retirer-runs") {
-                Msg::RunsCleared
+                Msg::Measure(MeasureMsg::RunsCleared)
             } else if button.has_attribute("data-grille-plus") {
-                Msg::GridMore
+                Msg::Measure(MeasureMsg::GridMore)
             } else if let Some(by) = button.get_attribute("data-tri") {
-                Msg::GridSorted((!by.is_empty()).then_some(by))
+                Msg::Measure(MeasureMsg::GridSorted((!by.is_empty()).then_some(by)))
             } else if let Some(i) = button.get_attribute("data-question") {
-                Msg::QuestionOpened(i.parse().ok()?)
+                Msg::Search(SearchMsg::Opened(i.parse().ok()?))
             } else {
-                Msg::ExportRequested(button.get_attribute("data-export")?)
+                Msg::Measure(MeasureMsg::ExportRequested(
+                    button.get_attribute("data-export")?,
+                ))
             }
         }
     };
@@ -156,7 +163,8 @@ fn key(e: &Event, target: &Element) -> Option<Msg> {
     let key = event.key();
     if target.id() == ids::QUESTION {
         // Not while an input method is composing: its Enter picks a word, it sends nothing.
-        return (key == "Enter" && !event.is_composing()).then_some(Msg::QuestionEntered);
+        return (key == "Enter" && !event.is_composing())
+            .then_some(Msg::Search(SearchMsg::Entered));
     }
     if target.get_attribute("role").as_deref() != Some("tab") {
         return None;
@@ -175,14 +183,14 @@ fn key(e: &Event, target: &Element) -> Option<Msg> {
         _ => return None,
     };
     e.prevent_default();
-    Some(Msg::TabKey(view))
+    Some(Msg::Nav(NavMsg::TabKey(view)))
 }
 
 fn input(target: &Element) -> Option<Msg> {
     let value = target.dyn_ref::<HtmlInputElement>()?.value();
     match target.id().as_str() {
-        ids::QUESTION => Some(Msg::QuestionTyped(value)),
-        ids::CLE => Some(Msg::KeyTyped(value)),
+        ids::QUESTION => Some(Msg::Search(SearchMsg::Typed(value))),
+        ids::CLE => Some(Msg::Key(KeyMsg::Typed(value))),
         _ => None,
     }
 }
@@ -196,38 +204,42 @@ fn change(app: &App, target: &Element) -> Option<Msg> {
     let method = || Method::parse(&select_value()?);
     let id = target.id();
     let msg = match id.as_str() {
-        ids::EXEMPLES => Msg::ExamplePicked(select_value()?.parse().ok()),
-        ids::RETENIR => Msg::RememberToggled(target.dyn_ref::<HtmlInputElement>()?.checked()),
-        ids::REPONSE_METHODE => Msg::AnswerMethodChosen(method()?),
-        ids::REPONSE_MODELE => Msg::AnswerModelChosen(select_value()?),
-        ids::EVAL_METHODE => Msg::EvalSourceChosen(crate::answer::Source::parse(&select_value()?)?),
-        ids::EVAL_JUGE => Msg::EvalJudgeChosen(select_value()?),
-        ids::EVAL_MODELE => Msg::EvalModelChosen(select_value()?),
-        ids::COMPARER_A => Msg::PairSide {
+        ids::EXEMPLES => Msg::Search(SearchMsg::ExamplePicked(select_value()?.parse().ok())),
+        ids::RETENIR => Msg::Key(KeyMsg::RememberToggled(
+            target.dyn_ref::<HtmlInputElement>()?.checked(),
+        )),
+        ids::REPONSE_METHODE => Msg::Answer(AnswerMsg::MethodChosen(method()?)),
+        ids::REPONSE_MODELE => Msg::Answer(AnswerMsg::ModelChosen(select_value()?)),
+        ids::EVAL_METHODE => Msg::Answer(AnswerMsg::EvalSourceChosen(
+            crate::answer::Source::parse(&select_value()?)?,
+        )),
+        ids::EVAL_JUGE => Msg::Answer(AnswerMsg::EvalJudgeChosen(select_value()?)),
+        ids::EVAL_MODELE => Msg::Answer(AnswerMsg::EvalModelChosen(select_value()?)),
+        ids::COMPARER_A => Msg::Measure(MeasureMsg::PairSide {
             first: true,
             name: select_value()?,
-        },
-        ids::COMPARER_B => Msg::PairSide {
+        }),
+        ids::COMPARER_B => Msg::Measure(MeasureMsg::PairSide {
             first: false,
             name: select_value()?,
-        },
-        ids::QUESTION => Msg::QuestionCommitted,
+        }),
+        ids::QUESTION => Msg::Search(SearchMsg::Committed),
         ids::IMPORTER_RUN => {
             let field = target.dyn_ref::<HtmlInputElement>()?;
             let files = app.hold_files(field.files());
             field.set_value("");
-            Msg::RunFilesChosen(files)
+            Msg::Measure(MeasureMsg::RunFilesChosen(files))
         }
         ids::FICHIERS => {
             let field = target.dyn_ref::<HtmlInputElement>()?;
             let files = app.hold_files(field.files());
             field.set_value("");
-            Msg::FilesChosen(files)
+            Msg::Catalogue(CatalogueMsg::FilesChosen(files))
         }
         _ => {
             let checkbox = target.dyn_ref::<HtmlInputElement>()?;
             let m = Method::parse(&target.get_attribute("data-methode")?)?;
-            Msg::MethodToggled(m, checkbox.checked())
+            Msg::Search(SearchMsg::MethodToggled(m, checkbox.checked()))
         }
     };
     Some(msg)
@@ -250,7 +262,9 @@ fn drag(app: &App, kind: &str, e: &Event, target: &Element) -> Option<Msg> {
         "drop" => {
             classes.remove_1("survol").ok();
             let dropped = e.dyn_ref::<DragEvent>()?.data_transfer()?.files();
-            Some(Msg::FilesChosen(app.hold_files(dropped)))
+            Some(Msg::Catalogue(CatalogueMsg::FilesChosen(
+                app.hold_files(dropped),
+            )))
         }
         _ => None,
     }

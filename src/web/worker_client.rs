@@ -3,6 +3,7 @@
 //! task awaiting them ([`ask`]: fiche vectors and dense searches), and its death (its module not
 //! loaded, a crash) into a French message while the rest of the page goes on.
 
+use crate::page::LocalMsg;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -53,7 +54,7 @@ pub fn ticket() -> u64 {
 }
 
 /// Sends `request` (which carries `key`, its set or ticket) and waits for its reply; `None` when
-/// the worker died or could not start (the page is told apart, by [`Msg::LocalWorkerDied`]).
+/// the worker died or could not start (the page is told apart, by [`LocalMsg::WorkerDied`]).
 pub async fn ask(
     app: &Shared,
     key: u64,
@@ -125,7 +126,7 @@ fn model_ready(app: &Shared) {
     let named = pending.key.is_some();
     let (Some(key), Some(blob)) = (pending.key, pending.downloaded) else {
         if !named {
-            app.dispatch(Msg::LocalModelNotKept);
+            app.dispatch(Msg::Local(LocalMsg::NotKept));
         }
         return;
     };
@@ -134,7 +135,7 @@ fn model_ready(app: &Shared) {
         if !super::store::put(super::store::MODEL, &key, &blob).await
             && !put_model_bytes(&key, &blob).await
         {
-            app.dispatch(Msg::LocalModelNotKept);
+            app.dispatch(Msg::Local(LocalMsg::NotKept));
         }
     });
 }
@@ -234,7 +235,7 @@ pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
         Some(why) if why.is_empty() => wake_all(),
         Some(why) => {
             wake_all();
-            app.dispatch(Msg::LocalWorkerDied(why));
+            app.dispatch(Msg::Local(LocalMsg::WorkerDied(why)));
         }
         None => {}
     }
@@ -273,8 +274,8 @@ fn start(app: &Shared) -> Result<Handle, String> {
         });
         wake_all();
         on_error.dispatch(match started {
-            Some(false) => Msg::LocalWorkerNotStarted(detail),
-            _ => Msg::LocalWorkerDied(detail),
+            Some(false) => Msg::Local(LocalMsg::WorkerNotStarted(detail)),
+            _ => Msg::Local(LocalMsg::WorkerDied(detail)),
         });
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -343,23 +344,23 @@ fn replied(app: &Shared, reply: Reply) {
             });
             return;
         }
-        Reply::Preparing { percent } => Msg::LocalModelPreparing(percent),
+        Reply::Preparing { percent } => Msg::Local(LocalMsg::Preparing(percent)),
         Reply::Ready => {
             model_ready(app);
-            Msg::LocalModelReady
+            Msg::Local(LocalMsg::Ready)
         }
-        Reply::Refused { reason } if model_refused() => Msg::LocalModelEvicted(reason),
-        Reply::Refused { reason } => Msg::LocalModelFailed(format!(
+        Reply::Refused { reason } if model_refused() => Msg::Local(LocalMsg::Evicted(reason)),
+        Reply::Refused { reason } => Msg::Local(LocalMsg::Failed(format!(
             "Le modèle local est refusé : {reason}. Sens local ne peut pas plonger de nouvelle question."
-        )),
-        Reply::Question { text, vector } => Msg::LocalQuestionEmbedded {
+        ))),
+        Reply::Question { text, vector } => Msg::Local(LocalMsg::QuestionEmbedded {
             question: text,
             vector,
-        },
-        Reply::Progress { epoch, done } => Msg::LocalFichesProgress { epoch, done },
-        Reply::Rows { done, total, bytes } => Msg::LocalRows { done, total, bytes },
-        Reply::RowsFailed { reason } => Msg::LocalRowsFailed(reason),
-        Reply::Texts { epoch, vectors } => Msg::LocalTextsEmbedded { epoch, vectors },
+        }),
+        Reply::Progress { epoch, done } => Msg::Local(LocalMsg::FichesProgress { epoch, done }),
+        Reply::Rows { done, total, bytes } => Msg::Local(LocalMsg::Rows { done, total, bytes }),
+        Reply::RowsFailed { reason } => Msg::Local(LocalMsg::RowsFailed(reason)),
+        Reply::Texts { epoch, vectors } => Msg::Local(LocalMsg::TextsEmbedded { epoch, vectors }),
         Reply::Vectors { set, .. } | Reply::VectorsRefused { set, .. } => {
             return wake(set, Some(reply));
         }

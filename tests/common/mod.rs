@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rag_fiches::data::{nfc, parse_fiches_with, parse_questions};
+use rag_fiches::page::KeyMsg;
 use rag_fiches::page::*;
 
 pub const NOW: &str = "2026-12-04T08:00:00.000Z";
@@ -27,7 +28,7 @@ pub fn send(s: &mut State, msg: Msg) -> Vec<Effect> {
 }
 
 pub fn with_key(s: &mut State) {
-    send(s, Msg::KeyTyped(KEY.into()));
+    send(s, Msg::Key(KeyMsg::Typed(KEY.into())));
 }
 
 /// A unit vector of mistral-embed's dimension.

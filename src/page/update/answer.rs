@@ -13,6 +13,7 @@ use crate::mistral::ApiKey;
 
 use super::super::effect::{Effect, EvalItem, RerankItem};
 use super::super::jobs::{Subject, Work};
+use super::super::msg::AnswerMsg;
 use super::super::parts::{
     judge_or_default, model_or_default, AnswerAsk, AnswerResult, EvalAsk, EvalRun, JudgeAsk, Phase,
     RerankAsk, RerankRun,
@@ -374,5 +375,44 @@ pub fn outcome(item: &EvalItem, chat: Chat) -> AnswerOutcome {
         check: answer::check(&chat.content, &ids),
         cut: chat.is_cut(),
         answer: chat.content,
+    }
+}
+
+/// What an [`AnswerMsg`] changes.
+pub(super) fn update(s: &mut State, msg: AnswerMsg) {
+    match msg {
+        AnswerMsg::Shipped { epoch, outcome } if epoch == s.data.epoch => shipped(s, outcome),
+        AnswerMsg::MethodChosen(m) => s.choices.answer_method = Some(m),
+        AnswerMsg::ModelChosen(m) => s.choices.answer_model = Some(m),
+        AnswerMsg::Requested => request(s),
+        AnswerMsg::Obtained { key, chat } => {
+            s.answers.insert(key, chat);
+        }
+        AnswerMsg::EvalSourceChosen(m) => s.choices.eval_source = Some(m),
+        AnswerMsg::EvalModelChosen(m) => s.choices.eval_model = Some(m),
+        AnswerMsg::EvalJudgeChosen(m) => s.choices.judge = Some(m),
+        AnswerMsg::EvalAsked if s.key.is_some() && !s.data.evaluation.phase.is_running() => {
+            s.data.evaluation.confirming = true;
+            s.data.evaluation.message = None;
+        }
+        AnswerMsg::EvalConfirmed if s.data.evaluation.confirming => {
+            s.data.evaluation.confirming = false;
+            start_evaluation(s);
+        }
+        AnswerMsg::EvalCancelled => eval_cancelled(s),
+        AnswerMsg::JudgeRequested => judge_requested(s),
+        AnswerMsg::RerankAsked
+            if s.key.is_some() && !s.data.evaluation.rerank_phase.is_running() =>
+        {
+            s.data.evaluation.rerank_confirming = true;
+            s.data.evaluation.rerank_message = None;
+        }
+        AnswerMsg::RerankConfirmed if s.data.evaluation.rerank_confirming => {
+            s.data.evaluation.rerank_confirming = false;
+            start_rerank(s);
+        }
+        AnswerMsg::RerankCancelled => rerank_cancelled(s),
+        // A result from another catalogue's task, or a gesture its state does not allow now.
+        _ => {}
     }
 }

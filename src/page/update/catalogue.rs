@@ -10,6 +10,7 @@ use crate::fr::messages;
 use super::super::dataset::Dataset;
 use super::super::effect::{Effect, FileRef};
 use super::super::jobs::{Subject, Work};
+use super::super::msg::CatalogueMsg;
 use super::super::state::State;
 use super::vectors::adopt_question_vectors;
 
@@ -120,5 +121,13 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     let shipped = std::mem::take(&mut s.data.shipped_questions);
     if !shipped.is_empty() {
         adopt_question_vectors(s, shipped, fx);
+    }
+}
+
+/// What a [`CatalogueMsg`] changes.
+pub(super) fn update(s: &mut State, msg: CatalogueMsg, fx: &mut Vec<Effect>) {
+    match msg {
+        CatalogueMsg::FilesChosen(files) => files_chosen(s, files),
+        CatalogueMsg::BackToExercise => back_to_exercise(s, fx),
     }
 }

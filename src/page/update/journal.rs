@@ -5,6 +5,7 @@ use crate::journal::{Entry, Verdict};
 use crate::lab::{Method, SearchError};
 
 use super::super::effect::Effect;
+use super::super::msg::JournalMsg;
 use super::super::state::State;
 
 /// « Exporter » the journal: `csv`, else JSON lines.
@@ -108,5 +109,17 @@ pub(super) fn retry_unanswered(s: &mut State, now: &str, fx: &mut Vec<Effect>) {
     }
     if !added.is_empty() {
         fx.push(Effect::JournalAppend(added));
+    }
+}
+
+/// What a [`JournalMsg`] changes.
+pub(super) fn update(s: &mut State, msg: JournalMsg, fx: &mut Vec<Effect>) {
+    match msg {
+        JournalMsg::Loaded(stored) => s.journal = stored,
+        JournalMsg::Exported(what) => export(s, &what, fx),
+        JournalMsg::Erased => {
+            s.journal = crate::journal::Journal::default();
+            fx.push(Effect::JournalErase);
+        }
     }
 }

@@ -6,6 +6,7 @@ use crate::mistral::{self, ApiKey};
 
 use super::super::effect::{Effect, Wait};
 use super::super::jobs::{RunId, Subject};
+use super::super::msg::KeyMsg;
 use super::super::parts::{Costs, Phase};
 use super::super::state::State;
 
@@ -108,5 +109,27 @@ pub(super) fn paid(s: &mut State, c: Costs) {
         let slot = t.chat.entry(model).or_default();
         slot.0 += i;
         slot.1 += o;
+    }
+}
+
+/// What a [`KeyMsg`] changes.
+pub(super) fn update(s: &mut State, msg: KeyMsg, fx: &mut Vec<Effect>) {
+    match msg {
+        KeyMsg::Typed(raw) => typed(s, raw, fx),
+        KeyMsg::RememberToggled(on) => remember(s, on, fx),
+        KeyMsg::RememberConfirmed => remember_confirmed(s, fx),
+        KeyMsg::Forgotten => forget(s, fx),
+        KeyMsg::CheckRequested => check(s),
+        KeyMsg::RetryNow => {
+            if let Some((_, run)) = &s.waiting {
+                fx.push(Effect::SkipWait(*run));
+            }
+        }
+        KeyMsg::WaitCancelled => {
+            if let Some((_, run)) = s.waiting.take() {
+                super::cancel_run(s, run);
+            }
+        }
+        KeyMsg::Paid(c) => paid(s, c),
     }
 }

@@ -9,6 +9,7 @@ use crate::lab::Method;
 use super::super::effect::Effect;
 use super::super::jobs::Subject;
 use super::super::local::LocalModel;
+use super::super::msg::LocalMsg;
 use super::super::state::State;
 use super::measure::request_measure;
 
@@ -85,7 +86,7 @@ pub(super) fn rows_failed(s: &mut State, why: String) {
 }
 
 /// The cached model was refused and deleted: it is fetched again, once (a download refused in
-/// turn is [`Msg::LocalModelFailed`](super::super::msg::Msg::LocalModelFailed)).
+/// turn is [`LocalMsg::Failed`](super::super::msg::LocalMsg::Failed)).
 pub(super) fn evicted(s: &mut State, why: String) {
     if matches!(s.local, LocalModel::Unavailable(_)) {
         return;
@@ -214,5 +215,52 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
                 text: s.question.clone(),
             }));
         }
+    }
+}
+
+/// What a [`LocalMsg`] changes.
+pub(super) fn update(s: &mut State, msg: LocalMsg, fx: &mut Vec<Effect>) {
+    match msg {
+        LocalMsg::VectorsLoaded { epoch, set } if epoch == s.data.epoch => {
+            vectors_loaded(s, *set, fx)
+        }
+        LocalMsg::FichesProgress { epoch, done } if epoch == s.data.epoch => {
+            if let Some((e, d, _)) = s.local_fiches.as_mut() {
+                if *e == epoch {
+                    *d = done;
+                }
+            }
+        }
+        LocalMsg::TextsEmbedded { epoch, vectors }
+            if epoch == s.data.epoch && s.local_fiches.is_some_and(|(e, _, _)| e == epoch) =>
+        {
+            texts_embedded(s, epoch, vectors, fx)
+        }
+        LocalMsg::QuestionEmbedded { question, vector } => {
+            s.local_qvectors.insert(question, vector);
+        }
+        LocalMsg::Preparing(_) | LocalMsg::Ready
+            if matches!(s.local, crate::page::local::LocalModel::Unavailable(_)) => {}
+        LocalMsg::Preparing(p) => s.local = crate::page::local::LocalModel::Preparing(p),
+        LocalMsg::Ready => s.local = crate::page::local::LocalModel::Ready,
+        LocalMsg::Failed(why) => {
+            s.local = crate::page::local::LocalModel::Unavailable(why);
+            s.local_fiches = None;
+        }
+        LocalMsg::WorkerDied(detail) => worker_died(s, detail),
+        LocalMsg::WorkerNotStarted(detail) => worker_not_started(s, detail),
+        LocalMsg::Evicted(why) => evicted(s, why),
+        LocalMsg::NotKept => s.local_not_kept = true,
+        LocalMsg::Requested => {
+            s.local_download_ok = true;
+            retry(s);
+        }
+        LocalMsg::Cancelled => cancelled(s),
+        LocalMsg::Rows { done, total, bytes } => {
+            s.local_rows = (done < total).then_some((done, total, bytes));
+        }
+        LocalMsg::RowsFailed(why) => rows_failed(s, why),
+        // A result from another catalogue's task: dropped.
+        _ => {}
     }
 }

@@ -9,6 +9,7 @@ use super::super::dataset::Dataset;
 use super::super::dataset::Measuring;
 use super::super::effect::{Effect, FileRef};
 use super::super::jobs::{Subject, Work};
+use super::super::msg::MeasureMsg;
 use super::super::state::State;
 
 /// « Importer un run »: files over [`RUN_MAX_BYTES`] are refused before they are read.
@@ -178,4 +179,37 @@ pub(super) fn import_run(
     );
     s.data.runs.push(m);
     Ok(said)
+}
+
+/// What a [`MeasureMsg`] changes.
+pub(super) fn update(s: &mut State, msg: MeasureMsg, fx: &mut Vec<Effect>) {
+    match msg {
+        MeasureMsg::GridSorted(by) => s.data.ui.grid_sort = by,
+        MeasureMsg::GridMore => s.data.ui.grid_limit += crate::page::dataset::GRID_PAGE,
+        MeasureMsg::PairSide { first, name } => {
+            if let Some((a, b)) = s.compared_pair() {
+                s.data.ui.compare = Some(if first { (name, b) } else { (a, name) });
+            }
+        }
+        MeasureMsg::RunFilesChosen(files) => run_files_chosen(s, files),
+        MeasureMsg::RunsCleared => {
+            s.data.runs.clear();
+            s.data.ui.run_messages.clear();
+        }
+        MeasureMsg::ExportRequested(what) => {
+            if let Some((name, text)) = export_file(s, &what) {
+                fx.push(Effect::Download(name, text.into_bytes()));
+            }
+        }
+        MeasureMsg::Progress { seq, done } => {
+            if let Some(m) = s.data.ui.measuring.iter_mut().find(|m| m.seq == seq) {
+                m.done = done;
+            }
+        }
+        MeasureMsg::Measured { seq, epoch, result } if epoch == s.data.epoch => {
+            measured(s, seq, result)
+        }
+        // A result from another catalogue's task: dropped.
+        _ => {}
+    }
 }

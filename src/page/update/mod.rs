@@ -23,7 +23,7 @@ pub use vectors::{embedding_cost, vectors_cache_key};
 
 use super::effect::Effect;
 use super::jobs::{JobKey, Report, RunId, Subject, Work};
-use super::msg::Msg;
+use super::msg::{LocalMsg, Msg, NavMsg, VectorsMsg};
 use super::state::State;
 
 /// Applies `msg` to `s` and says what to start. `now` is the clock's reading (ISO 8601), given
@@ -32,11 +32,11 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
     // What a committed question's dense methods were waiting for may have come with this message.
     let arrival = matches!(
         msg,
-        Msg::DenseFound { .. }
+        Msg::Vectors(VectorsMsg::DenseFound { .. })
             | Msg::Report(_, Report::QuestionEmbedded(_))
-            | Msg::LocalQuestionEmbedded { .. }
-            | Msg::VectorsLoaded { .. }
-            | Msg::LocalVectorsLoaded { .. }
+            | Msg::Local(LocalMsg::QuestionEmbedded { .. })
+            | Msg::Vectors(VectorsMsg::Loaded { .. })
+            | Msg::Local(LocalMsg::VectorsLoaded { .. })
     );
     let mut fx = Vec::new();
     match msg {
@@ -62,200 +62,45 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
 
 fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
     match msg {
-        Msg::QuestionTyped(text) => question::typed(s, text),
-        Msg::ExamplePicked(i) => question::example(s, i),
-        Msg::QuestionOpened(i) => question::opened(s, i, fx),
-        Msg::QuestionCommitted => journal::note_unanswered(s, now, fx),
-        Msg::QuestionEntered => question::entered(s),
-        Msg::EmbedRequested => s.question_from_link = false,
-        Msg::MethodToggled(m, on) => question::toggled(s, m, on),
-        Msg::LocalMethodsChosen => question::local_methods(s),
-        Msg::ViewChosen(v) => s.view = v,
-        Msg::TabKey(v) => question::tab_key(s, v, fx),
-        Msg::GuideClosed => {
+        Msg::Search(m) => question::update(s, m, now, fx),
+        Msg::Nav(m) => nav(s, m, fx),
+        Msg::Key(m) => key::update(s, m, fx),
+        Msg::Vectors(m) => vectors::update(s, m, fx),
+        Msg::Measure(m) => measure::update(s, m, fx),
+        Msg::Journal(m) => journal::update(s, m, fx),
+        Msg::Local(m) => local::update(s, m, fx),
+        Msg::Answer(m) => answer::update(s, m),
+        Msg::Catalogue(m) => catalogue::update(s, m, fx),
+        Msg::Settled => s.settled = true,
+        Msg::Improve(c) => improve::change(s, c),
+        Msg::Step => improve::step(s),
+        Msg::Report(..) => {}
+    }
+}
+
+/// What a [`NavMsg`] changes: the view, the guide, the link.
+fn nav(s: &mut State, msg: NavMsg, fx: &mut Vec<Effect>) {
+    match msg {
+        NavMsg::ViewChosen(v) => s.view = v,
+        NavMsg::TabKey(v) => question::tab_key(s, v, fx),
+        NavMsg::GuideClosed => {
             s.guide_hidden = true;
             fx.push(Effect::HideGuide);
         }
-        Msg::Settled => s.settled = true,
-        Msg::SettingsRequested => fx.push(Effect::OpenSettings),
-        Msg::FragmentChanged(link) => {
+        NavMsg::SettingsRequested => fx.push(Effect::OpenSettings),
+        NavMsg::FragmentChanged(link) => {
             improve::from_link(s, link.settings.clone(), link.refused.clone());
             question::fragment(s, link)
         }
-        Msg::Improve(c) => improve::change(s, c),
-        Msg::Step => improve::step(s),
-        Msg::CopyLink(link) => {
+        NavMsg::CopyLink(link) => {
             s.share = Some((link.clone(), None));
             fx.push(Effect::Clipboard(link));
         }
-        Msg::LinkCopied(ok) => {
+        NavMsg::LinkCopied(ok) => {
             if let Some((_, copied)) = &mut s.share {
                 *copied = Some(ok);
             }
         }
-        Msg::KeyTyped(raw) => key::typed(s, raw, fx),
-        Msg::RememberToggled(on) => key::remember(s, on, fx),
-        Msg::RememberConfirmed => key::remember_confirmed(s, fx),
-        Msg::KeyForgotten => key::forget(s, fx),
-        Msg::KeyCheckRequested => key::check(s),
-        Msg::RetryNow => {
-            if let Some((_, run)) = &s.waiting {
-                fx.push(Effect::SkipWait(*run));
-            }
-        }
-        Msg::WaitCancelled => {
-            if let Some((_, run)) = s.waiting.take() {
-                cancel_run(s, run);
-            }
-        }
-        Msg::Paid(c) => key::paid(s, c),
-        Msg::ComputeRequested => vectors::compute(s),
-        Msg::ComputeCancelled => vectors::compute_cancelled(s),
-        Msg::DownloadRequested => {
-            if let Some(bytes) = &s.data.computed {
-                fx.push(Effect::Download(
-                    "vecteurs.safetensors".into(),
-                    bytes.clone(),
-                ));
-            }
-        }
-        Msg::VectorsLoaded {
-            epoch,
-            set,
-            info,
-            questions,
-            origin,
-            bytes,
-        } => vectors::loaded(s, epoch, set, info, questions, origin, bytes, fx),
-        Msg::DenseFound { set, vectors, tops } => vectors::dense_found(s, set, vectors, tops),
-        Msg::VectorsLost { set, reason } => vectors::lost(s, set, reason),
-        Msg::DenseSuperseded { set, vector } => {
-            s.dense_asked
-                .remove(&(set, crate::lab::vector_key(&vector)));
-        }
-        Msg::VectorsRefused { epoch, origin } if epoch == s.data.epoch => {
-            s.data.vectors_origin = origin;
-        }
-        Msg::AnswersShipped { epoch, outcome } if epoch == s.data.epoch => {
-            answer::shipped(s, outcome)
-        }
-        Msg::DenseMeasureRequested => vectors::measure_requested(s, fx),
-        Msg::GridSorted(by) => s.data.ui.grid_sort = by,
-        Msg::GridMore => s.data.ui.grid_limit += super::dataset::GRID_PAGE,
-        Msg::PairSide { first, name } => {
-            if let Some((a, b)) = s.compared_pair() {
-                s.data.ui.compare = Some(if first { (name, b) } else { (a, name) });
-            }
-        }
-        Msg::RunFilesChosen(files) => measure::run_files_chosen(s, files),
-        Msg::RunsCleared => {
-            s.data.runs.clear();
-            s.data.ui.run_messages.clear();
-        }
-        Msg::ExportRequested(what) => {
-            if let Some((name, text)) = measure::export_file(s, &what) {
-                fx.push(Effect::Download(name, text.into_bytes()));
-            }
-        }
-        Msg::MeasureProgress { seq, done } => {
-            if let Some(m) = s.data.ui.measuring.iter_mut().find(|m| m.seq == seq) {
-                m.done = done;
-            }
-        }
-        Msg::Measured { seq, epoch, result } if epoch == s.data.epoch => {
-            measure::measured(s, seq, result)
-        }
-        Msg::LocalVectorsLoaded { epoch, set } if epoch == s.data.epoch => {
-            local::vectors_loaded(s, *set, fx)
-        }
-        Msg::LocalFichesProgress { epoch, done } if epoch == s.data.epoch => {
-            if let Some((e, d, _)) = s.local_fiches.as_mut() {
-                if *e == epoch {
-                    *d = done;
-                }
-            }
-        }
-        Msg::LocalTextsEmbedded { epoch, vectors }
-            if epoch == s.data.epoch && s.local_fiches.is_some_and(|(e, _, _)| e == epoch) =>
-        {
-            local::texts_embedded(s, epoch, vectors, fx)
-        }
-        Msg::LocalQuestionEmbedded { question, vector } => {
-            s.local_qvectors.insert(question, vector);
-        }
-        Msg::LocalModelPreparing(_) | Msg::LocalModelReady
-            if matches!(s.local, super::local::LocalModel::Unavailable(_)) => {}
-        Msg::LocalModelPreparing(p) => s.local = super::local::LocalModel::Preparing(p),
-        Msg::LocalModelReady => s.local = super::local::LocalModel::Ready,
-        Msg::LocalModelFailed(why) => {
-            s.local = super::local::LocalModel::Unavailable(why);
-            s.local_fiches = None;
-        }
-        Msg::LocalWorkerDied(detail) => local::worker_died(s, detail),
-        Msg::LocalWorkerNotStarted(detail) => local::worker_not_started(s, detail),
-        Msg::LocalModelEvicted(why) => local::evicted(s, why),
-        Msg::LocalModelNotKept => s.local_not_kept = true,
-        Msg::LocalModelRequested => {
-            s.local_download_ok = true;
-            local::retry(s);
-        }
-        Msg::LocalModelCancelled => local::cancelled(s),
-        Msg::LocalRows { done, total, bytes } => {
-            s.local_rows = (done < total).then_some((done, total, bytes));
-        }
-        Msg::LocalRowsFailed(why) => local::rows_failed(s, why),
-        Msg::JournalLoaded(stored) => s.journal = stored,
-        Msg::JournalExported(what) => journal::export(s, &what, fx),
-        Msg::JournalErased => {
-            s.journal = crate::journal::Journal::default();
-            fx.push(Effect::JournalErase);
-        }
-        Msg::AnswerMethodChosen(m) => s.choices.answer_method = Some(m),
-        Msg::AnswerModelChosen(m) => s.choices.answer_model = Some(m),
-        Msg::AnswerRequested => answer::request(s),
-        Msg::AnswerObtained { key, chat } => {
-            s.answers.insert(key, chat);
-        }
-        Msg::EvalSourceChosen(m) => s.choices.eval_source = Some(m),
-        Msg::EvalModelChosen(m) => s.choices.eval_model = Some(m),
-        Msg::EvalJudgeChosen(m) => s.choices.judge = Some(m),
-        Msg::EvalAsked => {
-            if s.key.is_some() && !s.data.evaluation.phase.is_running() {
-                s.data.evaluation.confirming = true;
-                s.data.evaluation.message = None;
-            }
-        }
-        Msg::EvalConfirmed => {
-            if s.data.evaluation.confirming {
-                s.data.evaluation.confirming = false;
-                answer::start_evaluation(s);
-            }
-        }
-        Msg::EvalCancelled => answer::eval_cancelled(s),
-        Msg::AnswerJudgeRequested => answer::judge_requested(s),
-        Msg::RerankAsked => {
-            if s.key.is_some() && !s.data.evaluation.rerank_phase.is_running() {
-                s.data.evaluation.rerank_confirming = true;
-                s.data.evaluation.rerank_message = None;
-            }
-        }
-        Msg::RerankConfirmed => {
-            if s.data.evaluation.rerank_confirming {
-                s.data.evaluation.rerank_confirming = false;
-                answer::start_rerank(s);
-            }
-        }
-        Msg::RerankCancelled => answer::rerank_cancelled(s),
-        Msg::FilesChosen(files) => catalogue::files_chosen(s, files),
-        Msg::BackToExercise => catalogue::back_to_exercise(s, fx),
-        // A result from another catalogue's task: dropped.
-        Msg::VectorsRefused { .. }
-        | Msg::AnswersShipped { .. }
-        | Msg::Measured { .. }
-        | Msg::LocalVectorsLoaded { .. }
-        | Msg::LocalFichesProgress { .. }
-        | Msg::LocalTextsEmbedded { .. } => {}
-        Msg::Report(..) => {}
     }
 }
 

@@ -6,6 +6,7 @@ use crate::link::{View, ViewState};
 
 use super::super::effect::{Effect, Focus};
 use super::super::jobs::Subject;
+use super::super::msg::SearchMsg;
 use super::super::state::State;
 
 pub(super) fn typed(s: &mut State, text: String) {
@@ -163,5 +164,19 @@ pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
         {
             want(asked);
         }
+    }
+}
+
+/// What a [`SearchMsg`] changes.
+pub(super) fn update(s: &mut State, msg: SearchMsg, now: &str, fx: &mut Vec<Effect>) {
+    match msg {
+        SearchMsg::Typed(text) => typed(s, text),
+        SearchMsg::ExamplePicked(i) => example(s, i),
+        SearchMsg::Opened(i) => opened(s, i, fx),
+        SearchMsg::Committed => super::journal::note_unanswered(s, now, fx),
+        SearchMsg::Entered => entered(s),
+        SearchMsg::EmbedRequested => s.question_from_link = false,
+        SearchMsg::MethodToggled(m, on) => toggled(s, m, on),
+        SearchMsg::LocalMethodsChosen => local_methods(s),
     }
 }

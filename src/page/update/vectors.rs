@@ -8,6 +8,7 @@ use crate::mistral::{self, ApiKey};
 
 use super::super::effect::Effect;
 use super::super::jobs::{Subject, Work};
+use super::super::msg::VectorsMsg;
 use super::super::parts::{Costs, Phase};
 use super::super::state::State;
 use super::measure::request_measure;
@@ -255,4 +256,40 @@ pub fn embedding_cost(fiches: u64, questions: u64) -> Costs {
 /// The cache key of the fiche vectors of the fiches whose fingerprint is `fingerprint`.
 pub fn vectors_cache_key(fingerprint: &str) -> String {
     mistral::cache::fiche_vectors(mistral::MODEL, fingerprint)
+}
+
+/// What a [`VectorsMsg`] changes.
+pub(super) fn update(s: &mut State, msg: VectorsMsg, fx: &mut Vec<Effect>) {
+    match msg {
+        VectorsMsg::ComputeRequested => compute(s),
+        VectorsMsg::ComputeCancelled => compute_cancelled(s),
+        VectorsMsg::DownloadRequested => {
+            if let Some(bytes) = &s.data.computed {
+                fx.push(Effect::Download(
+                    "vecteurs.safetensors".into(),
+                    bytes.clone(),
+                ));
+            }
+        }
+        VectorsMsg::Loaded {
+            epoch,
+            set,
+            info,
+            questions,
+            origin,
+            bytes,
+        } => loaded(s, epoch, set, info, questions, origin, bytes, fx),
+        VectorsMsg::DenseFound { set, vectors, tops } => dense_found(s, set, vectors, tops),
+        VectorsMsg::Lost { set, reason } => lost(s, set, reason),
+        VectorsMsg::DenseSuperseded { set, vector } => {
+            s.dense_asked
+                .remove(&(set, crate::lab::vector_key(&vector)));
+        }
+        VectorsMsg::Refused { epoch, origin } if epoch == s.data.epoch => {
+            s.data.vectors_origin = origin;
+        }
+        VectorsMsg::DenseMeasureRequested => measure_requested(s, fx),
+        // A result from another catalogue's task: dropped.
+        _ => {}
+    }
 }

@@ -3,6 +3,7 @@
 
 use crate::fr::decimal;
 use crate::journal::Entry;
+use crate::page::JournalMsg;
 
 use super::super::dom::{by_id, replace_children, E};
 use super::Memo;
@@ -24,8 +25,8 @@ pub fn event(kind: &str, target: &Element) -> Option<Msg> {
         .ok()??
         .get_attribute("data-journal")?;
     Some(match what.as_str() {
-        "effacer" => Msg::JournalErased,
-        _ => Msg::JournalExported(what),
+        "effacer" => Msg::Journal(JournalMsg::Erased),
+        _ => Msg::Journal(JournalMsg::Exported(what)),
     })
 }
 

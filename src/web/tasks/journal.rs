@@ -5,6 +5,7 @@
 //! type at once lose nothing, and no tab writes back what another erased: a tab only ever writes
 //! the entries it adds, never its copy of the journal.
 
+use crate::page::JournalMsg;
 use std::cell::{Cell, RefCell};
 
 use wasm_bindgen::prelude::*;
@@ -109,7 +110,7 @@ async fn show_stored(app: Shared) {
         newest
     });
     if newest {
-        app.dispatch(Msg::JournalLoaded(journal));
+        app.dispatch(Msg::Journal(JournalMsg::Loaded(journal)));
     }
 }
 

@@ -3,6 +3,7 @@
 use crate::fr::messages;
 use crate::lab::{Encoder, Lab, Method, QuestionVectors};
 use crate::measure::{Measurement, QuestionOutcome};
+use crate::page::MeasureMsg;
 
 use super::super::runtime::Shared;
 use super::super::turns::{yield_now, Pacer};
@@ -46,7 +47,7 @@ pub async fn measure(
     if let Some(Some((set, missing))) = wanted {
         if let Err(reason) = dense(&app, set, missing, false).await {
             let result = Err(format!("Mesure impossible : {reason}."));
-            app.dispatch(Msg::Measured { seq, epoch, result });
+            app.dispatch(Msg::Measure(MeasureMsg::Measured { seq, epoch, result }));
             return;
         }
     }
@@ -69,13 +70,13 @@ pub async fn measure(
             }
             Some(Err(e)) => {
                 let result = Err(messages::search(&e));
-                app.dispatch(Msg::Measured { seq, epoch, result });
+                app.dispatch(Msg::Measure(MeasureMsg::Measured { seq, epoch, result }));
                 return;
             }
             None => return,
         }
         if pacer.due() {
-            app.dispatch(Msg::MeasureProgress { seq, done: i + 1 });
+            app.dispatch(Msg::Measure(MeasureMsg::Progress { seq, done: i + 1 }));
             pacer.pause().await;
         }
     }
@@ -93,9 +94,9 @@ pub async fn measure(
     let Some(measured) = measured else {
         return;
     };
-    app.dispatch(Msg::Measured {
+    app.dispatch(Msg::Measure(MeasureMsg::Measured {
         seq,
         epoch,
         result: Ok(measured),
-    });
+    }));
 }

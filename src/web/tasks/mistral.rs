@@ -9,6 +9,7 @@ use crate::fr::messages;
 use crate::lab::Method;
 use crate::mistral::chat::{Chat, Message};
 use crate::mistral::{self, cache, ApiError, ApiKey};
+use crate::page::{AnswerMsg, KeyMsg};
 
 use super::super::api::{self, Call};
 use super::super::runtime::{Run, Shared};
@@ -22,7 +23,7 @@ use crate::page::{AnswerResult, Costs, EvalItem, EvalRun, Msg, Report, RerankIte
 pub async fn check_key(app: Shared, run: Run, key: ApiKey) {
     let verdict = match api::embed(&run.call, &key, &["ok"]).await {
         Ok(e) => {
-            app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+            app.dispatch(Msg::Key(KeyMsg::Paid(embedding_cost(0, e.prompt_tokens))));
             Ok(format!(
                 "Clé acceptée : {} a répondu ({} token{}).",
                 mistral::MODEL,
@@ -63,7 +64,7 @@ pub async fn embed_question(app: Shared, run: Run, key: ApiKey, question: String
     }
     match api::embed(call, &key, &[&question]).await {
         Ok(e) => {
-            app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+            app.dispatch(Msg::Key(KeyMsg::Paid(embedding_cost(0, e.prompt_tokens))));
             if let Some(vector) = e.vectors.into_iter().next() {
                 store::put_vector(store::QUESTION_VECTORS, &cache_key, &vector).await;
                 run.report(Report::QuestionEmbedded(vector));
@@ -105,7 +106,7 @@ pub async fn compute_vectors(app: Shared, run: Run, key: ApiKey, epoch: u64, fic
         };
         match api::embed(call, &key, batch).await {
             Ok(e) => {
-                app.dispatch(Msg::Paid(embedding_cost(e.prompt_tokens, 0)));
+                app.dispatch(Msg::Key(KeyMsg::Paid(embedding_cost(e.prompt_tokens, 0))));
                 for ((&i, text), v) in which.iter().zip(batch).zip(e.vectors) {
                     let k = cache::question_vector(mistral::MODEL, text);
                     store::put_vector(store::QUESTION_VECTORS, &k, &v).await;
@@ -220,7 +221,7 @@ pub async fn measure_dense(app: Shared, run: Run, key: ApiKey, questions: Vec<St
         let Some(batch) = refs.get(range) else { break };
         match api::embed(call, &key, batch).await {
             Ok(e) => {
-                app.dispatch(Msg::Paid(embedding_cost(0, e.prompt_tokens)));
+                app.dispatch(Msg::Key(KeyMsg::Paid(embedding_cost(0, e.prompt_tokens))));
                 let mut vectors = Vec::new();
                 for (text, v) in batch.iter().zip(e.vectors) {
                     let cache_key = cache::question_vector(mistral::MODEL, text);
@@ -255,23 +256,23 @@ pub(super) async fn obtain(
     }
     let stored = store::get_text(store::ANSWERS, &cache_key).await;
     if let Some(chat) = stored.and_then(|t| serde_json::from_str::<Chat>(&t).ok()) {
-        app.dispatch(Msg::AnswerObtained {
+        app.dispatch(Msg::Answer(AnswerMsg::Obtained {
             key: cache_key,
             chat: chat.clone(),
-        });
+        }));
         return Ok((chat, true));
     }
     let mut chat = api::chat(call, key, model, messages).await?;
     chat.obtained = js_sys::Date::new_0().to_iso_string().as_string();
     let cost = Costs::chat(model, chat.prompt_tokens, chat.completion_tokens);
-    app.dispatch(Msg::Paid(cost));
+    app.dispatch(Msg::Key(KeyMsg::Paid(cost)));
     if let Ok(text) = serde_json::to_string(&chat) {
         store::put_text(store::ANSWERS, &cache_key, &text).await;
     }
-    app.dispatch(Msg::AnswerObtained {
+    app.dispatch(Msg::Answer(AnswerMsg::Obtained {
         key: cache_key,
         chat: chat.clone(),
-    });
+    }));
     Ok((chat, false))
 }
 

@@ -17,6 +17,7 @@ pub use measure::measure;
 pub use vectors::{attach_vectors, dense, dense_question, load_vectors, Attached};
 
 use super::runtime::{Run, Shared};
+use crate::page::NavMsg;
 use crate::page::{Msg, Work};
 
 /// Runs the work of a keyed job's run (see [`crate::page::jobs`]); `files`: the browser's files
@@ -71,5 +72,5 @@ pub async fn copy_link(app: Shared, link: String) {
     let Some(w) = web_sys::window() else { return };
     let promise = w.navigator().clipboard().write_text(&link);
     let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-    app.dispatch(Msg::LinkCopied(copied));
+    app.dispatch(Msg::Nav(NavMsg::LinkCopied(copied)));
 }

@@ -7,6 +7,7 @@ use crate::data::vectors::VectorsInfo;
 use crate::encoder::protocol::{Reply, Request};
 use crate::fr::messages;
 use crate::lab::Encoder;
+use crate::page::{AnswerMsg, LocalMsg, VectorsMsg};
 
 use super::super::dom::fetch_text;
 use super::super::frame::Manifest;
@@ -124,14 +125,14 @@ pub struct Attached {
 impl Attached {
     /// The message that installs these vectors for catalogue `epoch`.
     pub(super) fn loaded(self, epoch: u64, origin: String, bytes: Option<Vec<u8>>) -> Msg {
-        Msg::VectorsLoaded {
+        Msg::Vectors(VectorsMsg::Loaded {
             epoch,
             set: self.set,
             info: self.info,
             questions: self.questions,
             origin,
             bytes,
-        }
+        })
     }
 }
 
@@ -212,15 +213,15 @@ pub async fn dense(
     };
     match reply {
         Some(Reply::Dense { tops, .. }) => {
-            app.dispatch(Msg::DenseFound { set, vectors, tops });
+            app.dispatch(Msg::Vectors(VectorsMsg::DenseFound { set, vectors, tops }));
             Ok(true)
         }
         Some(Reply::Superseded { .. }) => Ok(false),
         Some(Reply::DenseFailed { reason, .. }) => {
-            app.dispatch(Msg::VectorsLost {
+            app.dispatch(Msg::Vectors(VectorsMsg::Lost {
                 set,
                 reason: reason.clone(),
-            });
+            }));
             Err(reason)
         }
         _ => Err(WORKER_GONE.to_owned()),
@@ -233,7 +234,7 @@ pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>, in_box: boo
     // Its failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
     // it may be asked again if the learner comes back to that question.
     if let Ok(false) = dense(&app, set, vec![vector.clone()], in_box).await {
-        app.dispatch(Msg::DenseSuperseded { set, vector });
+        app.dispatch(Msg::Vectors(VectorsMsg::DenseSuperseded { set, vector }));
     }
 }
 
@@ -259,7 +260,7 @@ async fn load_answers(app: Shared, epoch: u64, name: String) {
     if let Err(e) = &outcome {
         web_sys::console::warn_1(&format!("{name} : {e}").into());
     }
-    app.dispatch(Msg::AnswersShipped { epoch, outcome });
+    app.dispatch(Msg::Answer(AnswerMsg::Shipped { epoch, outcome }));
 }
 
 /// Shipped vectors (named by `data/manifeste.json`) for the exercise's catalogue, else vectors
@@ -280,10 +281,10 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
         };
         match manifest.reponses.clone() {
             Some(name) => wasm_bindgen_futures::spawn_local(load_answers(app.clone(), epoch, name)),
-            None => app.dispatch(Msg::AnswersShipped {
+            None => app.dispatch(Msg::Answer(AnswerMsg::Shipped {
                 epoch,
                 outcome: Ok(None),
-            }),
+            })),
         }
         if let Some(name) = &manifest.vecteurs_local {
             let read = fetch_bytes(&format!("data/{name}")).await.and_then(|b| {
@@ -293,10 +294,10 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
                 Ok(set)
             });
             match read {
-                Ok(set) => app.dispatch(Msg::LocalVectorsLoaded {
+                Ok(set) => app.dispatch(Msg::Local(LocalMsg::VectorsLoaded {
                     epoch,
                     set: Box::new(set),
-                }),
+                })),
                 Err(e) => web_sys::console::warn_1(&format!("{name} : {e}").into()),
             }
         }
@@ -319,7 +320,7 @@ pub async fn load_vectors(app: Shared, epoch: u64) {
                 }
                 Err(message) => {
                     let origin = format!("Le fichier livré {name} est refusé : {message}");
-                    app.dispatch(Msg::VectorsRefused { epoch, origin });
+                    app.dispatch(Msg::Vectors(VectorsMsg::Refused { epoch, origin }));
                 }
             }
         }
