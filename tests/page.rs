@@ -610,7 +610,7 @@ fn an_answer_to_a_question_typed_over_is_not_shown() {
 }
 
 #[test]
-fn a_newer_measurement_of_a_method_wins_over_an_older_one_that_ends_later() {
+fn a_newer_measurement_of_a_method_supersedes_the_one_under_way_and_ends_once() {
     let mut s = state();
     with_vectors(&mut s, 1);
     let all: Vec<(String, Vec<f32>)> = s
@@ -620,54 +620,39 @@ fn a_newer_measurement_of_a_method_wins_over_an_older_one_that_ends_later() {
         .enumerate()
         .map(|(i, q)| (q.text.clone(), unit(i)))
         .collect();
-    let epoch = s.data.epoch;
     s.qvectors.extend(all);
-    let seqs: Vec<u64> = [
-        send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested)),
-        send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested)),
-    ]
-    .iter()
-    .flatten()
-    .filter_map(|e| match e {
-        Effect::Measure { seq, .. } => Some(*seq),
-        _ => None,
-    })
-    .collect();
-    assert_eq!(seqs.len(), 2);
-    let sens = |label: &str| {
-        rag_fiches::measure::Measurement::from_outcomes(
-            Method::Sens.name(),
-            Some(label.len()),
-            Vec::new(),
-        )
+    let first = send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested));
+    let second = send(&mut s, Msg::Vectors(VectorsMsg::DenseMeasureRequested));
+    // The second measures the same methods: the first is gone, not left to end later.
+    assert_eq!(s.data.ui.measuring.len(), 1);
+    assert_eq!(s.data.ui.measuring[0].done, 0);
+    // Its tops were asked once, by the first request.
+    let asked = |fx: &[Effect]| {
+        fx.iter()
+            .filter_map(|e| match e {
+                Effect::DenseTops { vectors, .. } => Some(vectors.len()),
+                _ => None,
+            })
+            .sum::<usize>()
     };
-    send(
-        &mut s,
-        Msg::Measure(MeasureMsg::Measured {
-            seq: seqs[1],
-            epoch,
-            result: Ok(vec![sens("new")]),
-        }),
-    );
-    send(
-        &mut s,
-        Msg::Measure(MeasureMsg::Measured {
-            seq: seqs[0],
-            epoch,
-            result: Ok(vec![sens("older")]),
-        }),
-    );
-    let kept = s
+    assert_eq!(asked(&first), s.data.questions.len());
+    assert_eq!(asked(&second), 0);
+    // Without the worker's tops it waits, asking for no step.
+    assert!(!first
+        .iter()
+        .chain(&second)
+        .any(|e| matches!(e, Effect::Step)));
+    let seen = settle(&mut s, first);
+    assert!(s.data.ui.measuring.is_empty());
+    assert!(seen.iter().any(|e| matches!(e, Effect::Step)));
+    let sens: Vec<_> = s
         .data
         .measurements
         .iter()
-        .find(|m| m.method == "sens")
-        .unwrap();
-    assert_eq!(
-        kept.score_decimals,
-        Some(3),
-        "the older measurement overwrote the newer"
-    );
+        .filter(|m| m.method == "sens")
+        .collect();
+    assert_eq!(sens.len(), 1);
+    assert_eq!(sens[0].questions.len(), s.data.questions.len());
 }
 
 #[test]

@@ -162,20 +162,27 @@ fn rt3_b2_shipped_mistral_vectors_are_measured_when_the_local_methods_were_first
     let mut s = state();
     local_measured(&mut s);
     let fx = with_shipped_question_vectors(&mut s, 1);
-    let measured: Vec<Method> = fx
+    let measuring: Vec<Method> = s
+        .data
+        .ui
+        .measuring
         .iter()
-        .filter_map(|e| match e {
-            Effect::Measure { methods, .. } => Some(methods.clone()),
-            _ => None,
-        })
-        .flatten()
+        .flat_map(|m| m.methods.clone())
         .collect();
     assert!(
-        measured.contains(&Method::Sens)
-            && measured.contains(&Method::Hybride(rag_fiches::lab::Keyword::Mots)),
-        "{measured:?}"
+        measuring.contains(&Method::Sens)
+            && measuring.contains(&Method::Hybride(rag_fiches::lab::Keyword::Mots)),
+        "{measuring:?}"
     );
     assert!(!s.data.has_mistral_measurements());
+    // The worker is asked for the questions' tops, and the measurement ends once they are known.
+    assert!(fx.iter().any(|e| matches!(
+        e,
+        Effect::DenseTops { vectors, in_box: false, .. } if vectors.len() == s.data.questions.len()
+    )));
+    settle(&mut s, fx);
+    assert!(s.data.has_mistral_measurements());
+    assert!(s.data.ui.measuring.is_empty());
 }
 
 #[test]

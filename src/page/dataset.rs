@@ -1,25 +1,26 @@
 //! One catalogue and everything computed from it, replaced whole when the learner loads files or
 //! comes back to the exercise's.
 
-use std::collections::HashMap;
-
 use crate::answer::shipped::ShippedAnswers;
 use crate::data::{Fiche, Question};
-use crate::lab::{Keyword, Lab, Method};
-use crate::measure::Measurement;
+use crate::lab::{Keyword, Lab, Method, QuestionVectors};
+use crate::measure::{Measurement, QuestionOutcome};
 
 use super::parts::Phase;
 
 /// Rows of the question grid shown at first, and added by « Afficher … questions de plus ».
 pub const GRID_PAGE: usize = 200;
 
-/// A measurement of some methods on the catalogue's questions, run in steps of a few questions
-/// with turns of the event loop between them (at scale a question's dense scan takes milliseconds,
-/// and the questions in one go held the page's thread: BENCHMARKS.md).
+/// A measurement of some methods on the catalogue's questions, run by the model in steps of a few
+/// questions with turns of the event loop between them (at scale a question's dense scan takes
+/// milliseconds, and the questions in one go held the page's thread: BENCHMARKS.md). It belongs
+/// to its catalogue's [`CatalogueUi`], replaced with it.
 pub struct Measuring {
-    pub seq: u64,
-    pub epoch: u64,
     pub methods: Vec<Method>,
+    /// The question vectors its dense methods read.
+    pub vectors: QuestionVectors,
+    /// Each method's outcomes so far, one per question done.
+    pub outcomes: Vec<Vec<QuestionOutcome>>,
     pub done: usize,
     pub total: usize,
 }
@@ -89,7 +90,6 @@ pub struct CatalogueUi {
     pub journal_waiting: Vec<(String, Method)>,
     /// Measurements under way, in steps (see [`Measuring`]).
     pub measuring: Vec<Measuring>,
-    pub measure_latest: HashMap<&'static str, u64>,
 }
 
 impl Default for CatalogueUi {
@@ -106,7 +106,6 @@ impl Default for CatalogueUi {
             dense_message: None,
             journal_waiting: Vec::new(),
             measuring: Vec::new(),
-            measure_latest: HashMap::new(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! files and the worker are named here by ids, and the shell (`web::app`) owns what they name.
 
 use crate::data::Question;
-use crate::lab::{Method, QuestionVectors};
+
 use crate::mistral::chat::Message;
 use crate::mistral::WaitReason;
 
@@ -52,19 +52,12 @@ pub enum Effect {
     JournalErase,
     /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
     Worker(crate::encoder::protocol::Request),
-    /// Measures `methods` on the questions of the catalogue of `epoch`, in steps.
-    Measure {
-        seq: u64,
-        epoch: u64,
-        methods: Vec<Method>,
-        vectors: QuestionVectors,
-    },
-    /// Asks the page's worker for the dense top of `vector` in vectors `set`: the question in the
-    /// box's (`in_box`: a newer one supersedes it in the worker's queue), or a committed
-    /// question's waiting to be journaled.
-    DenseTop {
+    /// Asks the page's worker for the dense tops of `vectors` in vectors `set`: the question in
+    /// the box's (`in_box`: a newer one supersedes it in the worker's queue), or those a
+    /// measurement or a committed question waiting to be journaled needs.
+    DenseTops {
         set: u64,
-        vector: Vec<f32>,
+        vectors: Vec<Vec<f32>>,
         in_box: bool,
     },
     /// Deletes a question's cached mistral-embed vector, found unusable.

@@ -230,8 +230,6 @@ pub struct Improve {
     pub measured: Option<Settings>,
     /// The measurement or the sweep under way, a bounded step at a time.
     pub job: Option<Job>,
-    /// A step was asked of the shell ([`crate::page::Effect::Step`]) and has not come back.
-    pub stepping: bool,
 }
 
 /// Work of « Améliorer » under way: measured in steps of [`crate::improve::batch::WORK_PER_STEP`],

@@ -11,7 +11,6 @@ use crate::data::vectors::VectorSet;
 use crate::journal::Journal;
 use crate::lab::Method;
 use crate::link::{View, ViewState};
-use crate::measure::Measurement;
 use crate::mistral::chat::Chat;
 
 use super::effect::FileRef;
@@ -117,11 +116,11 @@ pub enum VectorsMsg {
         vectors: Vec<Vec<f32>>,
         tops: Vec<Vec<(u32, f64)>>,
     },
-    /// The worker dropped a dense top asked for (a newer question went first): it may be asked
+    /// The worker dropped dense tops asked for (a newer question went first): they may be asked
     /// again if the learner comes back to that question.
     DenseSuperseded {
         set: u64,
-        vector: Vec<f32>,
+        vectors: Vec<Vec<f32>>,
     },
     /// The page's worker could not search vectors `set`: they are dropped, and why is said.
     Lost {
@@ -149,17 +148,6 @@ pub enum MeasureMsg {
     /// « Retirer les runs importés ».
     RunsCleared,
     ExportRequested(String),
-    /// A stepped measurement's progress: questions done.
-    Progress {
-        seq: u64,
-        done: usize,
-    },
-    /// A stepped measurement's end: one measurement per method asked, or why it failed.
-    Measured {
-        seq: u64,
-        epoch: u64,
-        result: Result<Vec<Measurement>, String>,
-    },
 }
 
 /// The journal of questions asked.

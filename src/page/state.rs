@@ -104,9 +104,9 @@ pub struct State {
     pub local_sent_questions: Vec<String>,
     /// The question last sent to the worker alone: not sent again while it is in the box.
     pub local_asked: Option<String>,
-    /// Numbers the measurement requests; by method, the last one asked: an older result that
-    /// arrives later is dropped.
-    pub measure_seq: u64,
+    /// A step of the work done in steps (« Mesurer », « Améliorer ») was asked of the shell
+    /// ([`super::Effect::Step`]) and has not come back.
+    pub stepping: bool,
     /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
     pub dense_asked: std::collections::HashSet<(u64, u64)>,
 }
@@ -161,7 +161,7 @@ impl State {
             local_fiches_error: None,
             local_sent_questions: Vec::new(),
             local_asked: None,
-            measure_seq: 0,
+            stepping: false,
             dense_asked: std::collections::HashSet::new(),
         }
     }
@@ -402,15 +402,15 @@ impl State {
     }
 
     /// The committed questions waiting in `journal_waiting` for their Mistral dense top: their
-    /// vectors (when known) and the worker's vectors set, for the tops not known yet. The page asks
+    /// vectors (when known) whose tops in the worker's vectors set are not known yet. The page asks
     /// the worker for the question in the box only; these are asked too, or a question committed
     /// and then typed over would wait for ever.
-    pub fn dense_waiting(&self) -> Vec<(u64, Vec<f32>)> {
+    pub fn dense_waiting(&self) -> Vec<Vec<f32>> {
         let lab = &self.data.lab;
-        let Some(set) = lab.vectors_away() else {
+        if lab.vectors_away().is_none() {
             return Vec::new();
-        };
-        let mut out: Vec<(u64, Vec<f32>)> = Vec::new();
+        }
+        let mut out: Vec<Vec<f32>> = Vec::new();
         for (q, m) in &self.data.ui.journal_waiting {
             if m.encoder() != Some(crate::lab::Encoder::Mistral) {
                 continue;
@@ -419,9 +419,9 @@ impl State {
                 continue;
             };
             if !lab.knows_dense(crate::lab::Encoder::Mistral, v, Lab::dense_depth())
-                && !out.iter().any(|(_, w)| w.as_slice() == v)
+                && !out.iter().any(|w| w.as_slice() == v)
             {
-                out.push((set, v.to_vec()));
+                out.push(v.to_vec());
             }
         }
         out

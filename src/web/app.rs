@@ -29,22 +29,16 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
         }
         Effect::Stop(run) => shell.stop(run),
         Effect::SkipWait(run) => shell.skip_wait(run),
-        Effect::DenseTop {
+        Effect::DenseTops {
             set,
-            vector,
+            vectors,
             in_box,
-        } => spawn(tasks::dense_question(app, set, vector, in_box)),
+        } => spawn(tasks::dense_tops(app, set, vectors, in_box)),
         Effect::ForgetQuestionVector(question) => spawn(async move {
             let key = crate::mistral::cache::question_vector(crate::mistral::MODEL, &question);
             store::delete(store::QUESTION_VECTORS, &key).await;
         }),
         Effect::LoadVectors { epoch } => spawn(tasks::load_vectors(app, epoch)),
-        Effect::Measure {
-            seq,
-            epoch,
-            methods,
-            vectors,
-        } => spawn(tasks::measure(app, seq, epoch, methods, vectors)),
         Effect::Worker(request) => super::worker_client::send(&app, &request, None),
         Effect::JournalAppend(entries) => spawn(tasks::append_journal(app, entries)),
         Effect::JournalErase => spawn(tasks::erase_journal(app)),

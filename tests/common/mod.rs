@@ -117,3 +117,41 @@ pub fn shipped_file(s: &State) -> rag_fiches::answer::shipped::ShippedAnswers {
         catalogue: Vec::new(),
     }
 }
+
+/// Plays the shell and the page's worker after `fx`: each `DenseTops` asked is answered with a
+/// top of every fiche (the vector's own index first), each `Step` with its turn, until the model
+/// asks for neither. Returns every effect seen.
+pub fn settle(s: &mut State, fx: Vec<Effect>) -> Vec<Effect> {
+    let fiches = s.data.lab.fiches().len() as u32;
+    let mut seen = Vec::new();
+    let mut queue: std::collections::VecDeque<Effect> = fx.into();
+    let mut turns = 0;
+    while let Some(effect) = queue.pop_front() {
+        turns += 1;
+        assert!(turns < 100_000, "the model never stops asking");
+        let msg = match &effect {
+            Effect::DenseTops { set, vectors, .. } => Some(Msg::Vectors(VectorsMsg::DenseFound {
+                set: *set,
+                vectors: vectors.clone(),
+                tops: vectors
+                    .iter()
+                    .map(|v| {
+                        let own = v.iter().position(|x| *x == 1.0).unwrap_or(0) as u32 % fiches;
+                        std::iter::once(own)
+                            .chain((0..fiches).filter(|d| *d != own))
+                            .enumerate()
+                            .map(|(rank, d)| (d, 1.0 - rank as f64 / 1000.0))
+                            .collect()
+                    })
+                    .collect(),
+            })),
+            Effect::Step => Some(Msg::Step),
+            _ => None,
+        };
+        seen.push(effect);
+        if let Some(msg) = msg {
+            queue.extend(send(s, msg));
+        }
+    }
+    seen
+}

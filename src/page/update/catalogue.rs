@@ -120,7 +120,7 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
     // Question vectors in the learner's vectors file: their questions are measured without a key.
     let shipped = std::mem::take(&mut s.data.shipped_questions);
     if !shipped.is_empty() {
-        adopt_question_vectors(s, shipped, fx);
+        adopt_question_vectors(s, shipped);
     }
 }
 

@@ -11,7 +11,6 @@ use crate::search::analysis::custom::{
     french_stop_list, seed_stop_list, word_list, SNOWBALL_FRENCH_STOP_WORDS,
 };
 
-use super::super::effect::Effect;
 use super::super::improve::{Change, Job, StopPreset, Tried, HISTORY_MAX};
 use super::super::state::State;
 
@@ -186,10 +185,14 @@ fn record(im: &mut crate::page::improve::Improve, tried: Tried) {
 
 /// The shell's turn of the event loop is over: the next step.
 pub(super) fn step(s: &mut State) {
-    s.data.improve.stepping = false;
-    if s.view == View::Ameliorer {
+    if can_step(s) {
         advance(s);
     }
+}
+
+/// Whether « Améliorer » has work under way for its next step: only while it is shown.
+pub(super) fn can_step(s: &State) -> bool {
+    s.view == View::Ameliorer && s.data.improve.job.is_some()
 }
 
 fn fail(s: &mut State, settings: Settings, why: String) {
@@ -203,9 +206,8 @@ fn fail(s: &mut State, settings: Settings, why: String) {
 }
 
 /// Makes « Améliorer » current for the catalogue shown (its session is the catalogue's: a new
-/// catalogue brings a new one): settings are measured once; work under way asks for its next
-/// step.
-pub(super) fn ensure(s: &mut State, fx: &mut Vec<Effect>) {
+/// catalogue brings a new one): settings are measured once.
+pub(super) fn ensure(s: &mut State) {
     if s.view != View::Ameliorer {
         return;
     }
@@ -229,10 +231,6 @@ pub(super) fn ensure(s: &mut State, fx: &mut Vec<Effect>) {
         && !s.data.improve.waiting_for_vectors;
     if s.data.improve.job.is_none() && !done && !failed {
         measure(s, settings);
-    }
-    if s.data.improve.job.is_some() && !s.data.improve.stepping {
-        s.data.improve.stepping = true;
-        fx.push(Effect::Step);
     }
 }
 

@@ -14,21 +14,16 @@ use super::super::state::State;
 use super::measure::request_measure;
 
 /// The local vectors shipped with the page (the exercise's fiches and questions).
-pub(super) fn vectors_loaded(s: &mut State, set: VectorSet, fx: &mut Vec<Effect>) {
+pub(super) fn vectors_loaded(s: &mut State, set: VectorSet) {
     let shipped = set.questions.clone();
     if s.data.lab.set_local_vectors(set).is_ok() {
         s.local_qvectors.extend(shipped);
-        measure_local(s, fx);
+        measure_local(s);
     }
 }
 
 /// The local vectors of the learner's fiches, then of its questions, in the order sent.
-pub(super) fn texts_embedded(
-    s: &mut State,
-    epoch: u64,
-    mut vectors: Vec<Vec<f32>>,
-    fx: &mut Vec<Effect>,
-) {
+pub(super) fn texts_embedded(s: &mut State, epoch: u64, mut vectors: Vec<Vec<f32>>) {
     s.local_fiches = None;
     let n = s.data.lab.fiches().len().min(vectors.len());
     let questions = vectors.split_off(n);
@@ -38,7 +33,7 @@ pub(super) fn texts_embedded(
     {
         Ok(()) => {
             s.local_qvectors.extend(sent.into_iter().zip(questions));
-            measure_local(s, fx);
+            measure_local(s);
         }
         Err(e) => s.local_fiches_error = Some((epoch, messages::vectors(&e))),
     }
@@ -126,7 +121,7 @@ pub(super) fn worker_not_started(s: &mut State, detail: String) {
 }
 
 /// The local methods measured, when every question has its local vector.
-fn measure_local(s: &mut State, fx: &mut Vec<Effect>) {
+fn measure_local(s: &mut State) {
     let all = s
         .data
         .questions
@@ -136,12 +131,7 @@ fn measure_local(s: &mut State, fx: &mut Vec<Effect>) {
         return;
     }
     let vectors = s.local_qvectors.clone();
-    request_measure(
-        s,
-        fx,
-        vec![Method::SensLocal, Method::HybrideLocal],
-        vectors,
-    );
+    request_measure(s, vec![Method::SensLocal, Method::HybrideLocal], vectors);
 }
 
 /// What the local encoder should be doing, from the state: the model fetched, the learner's
@@ -219,11 +209,9 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
 }
 
 /// What a [`LocalMsg`] changes.
-pub(super) fn update(s: &mut State, msg: LocalMsg, fx: &mut Vec<Effect>) {
+pub(super) fn update(s: &mut State, msg: LocalMsg) {
     match msg {
-        LocalMsg::VectorsLoaded { epoch, set } if epoch == s.data.epoch => {
-            vectors_loaded(s, *set, fx)
-        }
+        LocalMsg::VectorsLoaded { epoch, set } if epoch == s.data.epoch => vectors_loaded(s, *set),
         LocalMsg::FichesProgress { epoch, done } if epoch == s.data.epoch => {
             if let Some((e, d, _)) = s.local_fiches.as_mut() {
                 if *e == epoch {
@@ -234,7 +222,7 @@ pub(super) fn update(s: &mut State, msg: LocalMsg, fx: &mut Vec<Effect>) {
         LocalMsg::TextsEmbedded { epoch, vectors }
             if epoch == s.data.epoch && s.local_fiches.is_some_and(|(e, _, _)| e == epoch) =>
         {
-            texts_embedded(s, epoch, vectors, fx)
+            texts_embedded(s, epoch, vectors)
         }
         LocalMsg::QuestionEmbedded { question, vector } => {
             s.local_qvectors.insert(question, vector);

@@ -1,9 +1,11 @@
-//! Measurements in steps (a newer one of the same methods supersedes the older), the imported
+//! Measurements in steps, taken by the model (a newer one of the same methods supersedes the
+//! older), the imported
 //! TREC runs, and the files « Exporter » offers.
 
 use crate::fr::messages;
-use crate::lab::{Encoder, Method, QuestionVectors};
-use crate::measure::{export, Measurement};
+use crate::improve::batch::WORK_PER_STEP;
+use crate::lab::{Encoder, Lab, Method, QuestionVectors};
+use crate::measure::export;
 
 use super::super::dataset::Dataset;
 use super::super::dataset::Measuring;
@@ -56,70 +58,162 @@ pub(super) fn runs_read(s: &mut State, n: u64, read: Vec<(String, Result<String,
     }
 }
 
-/// Starts measuring `methods` in steps (see [`Measuring`]); a measurement of the
-/// same methods under way is superseded.
-pub(super) fn request_measure(
-    s: &mut State,
-    fx: &mut Vec<Effect>,
-    methods: Vec<Method>,
-    vectors: QuestionVectors,
-) {
-    s.measure_seq += 1;
-    let seq = s.measure_seq;
-    s.data
-        .ui
-        .measuring
-        .retain(|m| !m.methods.iter().any(|x| methods.contains(x)));
-    for m in &methods {
-        s.data.ui.measure_latest.insert(m.name(), seq);
+/// Starts measuring `methods` in steps (see [`Measuring`]): a measurement under way of some of
+/// them measures the others alone, and these are measured again from the start.
+pub(super) fn request_measure(s: &mut State, methods: Vec<Method>, vectors: QuestionVectors) {
+    for m in &mut s.data.ui.measuring {
+        let kept: Vec<bool> = m.methods.iter().map(|x| !methods.contains(x)).collect();
+        let mut keep = kept.iter().copied();
+        m.methods.retain(|_| keep.next().unwrap_or(false));
+        let mut keep = kept.iter().copied();
+        m.outcomes.retain(|_| keep.next().unwrap_or(false));
     }
+    s.data.ui.measuring.retain(|m| !m.methods.is_empty());
     s.data.ui.measuring.push(Measuring {
-        seq,
-        epoch: s.data.epoch,
-        methods: methods.clone(),
+        outcomes: vec![Vec::new(); methods.len()],
+        methods,
+        vectors,
         done: 0,
         total: s.data.questions.len(),
     });
-    fx.push(Effect::Measure {
-        seq,
-        epoch: s.data.epoch,
-        methods,
-        vectors,
-    });
 }
 
-/// A stepped measurement ended: each method's measurement replaces the one before, unless a
-/// newer measurement of that method was asked for meanwhile.
-pub(super) fn measured(s: &mut State, seq: u64, result: Result<Vec<Measurement>, String>) {
-    let dense = s
-        .data
-        .ui
-        .measuring
-        .iter()
-        .find(|m| m.seq == seq)
-        .is_some_and(|m| {
-            m.methods
-                .iter()
-                .any(|x| x.encoder() == Some(Encoder::Mistral))
-        });
-    s.data.ui.measuring.retain(|m| m.seq != seq);
-    match result {
-        Ok(ms) => {
-            for m in ms {
-                if s.data.ui.measure_latest.get(m.method.as_str()) != Some(&seq) {
-                    continue;
+/// Questions whose dense tops a measurement asks of the page's worker ahead of its steps: a
+/// window well under what the lab remembers ([`crate::lab::Lab::remember_dense`]).
+const TOPS_AHEAD: usize = 256;
+
+/// The vectors whose dense tops the measurements wait for: Mistral's fiche vectors are held by
+/// the page's worker, which searches them (its reply, [`MeasureMsg`]'s sibling
+/// `VectorsMsg::DenseFound`, lets the measurement go on).
+pub(super) fn tops_wanted(s: &State) -> Vec<Vec<f32>> {
+    let lab = &s.data.lab;
+    let mut out: Vec<Vec<f32>> = Vec::new();
+    if lab.vectors_away().is_none() {
+        return out;
+    }
+    for m in &s.data.ui.measuring {
+        if !m
+            .methods
+            .iter()
+            .any(|x| x.encoder() == Some(Encoder::Mistral))
+        {
+            continue;
+        }
+        for q in s.data.questions.iter().skip(m.done).take(TOPS_AHEAD) {
+            if let Some(v) = m.vectors.get(&q.text) {
+                if !lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()) && !out.contains(v) {
+                    out.push(v.clone());
                 }
-                s.data.measurements.retain(|x| x.method != m.method);
-                s.data.measurements.push(m);
-                s.data.measure_version += 1;
             }
         }
-        Err(message) if dense => {
-            s.data.ui.dense_message = Some(format!("Mesure impossible : {message}"))
+    }
+    out
+}
+
+/// Whether a measurement can take a step now: its next question's dense top, if it needs one,
+/// is known.
+pub(super) fn can_step(s: &State) -> bool {
+    s.data.ui.measuring.iter().any(|m| next_ready(s, m))
+}
+
+fn next_ready(s: &State, m: &Measuring) -> bool {
+    let lab = &s.data.lab;
+    let Some(q) = s.data.questions.get(m.done) else {
+        return true;
+    };
+    lab.vectors_away().is_none()
+        || !m
+            .methods
+            .iter()
+            .any(|x| x.encoder() == Some(Encoder::Mistral))
+        || m.vectors
+            .get(&q.text)
+            .is_none_or(|v| lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()))
+}
+
+/// One step of every measurement that can go on: about [`WORK_PER_STEP`] fiches scored, at
+/// least one question; a measurement done replaces each of its methods' measurements.
+pub(super) fn step(s: &mut State) {
+    let mut i = 0;
+    while i < s.data.ui.measuring.len() {
+        let m = &s.data.ui.measuring[i];
+        if !next_ready(s, m) {
+            i += 1;
+            continue;
         }
-        Err(_) => {}
+        let per_question = s.data.lab.fiches().len().max(1) * m.methods.len().max(1);
+        let mut budget = (WORK_PER_STEP / per_question).max(1);
+        let mut failed = None;
+        let m = &mut s.data.ui.measuring[i];
+        while m.done < m.total && budget > 0 {
+            let q = &s.data.questions[m.done];
+            let lab = &s.data.lab;
+            let waits = lab.vectors_away().is_some()
+                && m.methods
+                    .iter()
+                    .any(|x| x.encoder() == Some(Encoder::Mistral))
+                && m.vectors
+                    .get(&q.text)
+                    .is_some_and(|v| !lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()));
+            if waits {
+                break;
+            }
+            let row: Result<Vec<_>, _> = m
+                .methods
+                .iter()
+                .map(|&x| lab.outcome(x, q, &m.vectors))
+                .collect();
+            match row {
+                Ok(row) => {
+                    for (list, o) in m.outcomes.iter_mut().zip(row) {
+                        list.push(o);
+                    }
+                }
+                Err(e) => {
+                    failed = Some(messages::search(&e));
+                    break;
+                }
+            }
+            m.done += 1;
+            budget -= 1;
+        }
+        if failed.is_none() && m.done < m.total {
+            i += 1;
+            continue;
+        }
+        let m = s.data.ui.measuring.remove(i);
+        match failed {
+            Some(message) => failed_measure(s, &m, message),
+            None => measured(s, m),
+        }
     }
 }
+
+/// A measurement done: each method's measurement replaces the one before.
+fn measured(s: &mut State, m: Measuring) {
+    for (method, outcomes) in m.methods.iter().zip(m.outcomes) {
+        let measurement = s
+            .data
+            .lab
+            .measurement(method.name(), method.score_decimals(), outcomes);
+        s.data
+            .measurements
+            .retain(|x| x.method != measurement.method);
+        s.data.measurements.push(measurement);
+        s.data.measure_version += 1;
+    }
+}
+
+/// A measurement that failed: a dense one says why where « Mesurer » shows the dense methods.
+fn failed_measure(s: &mut State, m: &Measuring, message: String) {
+    if m.methods
+        .iter()
+        .any(|x| x.encoder() == Some(Encoder::Mistral))
+    {
+        s.data.ui.dense_message = Some(format!("Mesure impossible : {message}"));
+    }
+}
+
 /// The file « Exporter » offers for `what`: `csv`, `json`, `qrels` or `run:<method>`.
 pub(super) fn export_file(s: &State, what: &str) -> Option<(String, String)> {
     let ms: Vec<_> = s.data.measured().into_iter().cloned().collect();
@@ -201,15 +295,5 @@ pub(super) fn update(s: &mut State, msg: MeasureMsg, fx: &mut Vec<Effect>) {
                 fx.push(Effect::Download(name, text.into_bytes()));
             }
         }
-        MeasureMsg::Progress { seq, done } => {
-            if let Some(m) = s.data.ui.measuring.iter_mut().find(|m| m.seq == seq) {
-                m.done = done;
-            }
-        }
-        MeasureMsg::Measured { seq, epoch, result } if epoch == s.data.epoch => {
-            measured(s, seq, result)
-        }
-        // A result from another catalogue's task: dropped.
-        _ => {}
     }
 }

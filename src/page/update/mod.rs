@@ -68,12 +68,16 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::Vectors(m) => vectors::update(s, m, fx),
         Msg::Measure(m) => measure::update(s, m, fx),
         Msg::Journal(m) => journal::update(s, m, fx),
-        Msg::Local(m) => local::update(s, m, fx),
+        Msg::Local(m) => local::update(s, m),
         Msg::Answer(m) => answer::update(s, m),
         Msg::Catalogue(m) => catalogue::update(s, m, fx),
         Msg::Settled => s.settled = true,
         Msg::Improve(c) => improve::change(s, c),
-        Msg::Step => improve::step(s),
+        Msg::Step => {
+            s.stepping = false;
+            improve::step(s);
+            measure::step(s);
+        }
         Msg::Report(..) => {}
     }
 }
@@ -139,7 +143,7 @@ fn reported(
             s.vectors_message = Some(message);
         }
         Report::DenseProgress(vectors) => vectors::dense_progress(s, vectors, fx),
-        Report::DenseEnded(message) => vectors::dense_ended(s, message, fx),
+        Report::DenseEnded(message) => vectors::dense_ended(s, message),
         Report::AnswerShown(result) => answer::shown(s, result, now, fx),
         Report::Judged(outcome) => answer::judged(s, outcome),
         Report::EvalProgress { done, total } => {
@@ -172,9 +176,14 @@ fn reported(
 /// the local encoder's model and vectors, the dense tops the view needs, and the keyed jobs —
 /// those started and stopped by comparing the keys wanted with the tracker's.
 fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
-    improve::ensure(s, fx);
+    improve::ensure(s);
     local::wanted(s, fx);
     vectors::dense_wanted(s, fx);
+    // Work done in steps, one per turn of the event loop.
+    if !s.stepping && (improve::can_step(s) || measure::can_step(s)) {
+        s.stepping = true;
+        fx.push(Effect::Step);
+    }
     let mut keys = Vec::new();
     let epoch = s.data.epoch;
     let mut want = |subject: Subject| {

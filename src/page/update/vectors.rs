@@ -105,7 +105,7 @@ pub(super) fn loaded(
         s.data.computed = bytes;
     }
     // Question vectors shipped in the same file: valid for exactly their texts.
-    adopt_question_vectors(s, questions, fx);
+    adopt_question_vectors(s, questions);
 }
 
 /// Dense tops computed by the worker in `set`: kept only if `set` is still the catalogue's.
@@ -142,24 +142,35 @@ pub(super) fn lost(s: &mut State, set: u64, reason: String) {
 /// view needs it and the lab does not know it; and those of committed questions waiting to be
 /// journaled (these neither supersede the box's nor are superseded by it).
 pub(super) fn dense_wanted(s: &mut State, fx: &mut Vec<Effect>) {
-    let mut ask = |s: &mut State, set: u64, vector: Vec<f32>, in_box: bool| {
-        if s.dense_asked.len() > DENSE_ASKED_MAX {
+    let mut ask = |s: &mut State, set: u64, vectors: Vec<Vec<f32>>, in_box: bool| {
+        if s.dense_asked.len() + vectors.len() > DENSE_ASKED_MAX {
             s.dense_asked.clear();
         }
-        if s.dense_asked.insert((set, crate::lab::vector_key(&vector))) {
-            fx.push(Effect::DenseTop {
+        let vectors: Vec<Vec<f32>> = vectors
+            .into_iter()
+            .filter(|v| s.dense_asked.insert((set, crate::lab::vector_key(v))))
+            .collect();
+        if !vectors.is_empty() {
+            fx.push(Effect::DenseTops {
                 set,
-                vector,
+                vectors,
                 in_box,
             });
         }
     };
     if let Some((set, vector)) = s.dense_wanted() {
-        ask(s, set, vector, true);
+        ask(s, set, vec![vector], true);
     }
-    for (set, vector) in s.dense_waiting() {
-        ask(s, set, vector, false);
+    let Some(set) = s.data.lab.vectors_away() else {
+        return;
+    };
+    let mut later = s.dense_waiting();
+    for v in super::measure::tops_wanted(s) {
+        if !later.contains(&v) {
+            later.push(v);
+        }
     }
+    ask(s, set, later, false);
 }
 
 /// Dense tops remembered as asked, at most: past it the memory starts again (a top asked twice
@@ -168,11 +179,11 @@ const DENSE_ASKED_MAX: usize = 4096;
 
 /// « Mesurer » the dense methods: free when every question's vector is known, else the missing
 /// ones are embedded with the key first.
-pub(super) fn measure_requested(s: &mut State, fx: &mut Vec<Effect>) {
+pub(super) fn measure_requested(s: &mut State) {
     let questions = missing_questions(s);
     if questions.is_empty() && s.data.lab.has_vectors(Encoder::Mistral) {
         s.data.ui.dense_message = None;
-        measure_dense(s, fx);
+        measure_dense(s);
     } else if s.key.is_some() && !s.data.ui.dense.is_running() {
         s.data.ui.dense = Phase::Running {
             done: 0,
@@ -204,22 +215,18 @@ pub(super) fn dense_progress(
     }
 }
 
-pub(super) fn dense_ended(s: &mut State, message: Option<String>, fx: &mut Vec<Effect>) {
+pub(super) fn dense_ended(s: &mut State, message: Option<String>) {
     s.data.ui.dense = Phase::Idle;
     s.data.ui.dense_message = message;
     if s.data.ui.dense_message.is_none() {
-        measure_dense(s, fx);
+        measure_dense(s);
     }
 }
 
 /// Question vectors that came with fiche vectors (valid for exactly their texts): kept, and when
 /// every question of the catalogue has its vector, measuring is free, so it starts at once (unless
 /// the dense methods are measured already).
-pub(super) fn adopt_question_vectors(
-    s: &mut State,
-    shipped: Vec<(String, Vec<f32>)>,
-    fx: &mut Vec<Effect>,
-) {
+pub(super) fn adopt_question_vectors(s: &mut State, shipped: Vec<(String, Vec<f32>)>) {
     s.data.questions_shipped = shipped.len();
     s.qvectors.extend(shipped);
     if s.data
@@ -228,19 +235,19 @@ pub(super) fn adopt_question_vectors(
         .all(|q| s.qvectors.contains_key(&q.text))
         && !s.data.has_mistral_measurements()
     {
-        measure_dense(s, fx);
+        measure_dense(s);
     }
 }
 
 /// `sens`, `hybride` and `hybride+` measured once every question has its vector.
-pub(super) fn measure_dense(s: &mut State, fx: &mut Vec<Effect>) {
+pub(super) fn measure_dense(s: &mut State) {
     let methods = vec![
         Method::Sens,
         Method::Hybride(Keyword::Mots),
         Method::Hybride(Keyword::MotsPlus),
     ];
     let vectors = s.qvectors.clone();
-    request_measure(s, fx, methods, vectors);
+    request_measure(s, methods, vectors);
 }
 
 /// The costs of one embeddings call.
@@ -281,14 +288,15 @@ pub(super) fn update(s: &mut State, msg: VectorsMsg, fx: &mut Vec<Effect>) {
         } => loaded(s, epoch, set, info, questions, origin, bytes, fx),
         VectorsMsg::DenseFound { set, vectors, tops } => dense_found(s, set, vectors, tops),
         VectorsMsg::Lost { set, reason } => lost(s, set, reason),
-        VectorsMsg::DenseSuperseded { set, vector } => {
-            s.dense_asked
-                .remove(&(set, crate::lab::vector_key(&vector)));
+        VectorsMsg::DenseSuperseded { set, vectors } => {
+            for v in vectors {
+                s.dense_asked.remove(&(set, crate::lab::vector_key(&v)));
+            }
         }
         VectorsMsg::Refused { epoch, origin } if epoch == s.data.epoch => {
             s.data.vectors_origin = origin;
         }
-        VectorsMsg::DenseMeasureRequested => measure_requested(s, fx),
+        VectorsMsg::DenseMeasureRequested => measure_requested(s),
         // A result from another catalogue's task: dropped.
         _ => {}
     }

@@ -6,15 +6,12 @@
 mod files;
 mod journal;
 mod local;
-mod measure;
 mod mistral;
 mod vectors;
 
 pub use journal::{append as append_journal, erase as erase_journal, start as start_journal};
 
-pub use measure::measure;
-
-pub use vectors::{attach_vectors, dense, dense_question, load_vectors, Attached};
+pub use vectors::{attach_vectors, dense, dense_tops, load_vectors, Attached};
 
 use super::runtime::{Run, Shared};
 use crate::page::NavMsg;

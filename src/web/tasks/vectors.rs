@@ -228,13 +228,13 @@ pub async fn dense(
     }
 }
 
-/// A question's dense top, asked of the page's worker: the question in the box's (`in_box`: a
-/// newer one supersedes it), or a committed question's waiting to be journaled.
-pub async fn dense_question(app: Shared, set: u64, vector: Vec<f32>, in_box: bool) {
-    // Its failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
-    // it may be asked again if the learner comes back to that question.
-    if let Ok(false) = dense(&app, set, vec![vector.clone()], in_box).await {
-        app.dispatch(Msg::Vectors(VectorsMsg::DenseSuperseded { set, vector }));
+/// Dense tops asked of the page's worker: the question in the box's (`in_box`: a newer one
+/// supersedes it), or those a measurement or a committed question waiting to be journaled needs.
+pub async fn dense_tops(app: Shared, set: u64, vectors: Vec<Vec<f32>>, in_box: bool) {
+    // Their failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
+    // they may be asked again if the learner comes back to that question.
+    if let Ok(false) = dense(&app, set, vectors.clone(), in_box).await {
+        app.dispatch(Msg::Vectors(VectorsMsg::DenseSuperseded { set, vectors }));
     }
 }
 
