@@ -20,6 +20,7 @@ use crate::mistral::ApiKey;
 use super::dataset::Dataset;
 use super::effect::{EvalItem, FileRef, RerankItem, Wait};
 use super::parts::{AnswerResult, EvalRun, RerankRun};
+use super::state::Chats;
 
 /// One run of a job, named by the tracker; never reused within a page's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,12 +98,16 @@ pub enum Work {
         model: String,
         question: String,
         sent: Vec<Fiche>,
+        /// The chats obtained so far: an answer found there is not asked again.
+        cached: Chats,
     },
     /// The judge asked about the answer shown (`messages`: its question, fiches and answer).
     Judge {
         key: ApiKey,
         model: String,
         messages: Vec<Message>,
+        /// The chats obtained so far: an answer found there is not asked again.
+        cached: Chats,
     },
     /// « Mesurer les réponses »: each item answered by `model`, then judged by `judge`.
     Evaluate {
@@ -111,6 +116,8 @@ pub enum Work {
         judge: String,
         source: Source,
         items: Vec<EvalItem>,
+        /// The chats obtained so far: an answer found there is not asked again.
+        cached: Chats,
     },
     /// « Reclasser les 20 premières » of `method`: each item's fiches marked by `model`.
     Rerank {
@@ -118,6 +125,8 @@ pub enum Work {
         model: String,
         method: Method,
         items: Vec<RerankItem>,
+        /// The chats obtained so far: an answer found there is not asked again.
+        cached: Chats,
     },
     /// Reads, checks and indexes the learner's catalogue files.
     ReadFiles {

@@ -18,6 +18,9 @@ use super::jobs::{RunId, Tracker};
 use super::local::LocalModel;
 use super::parts::{Choices, Costs};
 
+/// Chats obtained, by [`mistral::cache::answer`], shared with the jobs started.
+pub type Chats = std::rc::Rc<HashMap<String, Chat>>;
+
 pub struct State {
     pub data: Dataset,
     /// The exercise's catalogue, parsed, to come back to in one click.
@@ -65,8 +68,9 @@ pub struct State {
     /// The learner's choices for the answers and their evaluation, kept from one catalogue to
     /// the next.
     pub choices: Choices,
-    /// Answers obtained, by [`mistral::cache::answer`] (also in IndexedDB).
-    pub answers: HashMap<String, Chat>,
+    /// Answers obtained, by [`mistral::cache::answer`] (also in IndexedDB): handed to each job
+    /// that asks for chats, which takes its answers from there first.
+    pub answers: Chats,
     /// The keyed jobs running ([`super::jobs`]).
     pub jobs: Tracker,
     pub data_status: String,
@@ -141,7 +145,7 @@ impl State {
             costs: Costs::default(),
             vectors_message: None,
             choices: Choices::default(),
-            answers: HashMap::new(),
+            answers: Chats::default(),
             jobs: Tracker::default(),
             data_status: String::new(),
             data_errors: Vec::new(),

@@ -301,11 +301,13 @@ pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
             model: a.model.clone(),
             question: a.question.clone(),
             sent: a.sent.clone(),
+            cached: s.answers.clone(),
         }),
         Subject::Judge(_) => s.data.answering.judging.as_ref().map(|j| Work::Judge {
             key,
             model: j.model.clone(),
             messages: j.messages.clone(),
+            cached: s.answers.clone(),
         }),
         Subject::Evaluate => s.data.evaluation.asked.as_ref().map(|e| Work::Evaluate {
             key,
@@ -313,6 +315,7 @@ pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
             judge: e.judge.clone(),
             source: e.source,
             items: e.items.clone(),
+            cached: s.answers.clone(),
         }),
         Subject::Rerank => s
             .data
@@ -324,6 +327,7 @@ pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
                 model: r.model.clone(),
                 method: r.method,
                 items: r.items.clone(),
+                cached: s.answers.clone(),
             }),
         _ => None,
     }
@@ -386,7 +390,7 @@ pub(super) fn update(s: &mut State, msg: AnswerMsg) {
         AnswerMsg::ModelChosen(m) => s.choices.answer_model = Some(m),
         AnswerMsg::Requested => request(s),
         AnswerMsg::Obtained { key, chat } => {
-            s.answers.insert(key, chat);
+            std::rc::Rc::make_mut(&mut s.answers).insert(key, chat);
         }
         AnswerMsg::EvalSourceChosen(m) => s.choices.eval_source = Some(m),
         AnswerMsg::EvalModelChosen(m) => s.choices.eval_model = Some(m),

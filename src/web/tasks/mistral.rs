@@ -16,7 +16,9 @@ use super::super::runtime::{Run, Shared};
 use super::super::store;
 use super::vectors::*;
 use crate::page::update::{embedding_cost, outcome, vectors_cache_key};
-use crate::page::{AnswerResult, Costs, EvalItem, EvalRun, Msg, Report, RerankItem, RerankRun};
+use crate::page::{
+    AnswerResult, Chats, Costs, EvalItem, EvalRun, Msg, Report, RerankItem, RerankRun,
+};
 
 /// « Vérifier ma clé »: one embedding of a two-letter text (about 2 tokens, $0.0000002), so
 /// that the answer is the API's verdict on this key, with the precise reason when refused.
@@ -242,17 +244,19 @@ pub async fn measure_dense(app: Shared, run: Run, key: ApiKey, questions: Vec<St
     run.report(Report::DenseEnded(None));
 }
 
-/// An answer from the cache (memory, then IndexedDB) or from the model; `true` when cached.
+/// An answer from the cache (the chats the job was given, then IndexedDB) or from the model;
+/// `true` when cached.
 pub(super) async fn obtain(
     app: &Shared,
     call: &Call,
+    cached: &Chats,
     key: &ApiKey,
     model: &str,
     messages: &[Message],
 ) -> Result<(Chat, bool), ApiError> {
     let cache_key = cache::answer(model, messages);
-    if let Some(chat) = app.peek(|s| s.answers.get(&cache_key).cloned()).flatten() {
-        return Ok((chat, true));
+    if let Some(chat) = cached.get(&cache_key) {
+        return Ok((chat.clone(), true));
     }
     let stored = store::get_text(store::ANSWERS, &cache_key).await;
     if let Some(chat) = stored.and_then(|t| serde_json::from_str::<Chat>(&t).ok()) {
@@ -280,6 +284,7 @@ pub(super) async fn obtain(
 pub async fn answer(
     app: Shared,
     run: Run,
+    cached: &Chats,
     key: ApiKey,
     model: String,
     question: String,
@@ -288,7 +293,7 @@ pub async fn answer(
     let call = &run.call;
     let refs: Vec<&Fiche> = sent.iter().collect();
     let messages = answer::prompt(&question, &refs);
-    let outcome = match obtain(&app, call, &key, &model, &messages).await {
+    let outcome = match obtain(&app, call, cached, &key, &model, &messages).await {
         Err(ApiError::Cancelled) => return,
         other => other.map_err(|e| messages::api(&e)),
     };
@@ -319,11 +324,11 @@ fn stopped(what: &str, gender_e: &str, kept: &str, e: ApiError) -> String {
 pub async fn evaluate(
     app: Shared,
     run: Run,
+    cached: &Chats,
     key: ApiKey,
     model: String,
     judge: String,
-    source: Source,
-    items: Vec<EvalItem>,
+    (source, items): (Source, Vec<EvalItem>),
 ) {
     let call = &run.call;
     let total = items.len();
@@ -339,9 +344,9 @@ pub async fn evaluate(
     };
     for (i, item) in items.iter().enumerate() {
         let judged = async {
-            let (chat, _) = obtain(&app, call, &key, &model, &item.messages).await?;
+            let (chat, _) = obtain(&app, call, cached, &key, &model, &item.messages).await?;
             let asked = judge::judge_from(&item.messages, &item.question.text, &chat.content);
-            let (verdict, _) = obtain(&app, call, &key, &judge, &asked).await?;
+            let (verdict, _) = obtain(&app, call, cached, &key, &judge, &asked).await?;
             Ok::<_, ApiError>((chat, verdict))
         };
         match judged.await {
@@ -372,11 +377,12 @@ pub async fn evaluate(
 pub async fn judge_answer(
     app: Shared,
     run: Run,
+    cached: &Chats,
     key: ApiKey,
     model: String,
     messages: Vec<Message>,
 ) {
-    let outcome = match obtain(&app, &run.call, &key, &model, &messages).await {
+    let outcome = match obtain(&app, &run.call, cached, &key, &model, &messages).await {
         Err(ApiError::Cancelled) => return,
         Ok((chat, _)) => Ok(chat.content),
         Err(e) => Err(messages::api(&e)),
@@ -389,6 +395,7 @@ pub async fn judge_answer(
 pub async fn rerank(
     app: Shared,
     run: Run,
+    cached: &Chats,
     key: ApiKey,
     model: String,
     method: Method,
@@ -398,7 +405,7 @@ pub async fn rerank(
     let total = items.len();
     let mut lists = Vec::with_capacity(total);
     for (i, item) in items.into_iter().enumerate() {
-        match obtain(&app, call, &key, &model, &item.messages).await {
+        match obtain(&app, call, cached, &key, &model, &item.messages).await {
             Ok((chat, _)) => lists.push(RerankedList {
                 read: item.read,
                 tokens: Tokens::of(&chat),

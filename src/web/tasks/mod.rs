@@ -42,25 +42,29 @@ pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
             model,
             question,
             sent,
-        } => mistral::answer(app, run, key, model, question, sent).await,
+            cached,
+        } => mistral::answer(app, run, &cached, key, model, question, sent).await,
         Work::Judge {
             key,
             model,
             messages,
-        } => mistral::judge_answer(app, run, key, model, messages).await,
+            cached,
+        } => mistral::judge_answer(app, run, &cached, key, model, messages).await,
         Work::Evaluate {
             key,
             model,
             judge,
             source,
             items,
-        } => mistral::evaluate(app, run, key, model, judge, source, items).await,
+            cached,
+        } => mistral::evaluate(app, run, &cached, key, model, judge, (source, items)).await,
         Work::Rerank {
             key,
             model,
             method,
             items,
-        } => mistral::rerank(app, run, key, model, method, items).await,
+            cached,
+        } => mistral::rerank(app, run, &cached, key, model, method, items).await,
     }
 }
 
