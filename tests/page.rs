@@ -56,17 +56,16 @@ fn info() -> VectorsInfo {
 
 /// The Mistral fiche vectors kept by the worker as `set` for the current catalogue.
 fn with_vectors(s: &mut State, set: u64) -> Vec<Effect> {
-    let epoch = s.data.epoch;
-    send(
+    report_from(
         s,
-        Msg::Vectors(VectorsMsg::Loaded {
-            epoch,
+        Subject::FindVectors,
+        Report::VectorsAttached {
             set,
             info: info(),
             questions: Vec::new(),
             origin: "test".into(),
             bytes: None,
-        }),
+        },
     )
 }
 
@@ -314,20 +313,21 @@ fn switching_catalogue_during_calculer_les_vecteurs_accepts_nothing_of_the_old_o
     with_key(&mut s);
     let fx = send(&mut s, Msg::Vectors(VectorsMsg::ComputeRequested));
     let call = started(&fx, |w| matches!(w, Work::ComputeVectors { .. })).unwrap();
-    let old = s.data.epoch;
     let fx = load_learner(&mut s);
     assert!(stops(&fx).contains(&call));
     // The old catalogue's vectors, kept by the worker meanwhile, are dropped there too.
     let fx = send(
         &mut s,
-        Msg::Vectors(VectorsMsg::Loaded {
-            epoch: old,
-            set: 9,
-            info: info(),
-            questions: Vec::new(),
-            origin: "old".into(),
-            bytes: Some(vec![1, 2, 3]),
-        }),
+        Msg::Report(
+            call,
+            Report::VectorsAttached {
+                set: 9,
+                info: info(),
+                questions: Vec::new(),
+                origin: "old".into(),
+                bytes: Some(vec![1, 2, 3]),
+            },
+        ),
     );
     assert_eq!(forgets(&fx), vec![9]);
     assert_eq!(s.data.lab.vectors_away(), None);
@@ -686,7 +686,23 @@ fn news_of_a_vectors_set_that_is_no_longer_the_catalogues_change_nothing() {
 fn new_vectors_replace_the_old_set_in_the_worker() {
     let mut s = state();
     with_vectors(&mut s, 1);
-    let fx = with_vectors(&mut s, 2);
+    // Vectors computed again with the key take their place.
+    with_key(&mut s);
+    let fx = send(&mut s, Msg::Vectors(VectorsMsg::ComputeRequested));
+    let call = started(&fx, |w| matches!(w, Work::ComputeVectors { .. })).unwrap();
+    let fx = send(
+        &mut s,
+        Msg::Report(
+            call,
+            Report::VectorsAttached {
+                set: 2,
+                info: info(),
+                questions: Vec::new(),
+                origin: "calculés".into(),
+                bytes: None,
+            },
+        ),
+    );
     assert_eq!(forgets(&fx), vec![1]);
     assert_eq!(s.data.lab.vectors_away(), Some(2));
 }
@@ -1076,10 +1092,12 @@ fn a_new_catalogue_resets_what_belonged_to_the_old_one() {
     assert_eq!(s.data.ui.grid_limit, GRID_PAGE);
     assert_eq!(s.data.ui.grid_sort, None);
     assert_eq!(s.data.label.as_deref(), Some("vos données"));
-    // Its Mistral vectors are looked for at once.
-    assert!(fx
-        .iter()
-        .any(|e| matches!(e, Effect::LoadVectors { epoch } if *epoch == s.data.epoch)));
+    // Its Mistral vectors are looked for at once, in this browser's cache alone.
+    assert!(started(&fx, |w| matches!(
+        w,
+        Work::FindVectors { shipped: None, .. }
+    ))
+    .is_some());
 }
 
 /// The run of the local model's download.
@@ -1117,13 +1135,10 @@ fn with_local_vectors(s: &mut State) {
         rows,
     )
     .unwrap();
-    let epoch = s.data.epoch;
-    send(
+    report_from(
         s,
-        Msg::Local(LocalMsg::VectorsLoaded {
-            epoch,
-            set: Box::new(set),
-        }),
+        Subject::LocalVectors,
+        Report::LocalVectors(Some(Box::new(set))),
     );
 }
 
@@ -1489,13 +1504,10 @@ fn ameliorer_starts_a_new_session_for_a_new_catalogue() {
 fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue() {
     let mut s = state();
     let file = shipped_file(&s);
-    let epoch = s.data.epoch;
+    let run = run_for(&mut s, Subject::ShippedAnswers);
     send(
         &mut s,
-        Msg::Answer(AnswerMsg::Shipped {
-            epoch,
-            outcome: Ok(Some(Box::new(file))),
-        }),
+        Msg::Report(run, Report::AnswersShipped(Ok(Box::new(file)))),
     );
     let names: Vec<String> = s.data.measured().iter().map(|m| m.method.clone()).collect();
     assert!(names.contains(&"mots+ reclassé".to_owned()), "{names:?}");
@@ -1518,15 +1530,12 @@ fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue(
         }
     }
     assert!(matches!(s.data.shipped, Some(Ok(_))));
-    // A file for another epoch (a catalogue since replaced) is dropped.
+    // A file for a catalogue since replaced is dropped.
     let stale = shipped_file(&s);
     load_learner(&mut s);
     send(
         &mut s,
-        Msg::Answer(AnswerMsg::Shipped {
-            epoch,
-            outcome: Ok(Some(Box::new(stale))),
-        }),
+        Msg::Report(run, Report::AnswersShipped(Ok(Box::new(stale)))),
     );
     assert!(s.data.shipped.is_none());
     assert!(s
@@ -1539,23 +1548,25 @@ fn shipped_reranked_lists_are_measured_like_methods_and_gone_with_the_catalogue(
 #[test]
 fn a_deploy_that_publishes_no_answers_is_known_as_such() {
     let mut s = state();
-    assert!(
-        !s.data.shipped_none,
-        "not known before the manifest is read"
-    );
-    let epoch = s.data.epoch;
-    send(
-        &mut s,
-        Msg::Answer(AnswerMsg::Shipped {
-            epoch,
-            outcome: Ok(None),
-        }),
-    );
-    assert!(s.data.shipped_none);
+    assert!(!s.shipped_none(), "its manifest names answers");
+    s.shipped_files = None;
+    assert!(!s.shipped_none(), "not known before the manifest is read");
+    s.shipped_files = Some(ShippedFiles::default());
+    let fx = send(&mut s, Msg::Step);
+    assert!(s.shipped_none());
     assert!(s.data.shipped.is_none());
+    // Nothing is fetched for them.
+    assert!(started(&fx, |w| matches!(w, Work::FetchAnswers { .. })).is_none());
+    assert!(s
+        .jobs
+        .run_of(&JobKey {
+            catalogue: s.data.epoch,
+            subject: Subject::ShippedAnswers
+        })
+        .is_none());
     // Another catalogue: its own answers are not the exercise's.
     load_learner(&mut s);
-    assert!(!s.data.shipped_none);
+    assert!(!s.shipped_none());
 }
 
 #[test]
@@ -1577,13 +1588,10 @@ fn the_copied_link_says_it_keeps_the_settings_of_ameliorer_when_it_does() {
 #[test]
 fn a_refused_shipped_file_shows_why_and_nothing_of_it() {
     let mut s = state();
-    let epoch = s.data.epoch;
-    send(
+    report_from(
         &mut s,
-        Msg::Answer(AnswerMsg::Shipped {
-            epoch,
-            outcome: Err("refusé".into()),
-        }),
+        Subject::ShippedAnswers,
+        Report::AnswersShipped(Err("refusé".into())),
     );
     assert_eq!(
         s.data
@@ -1999,4 +2007,72 @@ fn an_enrichment_without_words_twice_or_of_stop_words_only_is_said_and_changes_n
     assert!(said.contains("ne compte pour rien"), "{said}");
     assert_eq!(s.data.improve.settings.as_ref().unwrap().enrich.len(), 1);
     assert_eq!(s.data.improve.history.len(), rows);
+}
+
+#[test]
+fn the_page_is_ready_once_its_reads_are_done_and_the_exercises_vectors_looked_for() {
+    let mut s = state();
+    let fx = send(&mut s, Msg::Step);
+    // The shipped files are looked for at once, each by its own job.
+    let find = started(&fx, |w| {
+        matches!(
+            w,
+            Work::FindVectors {
+                shipped: Some(_),
+                ..
+            }
+        )
+    });
+    let local = started(&fx, |w| matches!(w, Work::FetchLocalVectors { .. }));
+    assert!(find.is_some() && local.is_some());
+    assert!(started(&fx, |w| matches!(w, Work::FetchAnswers { .. })).is_some());
+    let ready = |fx: &[Effect]| fx.iter().filter(|e| matches!(e, Effect::Ready)).count();
+    assert_eq!(ready(&send(&mut s, Msg::Settled)), 0);
+    assert_eq!(
+        ready(&report_from(
+            &mut s,
+            Subject::LocalVectors,
+            Report::LocalVectors(None)
+        )),
+        0
+    );
+    // The shipped file refused: said, and this browser's cache looked in before the page is
+    // ready.
+    let fx = report_from(
+        &mut s,
+        Subject::FindVectors,
+        Report::VectorsRefused("Le fichier livré est refusé".into()),
+    );
+    assert_eq!(ready(&fx), 0);
+    assert!(s.data.vectors_origin.contains("refusé"));
+    let fx = report_from(&mut s, Subject::FindVectors, Report::VectorsSought);
+    assert_eq!(ready(&fx), 1);
+    assert!(s.ready);
+    // Said once: a later catalogue's search for its vectors does not make the page « ready »
+    // again.
+    let fx = load_learner(&mut s);
+    assert_eq!(ready(&fx), 0);
+    assert!(s.ready);
+}
+
+#[test]
+fn vectors_found_for_a_catalogue_since_replaced_are_let_go_by_the_worker() {
+    let mut s = state();
+    let run = run_for(&mut s, Subject::FindVectors);
+    load_learner(&mut s);
+    let fx = send(
+        &mut s,
+        Msg::Report(
+            run,
+            Report::VectorsAttached {
+                set: 7,
+                info: info(),
+                questions: Vec::new(),
+                origin: "livrés".into(),
+                bytes: None,
+            },
+        ),
+    );
+    assert_eq!(forgets(&fx), vec![7]);
+    assert_eq!(s.data.lab.vectors_away(), None);
 }

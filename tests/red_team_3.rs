@@ -19,7 +19,6 @@ use common::*;
 /// Mistral fiche vectors kept by the worker as `set`, with every question's vector beside them
 /// (a teacher's deploy that computed them once).
 fn with_shipped_question_vectors(s: &mut State, set: u64) -> Vec<Effect> {
-    let epoch = s.data.epoch;
     let questions = s
         .data
         .questions
@@ -27,10 +26,10 @@ fn with_shipped_question_vectors(s: &mut State, set: u64) -> Vec<Effect> {
         .enumerate()
         .map(|(i, q)| (q.text.clone(), unit(i)))
         .collect();
-    send(
+    report_from(
         s,
-        Msg::Vectors(VectorsMsg::Loaded {
-            epoch,
+        Subject::FindVectors,
+        Report::VectorsAttached {
             set,
             info: VectorsInfo {
                 model: rag_fiches::mistral::MODEL.into(),
@@ -42,7 +41,7 @@ fn with_shipped_question_vectors(s: &mut State, set: u64) -> Vec<Effect> {
             questions,
             origin: "livrés avec la page".into(),
             bytes: None,
-        }),
+        },
     )
 }
 
@@ -631,21 +630,15 @@ fn rt3_b14_lucenes_topics_keep_one_question_per_line_and_one_tab() {
 }
 
 /// The page's check of a shipped answers file, as the shell runs it when the file arrives.
-fn shipped_outcome(s: &State, file: &rag_fiches::answer::shipped::ShippedAnswers) -> Msg {
+fn shipped_outcome(s: &mut State, file: &rag_fiches::answer::shipped::ShippedAnswers) -> Msg {
     let bytes = serde_json::to_vec(file).unwrap();
     let lab = &s.data.lab;
-    let ids: std::collections::HashSet<&str> = lab.fiches().iter().map(|f| f.id.as_str()).collect();
-    Msg::Answer(AnswerMsg::Shipped {
-        epoch: s.data.epoch,
-        outcome: rag_fiches::answer::shipped::ShippedAnswers::parse(
-            &bytes,
-            lab.fingerprint(),
-            &ids,
-            &s.data.questions,
-        )
-        .map(|f| Some(Box::new(f)))
-        .map_err(|e| rag_fiches::fr::messages::shipped(&e)),
-    })
+    let ids: Vec<String> = lab.fiches().iter().map(|f| f.id.clone()).collect();
+    let outcome = update::read_shipped(&bytes, lab.fingerprint(), &ids, &s.data.questions);
+    Msg::Report(
+        run_for(s, Subject::ShippedAnswers),
+        Report::AnswersShipped(outcome),
+    )
 }
 
 #[test]
@@ -653,7 +646,7 @@ fn rt3_b12_a_shipped_answers_file_is_checked_in_full() {
     use rag_fiches::answer::shipped::Tokens;
     let good = shipped_file(&state());
     let mut s = state();
-    let msg = shipped_outcome(&s, &good);
+    let msg = shipped_outcome(&mut s, &good);
     send(&mut s, msg);
     assert!(matches!(s.data.shipped, Some(Ok(_))));
     type Forge = fn(&mut rag_fiches::answer::shipped::ShippedAnswers);
@@ -699,7 +692,7 @@ fn rt3_b12_a_shipped_answers_file_is_checked_in_full() {
         let mut file = good.clone();
         forge(&mut file);
         let mut s = state();
-        let msg = shipped_outcome(&s, &file);
+        let msg = shipped_outcome(&mut s, &file);
         send(&mut s, msg);
         match &s.data.shipped {
             Some(Err(said)) => assert!(

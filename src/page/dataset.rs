@@ -25,6 +25,17 @@ pub struct Measuring {
     pub total: usize,
 }
 
+/// The files looked for over a catalogue, each `true` once its job has said what it found.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Looked {
+    /// Its Mistral fiche vectors (shipped, else cached).
+    pub vectors: bool,
+    /// The local encoder's shipped vectors.
+    pub local: bool,
+    /// The shipped answers.
+    pub answers: bool,
+}
+
 /// A catalogue and everything computed from it. Replaced whole when the learner loads files.
 pub struct Dataset {
     /// Changes with every catalogue: results of tasks started under another epoch are dropped.
@@ -46,8 +57,8 @@ pub struct Dataset {
     /// The answers shipped with the exercise (`data/reponses.json`), or why they were refused;
     /// `None` when there are none (or not yet read).
     pub shipped: Option<Result<std::rc::Rc<ShippedAnswers>, String>>,
-    /// This deploy publishes no answers computed in advance (its manifest names none).
-    pub shipped_none: bool,
+    /// What was looked for over this catalogue: its vectors, the local encoder's, its answers.
+    pub looked: Looked,
     /// Each first stage's top 20 reranked by a model, from `shipped`, measured like methods
     /// (« mots+ reclassé »).
     pub reranked: Vec<Measurement>,
@@ -163,7 +174,7 @@ impl Dataset {
             questions_shipped: 0,
             runs: Vec::new(),
             shipped: None,
-            shipped_none: false,
+            looked: Looked::default(),
             reranked: Vec::new(),
             shipped_questions: Vec::new(),
             measure_version: 0,

@@ -42,9 +42,9 @@ pub enum Effect {
     },
     /// Stops run `run`: its request is aborted, no retry follows, its reports are dropped.
     Stop(RunId),
-    LoadVectors {
-        epoch: u64,
-    },
+    /// Start-up's reads are done and the exercise's vectors looked for: the page says it is
+    /// ready (`data-ready`) and keeps its build for use offline. Once in a page's life.
+    Ready,
     /// Stores journal entries, each as its own record (never a rewrite of the whole journal: a
     /// tab writes only what it added), then tells the other tabs.
     JournalAppend(Vec<crate::journal::Entry>),

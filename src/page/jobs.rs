@@ -61,6 +61,13 @@ pub enum Subject {
     ReadRuns(u64),
     /// The local encoder's model, fetched (or read from this browser's cache) for its worker.
     LocalModel,
+    /// The catalogue's Mistral fiche vectors looked for: shipped with the page, else computed
+    /// before in this browser.
+    FindVectors,
+    /// The local encoder's vectors shipped with the exercise.
+    LocalVectors,
+    /// The answers computed once and shipped with the exercise.
+    ShippedAnswers,
 }
 
 impl Subject {
@@ -83,10 +90,10 @@ pub enum Work {
         key: ApiKey,
         question: String,
     },
-    /// The fiche vectors of catalogue `catalogue` (installed for it when computed).
+    /// The catalogue's fiche vectors, computed, kept in this browser and handed to the page's
+    /// worker ([`Report::VectorsAttached`]).
     ComputeVectors {
         key: ApiKey,
-        catalogue: u64,
         fiches: Vec<Fiche>,
     },
     MeasureDense {
@@ -139,6 +146,28 @@ pub enum Work {
     },
     /// Fetches (or reads from the cache) the local encoder's model, and hands it to the worker.
     LoadLocalModel,
+    /// Hands the catalogue's Mistral fiche vectors to the page's worker, checked against its
+    /// fiches `ids` and their `fingerprint`: the file `shipped` with the page if it is named and
+    /// accepted, else the one this browser keeps under `cache_key`. Reports
+    /// [`Report::VectorsAttached`] or [`Report::VectorsRefused`], then [`Report::VectorsSought`].
+    FindVectors {
+        shipped: Option<String>,
+        cache_key: String,
+        ids: Vec<String>,
+        fingerprint: String,
+    },
+    /// Fetches and checks the local encoder's vectors file `name` (in `data/`).
+    FetchLocalVectors {
+        name: String,
+    },
+    /// Fetches the answers file `name` (in `data/`) and checks it against the catalogue: its
+    /// `fingerprint`, its fiches `ids` and its `questions`.
+    FetchAnswers {
+        name: String,
+        fingerprint: String,
+        ids: Vec<String>,
+        questions: Vec<crate::data::Question>,
+    },
 }
 
 impl Work {
@@ -147,7 +176,12 @@ impl Work {
     pub fn is_paid(&self) -> bool {
         !matches!(
             self,
-            Work::ReadFiles { .. } | Work::ReadRuns { .. } | Work::LoadLocalModel
+            Work::ReadFiles { .. }
+                | Work::ReadRuns { .. }
+                | Work::LoadLocalModel
+                | Work::FindVectors { .. }
+                | Work::FetchLocalVectors { .. }
+                | Work::FetchAnswers { .. }
         )
     }
 }
@@ -185,6 +219,24 @@ pub enum Report {
     RerankEnded(Result<RerankRun, String>),
     /// The catalogue read from the files.
     DatasetLoaded(Box<Dataset>),
+    /// Mistral fiche vectors the page's worker read, checked and keeps as `set` (with the
+    /// question vectors their file carried), from `origin` (said in French); `bytes`: the file,
+    /// kept for « Télécharger », when it was computed in this browser.
+    VectorsAttached {
+        set: u64,
+        info: crate::data::vectors::VectorsInfo,
+        questions: Vec<(String, Vec<f32>)>,
+        origin: String,
+        bytes: Option<Vec<u8>>,
+    },
+    /// The vectors shipped with the page were refused (why, in French).
+    VectorsRefused(String),
+    /// The catalogue's vectors were looked for everywhere they may be.
+    VectorsSought,
+    /// The local encoder's shipped vectors, read and checked (`None`: they could not be).
+    LocalVectors(Option<Box<crate::data::vectors::VectorSet>>),
+    /// The shipped answers, read and checked against the catalogue, or why they were refused.
+    AnswersShipped(Result<Box<crate::answer::shipped::ShippedAnswers>, String>),
     /// The files could not be used (one message per problem).
     FilesRefused(Vec<String>),
     /// Run files read, in the order chosen: each one's name, and its text or why it could not be

@@ -36,5 +36,5 @@ pub use parts::{
     embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering,
     Choices, Costs, EvalAsk, EvalRun, Evaluation, JudgeAsk, Phase, RerankAsk, RerankRun,
 };
-pub use state::{Chats, State};
+pub use state::{Chats, ShippedFiles, State};
 pub use update::update;

@@ -5,9 +5,7 @@
 //! that feature's `update` (in [`super::update`]) reads: a new control adds a variant to its
 //! feature's enum, not to [`Msg`].
 
-use crate::answer::shipped::ShippedAnswers;
 use crate::answer::Source;
-use crate::data::vectors::VectorSet;
 use crate::journal::Journal;
 use crate::lab::Method;
 use crate::link::{View, ViewState};
@@ -37,7 +35,8 @@ pub enum Msg {
     Answer(AnswerMsg),
     /// The learner's own catalogue.
     Catalogue(CatalogueMsg),
-    /// Start-up's reads are done ([`State::settled`]).
+    /// Start-up's reads are done ([`super::State::settled`]): the page is ready once the
+    /// exercise's vectors have been looked for too.
     Settled,
     /// A change in « Améliorer ».
     Improve(super::improve::Change),
@@ -100,16 +99,6 @@ pub enum VectorsMsg {
     ComputeCancelled,
     DownloadRequested,
     DenseMeasureRequested,
-    /// Mistral fiche vectors kept by the page's worker as `set` for catalogue `epoch`, with the
-    /// question vectors their file carried.
-    Loaded {
-        epoch: u64,
-        set: u64,
-        info: crate::data::vectors::VectorsInfo,
-        questions: Vec<(String, Vec<f32>)>,
-        origin: String,
-        bytes: Option<Vec<u8>>,
-    },
     /// Dense tops computed by the page's worker in vectors `set`: one per vector.
     DenseFound {
         set: u64,
@@ -126,10 +115,6 @@ pub enum VectorsMsg {
     Lost {
         set: u64,
         reason: String,
-    },
-    Refused {
-        epoch: u64,
-        origin: String,
     },
 }
 
@@ -163,11 +148,6 @@ pub enum JournalMsg {
 
 /// The local encoder: its model, its worker, its vectors.
 pub enum LocalMsg {
-    /// The local encoder's fiche (and question) vectors shipped with the page.
-    VectorsLoaded {
-        epoch: u64,
-        set: Box<VectorSet>,
-    },
     /// The local encoder's vectors of the learner's catalogue: texts done so far.
     FichesProgress {
         epoch: u64,
@@ -230,13 +210,6 @@ pub enum AnswerMsg {
     RerankAsked,
     RerankConfirmed,
     RerankCancelled,
-    /// The answers computed once and shipped with the exercise (`data/reponses.json`), read and
-    /// checked against its fiches and questions (`None`: this deploy publishes none), or why they
-    /// were refused (in French).
-    Shipped {
-        epoch: u64,
-        outcome: Result<Option<Box<ShippedAnswers>>, String>,
-    },
     Obtained {
         key: String,
         chat: Chat,

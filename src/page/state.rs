@@ -18,6 +18,17 @@ use super::jobs::{RunId, Tracker};
 use super::local::LocalModel;
 use super::parts::{Choices, Costs};
 
+/// The files shipped with the exercise's catalogue (in `data/`), by name.
+#[derive(Clone, Debug, Default)]
+pub struct ShippedFiles {
+    /// Mistral's vectors of the fiches (and perhaps of the exercise's questions).
+    pub vectors: Option<String>,
+    /// The local encoder's vectors of the fiches and the questions.
+    pub local_vectors: Option<String>,
+    /// The answers computed once for the exercise's questions (`reponses`).
+    pub answers: Option<String>,
+}
+
 /// Chats obtained, by [`mistral::cache::answer`], shared with the jobs started.
 pub type Chats = std::rc::Rc<HashMap<String, Chat>>;
 
@@ -79,9 +90,14 @@ pub struct State {
     pub share: Option<(String, Option<bool>)>,
     /// « Par où commencer » dismissed (remembered on this device).
     pub guide_hidden: bool,
-    /// Start-up's reads done (shipped or cached vectors, the journal, a remembered key): until
-    /// then, which methods cannot run is not known.
+    /// Start-up's reads done (the journal, a remembered key).
     pub settled: bool,
+    /// Start-up's reads done and the exercise's vectors looked for: until then, which methods
+    /// cannot run is not known. Said once to the shell ([`super::Effect::Ready`]).
+    pub ready: bool,
+    /// The files shipped with the exercise, as the deploy's manifest names them (`None`: no
+    /// manifest read).
+    pub shipped_files: Option<ShippedFiles>,
     /// « Vérifier ma clé »: in flight (`None` inside), or its verdict.
     pub key_check: Option<Option<Result<String, String>>>,
     /// A call waiting before its next attempt (429, 5xx, no answer): shown with a countdown.
@@ -152,6 +168,8 @@ impl State {
             share: None,
             guide_hidden: false,
             settled: false,
+            ready: false,
+            shipped_files: None,
             waiting: None,
             key_check: None,
             journal: Journal::default(),
@@ -168,6 +186,16 @@ impl State {
             stepping: false,
             dense_asked: std::collections::HashSet::new(),
         }
+    }
+
+    /// This deploy publishes no answers computed in advance for the exercise (its manifest
+    /// names none).
+    pub fn shipped_none(&self) -> bool {
+        self.data.label.is_none()
+            && self
+                .shipped_files
+                .as_ref()
+                .is_some_and(|f| f.answers.is_none())
     }
 
     /// The measurement under way of `method`, if any.

@@ -38,7 +38,12 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             let key = crate::mistral::cache::question_vector(crate::mistral::MODEL, &question);
             store::delete(store::QUESTION_VECTORS, &key).await;
         }),
-        Effect::LoadVectors { epoch } => spawn(tasks::load_vectors(app, epoch)),
+        Effect::Ready => {
+            if let Some(body) = document().body() {
+                body.set_attribute("data-ready", "true").ok();
+            }
+            register_service_worker();
+        }
         Effect::Worker(request) => super::worker_client::send(&app, &request, None),
         Effect::JournalAppend(entries) => spawn(tasks::append_journal(app, entries)),
         Effect::JournalErase => spawn(tasks::erase_journal(app)),
@@ -90,6 +95,8 @@ pub async fn run() {
         ));
         return;
     }
+    // What a closed or reloaded tab's worker left behind, removed before anything else is stored.
+    spawn(store::remove_orphan_rows());
     let app = match load().await {
         Ok(state) => App::new(state, run_effect),
         Err(message) => {
@@ -133,15 +140,9 @@ pub async fn run() {
         app.dispatch(Msg::Key(KeyMsg::Typed(saved)));
         app.dispatch(Msg::Key(KeyMsg::RememberConfirmed));
     }
-    // What a closed or reloaded tab's worker left behind, removed before anything else is stored.
-    spawn(store::remove_orphan_rows());
-    tasks::load_vectors(app.clone(), 0).await;
     tasks::start_journal(app.clone()).await;
+    // Ready ([`Effect::Ready`]) once the exercise's vectors have been looked for too.
     app.dispatch(Msg::Settled);
-    if let Some(body) = document().body() {
-        body.set_attribute("data-ready", "true").ok();
-    }
-    register_service_worker();
 }
 
 /// Registers the page's service worker (`www/sw.js`), once the page is ready: it keeps this
@@ -176,14 +177,22 @@ async fn load() -> Result<State, String> {
     // network process all the same).
     let fiches = super::dom::fetch_text("data/fiches.jsonl");
     let questions = super::dom::fetch_text("data/questions.csv");
+    let manifest = super::dom::fetch_text("data/manifeste.json");
     let fiches_text = fiches.await?;
     let questions_text = questions.await?;
+    // A deploy without a manifest (or with one that does not parse) ships nothing more.
+    let manifest = super::frame::Manifest::parse(&manifest.await.unwrap_or_default());
     let fiches = parse_fiches_with(&fiches_text, super::nfc).map_err(|e| messages::data(&e))?;
     let questions =
         parse_questions_with(&questions_text, super::nfc).map_err(|e| messages::data(&e))?;
     check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
     let data = Dataset::new(0, fiches.clone(), questions.clone(), None);
     let mut state = State::new(data, (fiches, questions), super::nfc);
+    state.shipped_files = Some(crate::page::ShippedFiles {
+        vectors: manifest.vecteurs,
+        local_vectors: manifest.vecteurs_local,
+        answers: manifest.reponses,
+    });
     state.shared_origin = web_sys::window()
         .and_then(|w| w.location().hostname().ok())
         .is_some_and(|h| crate::link::shared_origin(&h));

@@ -18,9 +18,40 @@ pub fn exercise() -> (
     (fiches, questions)
 }
 
+/// The page over the exercise, as deployed: its manifest names its Mistral vectors, its local
+/// vectors and its answers.
 pub fn state() -> State {
     let (f, q) = exercise();
-    State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q), nfc)
+    let mut s = State::new(Dataset::new(0, f.clone(), q.clone(), None), (f, q), nfc);
+    s.shipped_files = Some(ShippedFiles {
+        vectors: Some("vecteurs.safetensors".into()),
+        local_vectors: Some("vecteurs-local.safetensors".into()),
+        answers: Some("reponses.json".into()),
+    });
+    s
+}
+
+/// The run of the job on `subject` over the catalogue shown (started by a message first if
+/// no message was sent yet).
+pub fn run_for(s: &mut State, subject: Subject) -> RunId {
+    let catalogue = if subject.spans_catalogues() {
+        0
+    } else {
+        s.data.epoch
+    };
+    let key = JobKey { catalogue, subject };
+    if s.jobs.run_of(&key).is_none() {
+        send(s, Msg::Step);
+    }
+    s.jobs
+        .run_of(&key)
+        .unwrap_or_else(|| panic!("no job for {:?}", key.subject))
+}
+
+/// `report` from the job on `subject`.
+pub fn report_from(s: &mut State, subject: Subject, report: Report) -> Vec<Effect> {
+    let run = run_for(s, subject);
+    send(s, Msg::Report(run, report))
 }
 
 pub fn send(s: &mut State, msg: Msg) -> Vec<Effect> {

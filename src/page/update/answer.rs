@@ -333,17 +333,25 @@ pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
     }
 }
 
+/// The answers file shipped with the exercise, in `bytes`, checked against the catalogue (its
+/// `fingerprint`, its fiches `ids`, its `questions`): a file computed for other texts is refused
+/// whole, and why is said in French.
+pub fn read_shipped(
+    bytes: &[u8],
+    fingerprint: &str,
+    ids: &[String],
+    questions: &[crate::data::Question],
+) -> Result<Box<ShippedAnswers>, String> {
+    let ids: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+    ShippedAnswers::parse(bytes, fingerprint, &ids, questions)
+        .map(Box::new)
+        .map_err(|e| crate::fr::messages::shipped(&e))
+}
+
 /// The shipped answers arrived: kept, and each first stage's reranked lists measured like a
 /// method (« mots+ reclassé »), so that they appear in every table, the grid and the exports.
-pub(super) fn shipped(s: &mut State, outcome: Result<Option<Box<ShippedAnswers>>, String>) {
-    let outcome = match outcome {
-        Ok(None) => {
-            s.data.shipped_none = true;
-            return;
-        }
-        Ok(Some(file)) => Ok(file),
-        Err(e) => Err(e),
-    };
+pub(super) fn shipped(s: &mut State, outcome: Result<Box<ShippedAnswers>, String>) {
+    s.data.looked.answers = true;
     // The reranked lists must be this page's own first stages: a forged or stale list is never
     // measured as the reranker's work.
     let outcome = outcome.and_then(|file| {
@@ -385,7 +393,6 @@ pub fn outcome(item: &EvalItem, chat: Chat) -> AnswerOutcome {
 /// What an [`AnswerMsg`] changes.
 pub(super) fn update(s: &mut State, msg: AnswerMsg) {
     match msg {
-        AnswerMsg::Shipped { epoch, outcome } if epoch == s.data.epoch => shipped(s, outcome),
         AnswerMsg::MethodChosen(m) => s.choices.answer_method = Some(m),
         AnswerMsg::ModelChosen(m) => s.choices.answer_model = Some(m),
         AnswerMsg::Requested => request(s),

@@ -54,16 +54,51 @@ pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     if let Some((n, _, _)) = &s.reading {
         want(Subject::ReadFiles(*n));
     }
+    let looked = s.data.looked;
+    if !looked.vectors && !s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
+        want(Subject::FindVectors);
+    }
+    let shipped = s.shipped_files.as_ref().filter(|_| s.data.label.is_none());
+    if let Some(files) = shipped {
+        if !looked.local && files.local_vectors.is_some() {
+            want(Subject::LocalVectors);
+        }
+        if !looked.answers && files.answers.is_some() {
+            want(Subject::ShippedAnswers);
+        }
+    }
 }
 
-/// What it reads.
-pub(super) fn work(s: &State) -> Option<Work> {
-    s.reading
-        .as_ref()
-        .map(|(_, files, selection)| Work::ReadFiles {
-            files: files.clone(),
-            selection: selection.clone(),
-        })
+/// What these jobs do.
+pub(super) fn work(s: &State, subject: &Subject) -> Option<Work> {
+    let shipped = s.shipped_files.as_ref().filter(|_| s.data.label.is_none());
+    let lab = &s.data.lab;
+    let ids = || lab.fiches().iter().map(|f| f.id.clone()).collect();
+    match subject {
+        Subject::ReadFiles(_) => s
+            .reading
+            .as_ref()
+            .map(|(_, files, selection)| Work::ReadFiles {
+                files: files.clone(),
+                selection: selection.clone(),
+            }),
+        Subject::FindVectors => Some(Work::FindVectors {
+            shipped: shipped.and_then(|f| f.vectors.clone()),
+            cache_key: super::vectors_cache_key(lab.fingerprint()),
+            ids: ids(),
+            fingerprint: lab.fingerprint().to_owned(),
+        }),
+        Subject::LocalVectors => Some(Work::FetchLocalVectors {
+            name: shipped?.local_vectors.clone()?,
+        }),
+        Subject::ShippedAnswers => Some(Work::FetchAnswers {
+            name: shipped?.answers.clone()?,
+            fingerprint: lab.fingerprint().to_owned(),
+            ids: ids(),
+            questions: s.data.questions.clone(),
+        }),
+        _ => None,
+    }
 }
 
 pub(super) fn back_to_exercise(s: &mut State, fx: &mut Vec<Effect>) {
@@ -111,11 +146,6 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
         fx.push(Effect::Worker(Request::Stop {
             epoch: s.data.epoch,
         }));
-    }
-    if !s.data.lab.has_vectors(crate::lab::Encoder::Mistral) {
-        fx.push(Effect::LoadVectors {
-            epoch: s.data.epoch,
-        });
     }
     // Question vectors in the learner's vectors file: their questions are measured without a key.
     let shipped = std::mem::take(&mut s.data.shipped_questions);

@@ -211,7 +211,6 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
 /// What a [`LocalMsg`] changes.
 pub(super) fn update(s: &mut State, msg: LocalMsg) {
     match msg {
-        LocalMsg::VectorsLoaded { epoch, set } if epoch == s.data.epoch => vectors_loaded(s, *set),
         LocalMsg::FichesProgress { epoch, done } if epoch == s.data.epoch => {
             if let Some((e, d, _)) = s.local_fiches.as_mut() {
                 if *e == epoch {

@@ -17,7 +17,7 @@ mod measure;
 mod question;
 mod vectors;
 
-pub use answer::outcome;
+pub use answer::{outcome, read_shipped};
 pub use measure::RUN_MAX_BYTES;
 pub use vectors::{embedding_cost, vectors_cache_key};
 
@@ -25,6 +25,7 @@ use super::effect::Effect;
 use super::jobs::{JobKey, Report, RunId, Subject, Work};
 use super::msg::{LocalMsg, Msg, NavMsg, VectorsMsg};
 use super::state::State;
+use crate::encoder::protocol::Request;
 
 /// Applies `msg` to `s` and says what to start. `now` is the clock's reading (ISO 8601), given
 /// by the shell: the journal dates its entries with it.
@@ -35,8 +36,8 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
         Msg::Vectors(VectorsMsg::DenseFound { .. })
             | Msg::Report(_, Report::QuestionEmbedded(_))
             | Msg::Local(LocalMsg::QuestionEmbedded { .. })
-            | Msg::Vectors(VectorsMsg::Loaded { .. })
-            | Msg::Local(LocalMsg::VectorsLoaded { .. })
+            | Msg::Report(_, Report::VectorsAttached { .. })
+            | Msg::Report(_, Report::LocalVectors(Some(_)))
     );
     let mut fx = Vec::new();
     match msg {
@@ -44,8 +45,12 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
             // A stopped run's report: dropped before any feature sees it.
             let Some(key) = s.jobs.key_of(run).cloned() else {
                 // What it holds is let go.
-                if let Report::DatasetLoaded(data) = &report {
-                    catalogue::dropped(data, &mut fx);
+                match &report {
+                    Report::DatasetLoaded(data) => catalogue::dropped(data, &mut fx),
+                    Report::VectorsAttached { set, .. } => {
+                        fx.push(Effect::Worker(Request::Forget { set: *set }))
+                    }
+                    _ => {}
                 }
                 return fx;
             };
@@ -155,6 +160,22 @@ fn reported(
         }
         Report::RerankEnded(outcome) => answer::rerank_ended(s, outcome),
         Report::DatasetLoaded(data) => catalogue::loaded(s, *data, fx),
+        Report::VectorsAttached {
+            set,
+            info,
+            questions,
+            origin,
+            bytes,
+        } => vectors::loaded(s, set, info, questions, (origin, bytes), fx),
+        Report::VectorsRefused(origin) => s.data.vectors_origin = origin,
+        Report::VectorsSought => s.data.looked.vectors = true,
+        Report::LocalVectors(set) => {
+            s.data.looked.local = true;
+            if let Some(set) = set {
+                local::vectors_loaded(s, *set);
+            }
+        }
+        Report::AnswersShipped(outcome) => answer::shipped(s, outcome),
         Report::FilesRefused(errors) => catalogue::files_refused(s, errors),
         Report::RunsRead(read) => {
             if let Subject::ReadRuns(n) = key.subject {
@@ -199,6 +220,14 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     catalogue::jobs(s, &mut want);
     measure::jobs(s, &mut want);
     local::jobs(s, &mut want);
+    // Ready once start-up's reads are done and the catalogue's vectors looked for.
+    let seeking = keys
+        .iter()
+        .any(|k| matches!(k.subject, Subject::FindVectors | Subject::LocalVectors));
+    if s.settled && !seeking && !s.ready {
+        s.ready = true;
+        fx.push(Effect::Ready);
+    }
     let (started, stopped) = s.jobs.reconcile(&keys);
     for run in stopped {
         if s.waiting.is_some_and(|(_, r)| r == run) {
@@ -217,7 +246,10 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
 /// The work of a job whose key is new, built from the state.
 fn work(s: &State, subject: &Subject) -> Option<Work> {
     match subject {
-        Subject::ReadFiles(_) => return catalogue::work(s),
+        Subject::ReadFiles(_)
+        | Subject::FindVectors
+        | Subject::LocalVectors
+        | Subject::ShippedAnswers => return catalogue::work(s, subject),
         Subject::ReadRuns(n) => return measure::work(s, *n),
         Subject::LocalModel => return Some(Work::LoadLocalModel),
         _ => {}
@@ -236,7 +268,12 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
         Subject::Answer(_) | Subject::Judge(_) | Subject::Evaluate | Subject::Rerank => {
             answer::work(s, subject, key)
         }
-        Subject::ReadFiles(_) | Subject::ReadRuns(_) | Subject::LocalModel => None,
+        Subject::ReadFiles(_)
+        | Subject::ReadRuns(_)
+        | Subject::LocalModel
+        | Subject::FindVectors
+        | Subject::LocalVectors
+        | Subject::ShippedAnswers => None,
     }
 }
 
@@ -257,6 +294,11 @@ fn cancel_run(s: &mut State, run: RunId) {
         Subject::Judge(_) => s.data.answering.judging = None,
         Subject::Evaluate => answer::eval_cancelled(s),
         Subject::Rerank => answer::rerank_cancelled(s),
-        Subject::ReadFiles(_) | Subject::ReadRuns(_) | Subject::LocalModel => {}
+        Subject::ReadFiles(_)
+        | Subject::ReadRuns(_)
+        | Subject::LocalModel
+        | Subject::FindVectors
+        | Subject::LocalVectors
+        | Subject::ShippedAnswers => {}
     }
 }

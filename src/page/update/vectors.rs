@@ -57,7 +57,6 @@ pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
     match subject {
         Subject::ComputeVectors => Some(Work::ComputeVectors {
             key,
-            catalogue: s.data.epoch,
             fiches: s.data.lab.fiches().to_vec(),
         }),
         Subject::MeasureDense => Some(Work::MeasureDense {
@@ -84,18 +83,12 @@ fn missing_questions(s: &State) -> Vec<String> {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn loaded(
     s: &mut State,
-    epoch: u64,
     set: u64,
     info: VectorsInfo,
     questions: Vec<(String, Vec<f32>)>,
-    origin: String,
-    bytes: Option<Vec<u8>>,
+    (origin, bytes): (String, Option<Vec<u8>>),
     fx: &mut Vec<Effect>,
 ) {
-    if epoch != s.data.epoch {
-        fx.push(Effect::Worker(Request::Forget { set }));
-        return;
-    }
     if let Some(old) = s.data.lab.vectors_away() {
         fx.push(Effect::Worker(Request::Forget { set: old }));
     }
@@ -278,14 +271,6 @@ pub(super) fn update(s: &mut State, msg: VectorsMsg, fx: &mut Vec<Effect>) {
                 ));
             }
         }
-        VectorsMsg::Loaded {
-            epoch,
-            set,
-            info,
-            questions,
-            origin,
-            bytes,
-        } => loaded(s, epoch, set, info, questions, origin, bytes, fx),
         VectorsMsg::DenseFound { set, vectors, tops } => dense_found(s, set, vectors, tops),
         VectorsMsg::Lost { set, reason } => lost(s, set, reason),
         VectorsMsg::DenseSuperseded { set, vectors } => {
@@ -293,11 +278,6 @@ pub(super) fn update(s: &mut State, msg: VectorsMsg, fx: &mut Vec<Effect>) {
                 s.dense_asked.remove(&(set, crate::lab::vector_key(&v)));
             }
         }
-        VectorsMsg::Refused { epoch, origin } if epoch == s.data.epoch => {
-            s.data.vectors_origin = origin;
-        }
         VectorsMsg::DenseMeasureRequested => measure_requested(s),
-        // A result from another catalogue's task: dropped.
-        _ => {}
     }
 }

@@ -53,7 +53,7 @@ pub fn render(s: &State, memo: &mut Memo) {
             (s.local_not_kept, s.local_download_ok),
             s.local_rows,
         ),
-        s.settled,
+        s.ready,
     );
     if memo.changed("resultats", inputs) {
         let runnable: Vec<Method> = s
@@ -67,7 +67,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         // Until the vectors, the journal and a remembered key are read, what cannot run is not
         // known: the line above the columns keeps what the first module drew, instead of
         // changing twice above them as each arrives.
-        if s.settled {
+        if s.ready {
             render_unavailable(s);
             let expected = s.example_question().and_then(|x| x.expected.as_deref());
             let search = |m: Method| {

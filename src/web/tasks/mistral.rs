@@ -84,7 +84,7 @@ pub async fn embed_question(app: Shared, run: Run, key: ApiKey, question: String
 /// Each text's vector is also cached on its own as soon as it is paid for, so that a run stopped
 /// by a failed batch resumes where it stopped without paying twice. A text over the API's
 /// per-input limit is cut to its first [`mistral::MAX_INPUT_BYTES`] bytes (and counted).
-pub async fn compute_vectors(app: Shared, run: Run, key: ApiKey, epoch: u64, fiches: Vec<Fiche>) {
+pub async fn compute_vectors(app: Shared, run: Run, key: ApiKey, fiches: Vec<Fiche>) {
     let call = &run.call;
     let inputs: Vec<(&str, bool)> = fiches
         .iter()
@@ -178,7 +178,7 @@ pub async fn compute_vectors(app: Shared, run: Run, key: ApiKey, epoch: u64, fic
         Err(e) => Err(e),
     };
     match attached {
-        Ok(a) => app.dispatch(a.loaded(epoch, origin, Some(bytes))),
+        Ok(a) => run.report(a.report(origin, Some(bytes))),
         Err(reason) => {
             let message = format!("Vecteurs refusés : {reason}");
             run.report(Report::ComputeEnded(message));

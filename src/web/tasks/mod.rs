@@ -11,7 +11,7 @@ mod vectors;
 
 pub use journal::{append as append_journal, erase as erase_journal, start as start_journal};
 
-pub use vectors::{attach_vectors, dense, dense_tops, load_vectors, Attached};
+pub use vectors::{attach_vectors, dense, dense_tops, Attached};
 
 use super::runtime::{Run, Shared};
 use crate::page::NavMsg;
@@ -24,16 +24,27 @@ pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
         Work::ReadFiles { selection, .. } => files::read_files(app, run, files, selection).await,
         Work::ReadRuns { .. } => files::read_runs(run, files).await,
         Work::LoadLocalModel => local::load_local_model(app, run).await,
+        Work::FindVectors {
+            shipped,
+            cache_key,
+            ids,
+            fingerprint,
+        } => vectors::find_vectors(app, run, shipped, cache_key, ids, fingerprint).await,
+        Work::FetchLocalVectors { name } => vectors::fetch_local_vectors(run, name).await,
+        Work::FetchAnswers {
+            name,
+            fingerprint,
+            ids,
+            questions,
+        } => vectors::fetch_answers(run, name, fingerprint, ids, questions).await,
         Work::CheckKey { key } => mistral::check_key(app, run, key).await,
         Work::Pause { ms } => mistral::pause(run, ms).await,
         Work::EmbedQuestion { key, question } => {
             mistral::embed_question(app, run, key, question).await
         }
-        Work::ComputeVectors {
-            key,
-            catalogue,
-            fiches,
-        } => mistral::compute_vectors(app, run, key, catalogue, fiches).await,
+        Work::ComputeVectors { key, fiches } => {
+            mistral::compute_vectors(app, run, key, fiches).await
+        }
         Work::MeasureDense { key, questions } => {
             mistral::measure_dense(app, run, key, questions).await
         }

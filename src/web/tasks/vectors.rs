@@ -1,19 +1,17 @@
 //! Mistral's fiche vectors: the shipped or cached ones found for a catalogue, handed to the
-//! page's worker, which keeps and searches them; dense tops asked of it.
+//! page's worker, which keeps and searches them; dense tops asked of it; the other files shipped
+//! with the exercise (the local encoder's vectors, the answers).
 
-use crate::answer::shipped::ShippedAnswers;
 use crate::data::vectors::VectorSet;
 use crate::data::vectors::VectorsInfo;
+use crate::data::Question;
 use crate::encoder::protocol::{Reply, Request};
 use crate::fr::messages;
-use crate::lab::Encoder;
-use crate::page::{AnswerMsg, LocalMsg, VectorsMsg};
+use crate::page::update::read_shipped;
+use crate::page::{Report, VectorsMsg};
 
-use super::super::dom::fetch_text;
-use super::super::frame::Manifest;
-use super::super::runtime::Shared;
+use super::super::runtime::{Run, Shared};
 use super::super::store;
-use crate::page::update::vectors_cache_key;
 use crate::page::Msg;
 
 /// `path` as a Blob, not copied into the module.
@@ -123,16 +121,16 @@ pub struct Attached {
 }
 
 impl Attached {
-    /// The message that installs these vectors for catalogue `epoch`.
-    pub(super) fn loaded(self, epoch: u64, origin: String, bytes: Option<Vec<u8>>) -> Msg {
-        Msg::Vectors(VectorsMsg::Loaded {
-            epoch,
+    /// The report that installs these vectors, from `origin`; `bytes`: the file, when computed
+    /// in this browser.
+    pub(super) fn report(self, origin: String, bytes: Option<Vec<u8>>) -> Report {
+        Report::VectorsAttached {
             set: self.set,
             info: self.info,
             questions: self.questions,
             origin,
             bytes,
-        })
+        }
     }
 }
 
@@ -167,22 +165,6 @@ pub async fn attach_vectors(
         Some(Reply::VectorsRefused { reason, .. }) => Err(reason),
         _ => Err(WORKER_GONE.to_owned()),
     }
-}
-
-/// [`attach_vectors`] for the catalogue in place (a safetensors file).
-pub(super) async fn attach_to_catalogue(
-    app: &Shared,
-    blob: &web_sys::Blob,
-) -> Result<Attached, String> {
-    let (ids, fingerprint) = app
-        .peek(|s| {
-            (
-                s.data.lab.fiches().iter().map(|f| f.id.clone()).collect(),
-                s.data.lab.fingerprint().to_owned(),
-            )
-        })
-        .ok_or_else(|| WORKER_GONE.to_owned())?;
-    attach_vectors(app, blob, ids, fingerprint, false).await
 }
 
 /// `bytes` as a Blob, to hand to the worker.
@@ -238,100 +220,77 @@ pub async fn dense_tops(app: Shared, set: u64, vectors: Vec<Vec<f32>>, in_box: b
     }
 }
 
-/// The answers shipped with the exercise (`data/reponses.json`), checked against its fiches and
-/// questions: a file computed for other texts is refused whole, and the page says why.
-async fn load_answers(app: Shared, epoch: u64, name: String) {
-    let bytes = fetch_bytes_at_most(
+/// The answers shipped with the exercise (`data/{name}`), checked against its catalogue: a file
+/// computed for other texts is refused whole, and the page says why.
+pub(super) async fn fetch_answers(
+    run: Run,
+    name: String,
+    fingerprint: String,
+    ids: Vec<String>,
+    questions: Vec<Question>,
+) {
+    let outcome = fetch_bytes_at_most(
         &format!("data/{name}"),
         crate::answer::shipped::MAX_FILE_BYTES,
     )
-    .await;
-    let Some(outcome) = app.peek(|s| {
-        let bytes = bytes?;
-        let lab = &s.data.lab;
-        let ids: std::collections::HashSet<&str> =
-            lab.fiches().iter().map(|f| f.id.as_str()).collect();
-        ShippedAnswers::parse(&bytes, lab.fingerprint(), &ids, &s.data.questions)
-            .map(|f| Some(Box::new(f)))
-            .map_err(|e| messages::shipped(&e))
-    }) else {
-        return;
-    };
+    .await
+    .and_then(|bytes| read_shipped(&bytes, &fingerprint, &ids, &questions));
     if let Err(e) = &outcome {
-        web_sys::console::warn_1(&format!("{name} : {e}").into());
+        web_sys::console::warn_1(&format!("{name}\u{a0}: {e}").into());
     }
-    app.dispatch(Msg::Answer(AnswerMsg::Shipped { epoch, outcome }));
+    run.report(Report::AnswersShipped(outcome));
 }
 
-/// Shipped vectors (named by `data/manifeste.json`) for the exercise's catalogue, else vectors
-/// this browser computed before for exactly these fiche texts.
-pub async fn load_vectors(app: Shared, epoch: u64) {
-    let Some((bundled, cache_key)) = app.peek(|s| {
-        (
-            s.data.label.is_none(),
-            vectors_cache_key(s.data.lab.fingerprint()),
-        )
-    }) else {
-        return;
-    };
-    if bundled {
-        let manifest: Manifest = match fetch_text("data/manifeste.json").await {
-            Ok(text) => Manifest::parse(&text),
-            Err(_) => Manifest::default(),
+/// The local encoder's vectors shipped with the exercise (`data/{name}`), read and checked.
+pub(super) async fn fetch_local_vectors(run: Run, name: String) {
+    let read = fetch_bytes(&format!("data/{name}")).await.and_then(|b| {
+        let set = VectorSet::from_safetensors(&b).map_err(|e| messages::vectors(&e))?;
+        set.check_model(crate::encoder::MODEL, crate::encoder::DIM)
+            .map_err(|e| messages::vectors(&e))?;
+        Ok(set)
+    });
+    if let Err(e) = &read {
+        web_sys::console::warn_1(&format!("{name}\u{a0}: {e}").into());
+    }
+    run.report(Report::LocalVectors(read.ok().map(Box::new)));
+}
+
+/// The catalogue's Mistral fiche vectors, handed to the page's worker: the file `shipped` with
+/// the page (in `data/`), else the one this browser computed before for exactly these fiche
+/// texts (under `cache_key`).
+pub(super) async fn find_vectors(
+    app: Shared,
+    run: Run,
+    shipped: Option<String>,
+    cache_key: String,
+    ids: Vec<String>,
+    fingerprint: String,
+) {
+    if let Some(name) = shipped {
+        // Fetched as a Blob and handed on: the page's module never holds it.
+        let read = match fetch_blob(&format!("data/{name}")).await {
+            Ok(blob) => attach_vectors(&app, &blob, ids.clone(), fingerprint.clone(), false).await,
+            Err(e) => Err(e),
         };
-        match manifest.reponses.clone() {
-            Some(name) => wasm_bindgen_futures::spawn_local(load_answers(app.clone(), epoch, name)),
-            None => app.dispatch(Msg::Answer(AnswerMsg::Shipped {
-                epoch,
-                outcome: Ok(None),
-            })),
-        }
-        if let Some(name) = &manifest.vecteurs_local {
-            let read = fetch_bytes(&format!("data/{name}")).await.and_then(|b| {
-                let set = VectorSet::from_safetensors(&b).map_err(|e| messages::vectors(&e))?;
-                set.check_model(crate::encoder::MODEL, crate::encoder::DIM)
-                    .map_err(|e| messages::vectors(&e))?;
-                Ok(set)
-            });
-            match read {
-                Ok(set) => app.dispatch(Msg::Local(LocalMsg::VectorsLoaded {
-                    epoch,
-                    set: Box::new(set),
-                })),
-                Err(e) => web_sys::console::warn_1(&format!("{name} : {e}").into()),
+        match read {
+            Ok(a) => {
+                run.report(a.report(format!("livrés avec la page ({name})"), None));
+                run.report(Report::VectorsSought);
+                return;
             }
-        }
-        if let Some(name) = manifest.vecteurs {
-            // Fetched as a Blob and handed on: the page's module never holds it.
-            let read = match fetch_blob(&format!("data/{name}")).await {
-                Ok(blob) => attach_to_catalogue(&app, &blob).await,
-                Err(e) => Err(e),
-            };
-            match read {
-                Ok(a) => {
-                    let origin = format!("livrés avec la page ({name})");
-                    app.dispatch(a.loaded(epoch, origin, None));
-                    if app
-                        .peek(|s| s.data.lab.has_vectors(Encoder::Mistral))
-                        .unwrap_or(false)
-                    {
-                        return;
-                    }
-                }
-                Err(message) => {
-                    let origin = format!("Le fichier livré {name} est refusé : {message}");
-                    app.dispatch(Msg::Vectors(VectorsMsg::Refused { epoch, origin }));
-                }
-            }
+            Err(message) => run.report(Report::VectorsRefused(format!(
+                "Le fichier livré {name} est refusé\u{a0}: {message}"
+            ))),
         }
     }
     if let Some(bytes) = store::get_bytes(store::FICHE_VECTORS, &cache_key).await {
         // Kept for « Télécharger ».
         if let Ok(blob) = blob_of(&bytes) {
-            if let Ok(a) = attach_to_catalogue(&app, &blob).await {
+            if let Ok(a) = attach_vectors(&app, &blob, ids, fingerprint, false).await {
                 let origin = "calculés dans ce navigateur (gardés en cache)".to_owned();
-                app.dispatch(a.loaded(epoch, origin, Some(bytes)));
+                run.report(a.report(origin, Some(bytes)));
             }
         }
     }
+    run.report(Report::VectorsSought);
 }
