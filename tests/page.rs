@@ -983,14 +983,17 @@ fn a_committed_question_under_the_threshold_is_journaled_with_the_shells_date() 
     let entry = s.journal.entries.first().expect("journaled").clone();
     // The entries added (one per method shown) are written, and only they: never the whole
     // journal over another tab's (rt4 R1).
+    let entries = |added: &[(String, rag_fiches::journal::Entry)]| {
+        added.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>()
+    };
     assert!(fx
         .iter()
-        .any(|e| matches!(e, Effect::JournalAppend(added) if added == &s.journal.entries)));
+        .any(|e| matches!(e, Effect::JournalAppend(added) if entries(added) == s.journal.entries)));
     let before = s.journal.entries.len();
     send(&mut s, Msg::Search(SearchMsg::Typed("vvvv kkkk".into())));
     let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     assert!(fx.iter().any(
-        |e| matches!(e, Effect::JournalAppend(added) if added[..] == s.journal.entries[before..])
+        |e| matches!(e, Effect::JournalAppend(added) if entries(added)[..] == s.journal.entries[before..])
     ));
     assert_eq!(entry.date, NOW);
     assert_eq!(entry.question, "zzzz qqqq wwww");
@@ -1002,6 +1005,66 @@ fn an_exercise_question_is_not_journaled() {
     send(&mut s, Msg::Search(SearchMsg::ExamplePicked(Some(0))));
     let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     assert!(fx.iter().all(|e| !matches!(e, Effect::JournalAppend(_))));
+}
+
+/// The journal changed in the store (another tab wrote to it): read back, and shown.
+fn read_back(s: &mut State, stored: rag_fiches::journal::Journal) {
+    send(s, Msg::Journal(JournalMsg::Changed));
+    let n = s.journal_reads.0;
+    report_from(s, Subject::ReadJournal(n), Report::JournalRead(stored));
+}
+
+#[test]
+fn a_newer_read_of_the_journal_wins_over_an_older_one_that_ends_later() {
+    let mut s = state();
+    send(&mut s, Msg::Journal(JournalMsg::Changed));
+    let older = run_for(&mut s, Subject::ReadJournal(1));
+    let fx = send(&mut s, Msg::Journal(JournalMsg::Changed));
+    assert!(stops(&fx).contains(&older));
+    let newer = run_for(&mut s, Subject::ReadJournal(2));
+    let mut stored = rag_fiches::journal::Journal::default();
+    send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("zzzz qqqq wwww".into())),
+    );
+    send(&mut s, Msg::Search(SearchMsg::Committed));
+    stored.add(s.journal.entries[0].clone());
+    send(
+        &mut s,
+        Msg::Report(newer, Report::JournalRead(stored.clone())),
+    );
+    send(
+        &mut s,
+        Msg::Report(older, Report::JournalRead(Default::default())),
+    );
+    assert_eq!(s.journal, stored);
+    // Read: no read is wanted until the store changes again.
+    assert!(s
+        .jobs
+        .run_of(&JobKey {
+            catalogue: 0,
+            subject: Subject::ReadJournal(2)
+        })
+        .is_none());
+}
+
+#[test]
+fn each_record_a_tab_writes_has_a_key_of_its_own() {
+    let mut s = state();
+    s.journal_writer.0 = "onglet-a".into();
+    let mut keys = Vec::new();
+    for q in ["zzzz qqqq wwww", "vvvv kkkk"] {
+        send(&mut s, Msg::Search(SearchMsg::Typed(q.into())));
+        for e in send(&mut s, Msg::Search(SearchMsg::Committed)) {
+            if let Effect::JournalAppend(added) = e {
+                keys.extend(added.into_iter().map(|(k, _)| k));
+            }
+        }
+    }
+    assert!(keys.len() >= 2, "{keys:?}");
+    assert!(keys.iter().all(|k| k.contains("|onglet-a|")), "{keys:?}");
+    let distinct: std::collections::HashSet<&String> = keys.iter().collect();
+    assert_eq!(distinct.len(), keys.len());
 }
 
 /// rt4 R1: another tab's entries, read back from the store, replace the journal shown; this
@@ -1019,7 +1082,7 @@ fn rt4_r1_the_stored_journal_is_shown_and_a_tab_writes_only_what_it_adds() {
     let mut other = mine.entries[0].clone();
     other.question = "une question de l'autre onglet".into();
     stored.add(other.clone());
-    send(&mut s, Msg::Journal(JournalMsg::Loaded(stored.clone())));
+    read_back(&mut s, stored.clone());
     assert_eq!(s.journal, stored, "the other tab's entry is listed here");
     send(&mut s, Msg::Search(SearchMsg::Typed("vvvv kkkk".into())));
     let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
@@ -1030,7 +1093,7 @@ fn rt4_r1_the_stored_journal_is_shown_and_a_tab_writes_only_what_it_adds() {
             _ => None,
         })
         .flatten()
-        .map(|e| e.question.as_str())
+        .map(|(_, e)| e.question.as_str())
         .collect();
     assert!(
         !written.is_empty() && written.iter().all(|q| *q == "vvvv kkkk"),
@@ -1059,13 +1122,15 @@ fn rt4_r2_an_erased_journal_is_never_written_back() {
         Msg::Search(SearchMsg::Typed("mon code de carte bleue 4973".into())),
     );
     send(&mut s, Msg::Search(SearchMsg::Committed));
-    send(&mut s, Msg::Journal(JournalMsg::Loaded(Default::default())));
+    read_back(&mut s, Default::default());
     assert!(s.journal.entries.is_empty());
     send(&mut s, Msg::Search(SearchMsg::Typed("vvvv kkkk".into())));
     let fx = send(&mut s, Msg::Search(SearchMsg::Committed));
     for e in &fx {
         if let Effect::JournalAppend(added) = e {
-            assert!(added.iter().all(|e| !e.question.contains("carte bleue")));
+            assert!(added
+                .iter()
+                .all(|(_, e)| !e.question.contains("carte bleue")));
         }
     }
     assert!(s

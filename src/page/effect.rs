@@ -45,10 +45,11 @@ pub enum Effect {
     /// Start-up's reads are done and the exercise's vectors looked for: the page says it is
     /// ready (`data-ready`) and keeps its build for use offline. Once in a page's life.
     Ready,
-    /// Stores journal entries, each as its own record (never a rewrite of the whole journal: a
-    /// tab writes only what it added), then tells the other tabs.
-    JournalAppend(Vec<crate::journal::Entry>),
-    /// Erases every stored entry, then tells the other tabs (which show the stored journal).
+    /// Stores journal entries, each as its own record under its key (never a rewrite of the whole
+    /// journal: a tab writes only what it added), then tells the other tabs and the page
+    /// ([`super::JournalMsg::Changed`]).
+    JournalAppend(Vec<(String, crate::journal::Entry)>),
+    /// Erases every stored entry, then tells the other tabs and the page.
     JournalErase,
     /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
     Worker(crate::encoder::protocol::Request),

@@ -68,12 +68,15 @@ pub enum Subject {
     LocalVectors,
     /// The answers computed once and shipped with the exercise.
     ShippedAnswers,
+    /// The stored journal's read number `n` (it spans catalogues: the journal is this
+    /// browser's).
+    ReadJournal(u64),
 }
 
 impl Subject {
     /// Whether the job is the same whatever the catalogue (a new catalogue does not stop it).
     pub fn spans_catalogues(&self) -> bool {
-        matches!(self, Subject::LocalModel)
+        matches!(self, Subject::LocalModel | Subject::ReadJournal(_))
     }
 }
 
@@ -160,6 +163,8 @@ pub enum Work {
     FetchLocalVectors {
         name: String,
     },
+    /// Reads the stored journal ([`Report::JournalRead`]).
+    ReadJournal,
     /// Fetches the answers file `name` (in `data/`) and checks it against the catalogue: its
     /// `fingerprint`, its fiches `ids` and its `questions`.
     FetchAnswers {
@@ -182,6 +187,7 @@ impl Work {
                 | Work::FindVectors { .. }
                 | Work::FetchLocalVectors { .. }
                 | Work::FetchAnswers { .. }
+                | Work::ReadJournal
         )
     }
 }
@@ -235,6 +241,8 @@ pub enum Report {
     VectorsSought,
     /// The local encoder's shipped vectors, read and checked (`None`: they could not be).
     LocalVectors(Option<Box<crate::data::vectors::VectorSet>>),
+    /// The journal as stored.
+    JournalRead(crate::journal::Journal),
     /// The shipped answers, read and checked against the catalogue, or why they were refused.
     AnswersShipped(Result<Box<crate::answer::shipped::ShippedAnswers>, String>),
     /// The files could not be used (one message per problem).

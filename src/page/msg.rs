@@ -6,7 +6,6 @@
 //! feature's enum, not to [`Msg`].
 
 use crate::answer::Source;
-use crate::journal::Journal;
 use crate::lab::Method;
 use crate::link::{View, ViewState};
 use crate::mistral::chat::Chat;
@@ -137,9 +136,10 @@ pub enum MeasureMsg {
 
 /// The journal of questions asked.
 pub enum JournalMsg {
-    /// The journal as stored, read back at start-up, after this tab wrote to it, and when another
-    /// tab did: it replaces the one shown (what another tab erased is gone here too).
-    Loaded(Journal),
+    /// The stored journal changed (this tab or another wrote to it, or start-up): it is read
+    /// again, and what is stored replaces the one shown (what another tab erased is gone here
+    /// too).
+    Changed,
     /// « Exporter » the journal: `jsonl` or `csv`.
     Exported(String),
     /// « Effacer le journal ».

@@ -104,6 +104,12 @@ pub struct State {
     pub waiting: Option<(Wait, RunId)>,
     /// « Questions sans réponse », kept in IndexedDB.
     pub journal: Journal,
+    /// Reads of the stored journal asked for, and the one shown: a read is wanted while the
+    /// first is ahead, as a job keyed by its number, so that a newer read replaces an older one.
+    pub journal_reads: (u64, u64),
+    /// This tab's name in the keys of the records it writes (random in the page, so that two tabs
+    /// never write one key), and how many it wrote.
+    pub journal_writer: (String, u64),
     /// The local encoder (USE multilingual v3), and the question vectors it made, by text.
     pub local: LocalModel,
     /// The model in use could not be kept in this browser: the next visit downloads it again.
@@ -173,6 +179,8 @@ impl State {
             waiting: None,
             key_check: None,
             journal: Journal::default(),
+            journal_reads: (0, 0),
+            journal_writer: ("page".to_owned(), 0),
             local: LocalModel::Idle,
             local_not_kept: false,
             local_rows: None,

@@ -188,6 +188,8 @@ async fn load() -> Result<State, String> {
     check_expected(&fiches, &questions).map_err(|e| messages::data(&e))?;
     let data = Dataset::new(0, fiches.clone(), questions.clone(), None);
     let mut state = State::new(data, (fiches, questions), super::nfc);
+    // This tab's name in the journal's records: random, so that two tabs never write one key.
+    state.journal_writer.0 = format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
     state.shipped_files = Some(crate::page::ShippedFiles {
         vectors: manifest.vecteurs,
         local_vectors: manifest.vecteurs_local,

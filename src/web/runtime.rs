@@ -36,6 +36,8 @@ pub struct App {
     next_file: Cell<u64>,
     /// Runs whose task is still running, stopped or not ([`App::spawn_run`]).
     paid_tasks: Cell<usize>,
+    /// The channel this tab tells the others on that the journal changed.
+    journal_channel: RefCell<Option<web_sys::BroadcastChannel>>,
 }
 
 pub type Shared = Rc<App>;
@@ -53,7 +55,20 @@ impl App {
             files: RefCell::new(HashMap::new()),
             next_file: Cell::new(0),
             paid_tasks: Cell::new(0),
+            journal_channel: RefCell::new(None),
         })
+    }
+
+    /// Keeps the channel the tabs tell each other on that the journal changed.
+    pub fn keep_journal_channel(&self, channel: web_sys::BroadcastChannel) {
+        *self.journal_channel.borrow_mut() = Some(channel);
+    }
+
+    /// Tells the other tabs `message` on that channel (none: nothing to tell).
+    pub fn tell_journal_channel(&self, message: &JsValue) {
+        if let Some(channel) = &*self.journal_channel.borrow() {
+            channel.post_message(message).ok();
+        }
     }
 
     /// Applies `msg`, renders, runs what it started. A message sent while another is being
@@ -184,11 +199,6 @@ impl App {
     /// Reads the state now (between two awaits of a task, never across one).
     pub fn peek<R>(&self, f: impl FnOnce(&State) -> R) -> Option<R> {
         self.state.try_borrow().ok().map(|s| f(&s))
-    }
-
-    /// Whether `epoch` is still the catalogue's: a task checks it after every await.
-    pub fn is_current(&self, epoch: u64) -> bool {
-        self.peek(|s| s.data.epoch == epoch).unwrap_or(false)
     }
 
     fn render(self: &Rc<Self>) {

@@ -38,7 +38,7 @@ pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec
                 );
                 if let Ok(e) = entry {
                     if s.journal.add(e.clone()) {
-                        fx.push(Effect::JournalAppend(vec![e]));
+                        super::journal::append(s, vec![e], fx);
                     }
                 }
             }

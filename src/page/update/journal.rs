@@ -5,6 +5,7 @@ use crate::journal::{Entry, Verdict};
 use crate::lab::{Method, SearchError};
 
 use super::super::effect::Effect;
+use super::super::jobs::Subject;
 use super::super::msg::JournalMsg;
 use super::super::state::State;
 
@@ -70,8 +71,30 @@ pub(super) fn note_unanswered(s: &mut State, now: &str, fx: &mut Vec<Effect>) {
     for &method in &s.shown.clone() {
         added.extend(journal_one(s, &question, method, now));
     }
-    if !added.is_empty() {
-        fx.push(Effect::JournalAppend(added));
+    append(s, added, fx);
+}
+
+/// Stores `added`, each under its own record key (this tab's name and count).
+pub(super) fn append(s: &mut State, added: Vec<Entry>, fx: &mut Vec<Effect>) {
+    if added.is_empty() {
+        return;
+    }
+    let records = added
+        .into_iter()
+        .map(|e| {
+            let (writer, written) = &mut s.journal_writer;
+            *written += 1;
+            (crate::journal::record_key(&e, writer, *written), e)
+        })
+        .collect();
+    fx.push(Effect::JournalAppend(records));
+}
+
+/// The stored journal, read while a newer read is wanted.
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    let (asked, shown) = s.journal_reads;
+    if asked > shown {
+        want(Subject::ReadJournal(asked));
     }
 }
 
@@ -107,15 +130,13 @@ pub(super) fn retry_unanswered(s: &mut State, now: &str, fx: &mut Vec<Effect>) {
     for (question, method) in waiting {
         added.extend(journal_one(s, &question, method, now));
     }
-    if !added.is_empty() {
-        fx.push(Effect::JournalAppend(added));
-    }
+    append(s, added, fx);
 }
 
 /// What a [`JournalMsg`] changes.
 pub(super) fn update(s: &mut State, msg: JournalMsg, fx: &mut Vec<Effect>) {
     match msg {
-        JournalMsg::Loaded(stored) => s.journal = stored,
+        JournalMsg::Changed => s.journal_reads.0 += 1,
         JournalMsg::Exported(what) => export(s, &what, fx),
         JournalMsg::Erased => {
             s.journal = crate::journal::Journal::default();

@@ -176,6 +176,12 @@ fn reported(
             }
         }
         Report::AnswersShipped(outcome) => answer::shipped(s, outcome),
+        Report::JournalRead(stored) => {
+            if let Subject::ReadJournal(n) = key.subject {
+                s.journal = stored;
+                s.journal_reads.1 = n;
+            }
+        }
         Report::FilesRefused(errors) => catalogue::files_refused(s, errors),
         Report::RunsRead(read) => {
             if let Subject::ReadRuns(n) = key.subject {
@@ -218,12 +224,16 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
         answer::jobs(s, &mut want);
     }
     catalogue::jobs(s, &mut want);
+    journal::jobs(s, &mut want);
     measure::jobs(s, &mut want);
     local::jobs(s, &mut want);
     // Ready once start-up's reads are done and the catalogue's vectors looked for.
-    let seeking = keys
-        .iter()
-        .any(|k| matches!(k.subject, Subject::FindVectors | Subject::LocalVectors));
+    let seeking = keys.iter().any(|k| {
+        matches!(
+            k.subject,
+            Subject::FindVectors | Subject::LocalVectors | Subject::ReadJournal(_)
+        )
+    });
     if s.settled && !seeking && !s.ready {
         s.ready = true;
         fx.push(Effect::Ready);
@@ -252,6 +262,7 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
         | Subject::ShippedAnswers => return catalogue::work(s, subject),
         Subject::ReadRuns(n) => return measure::work(s, *n),
         Subject::LocalModel => return Some(Work::LoadLocalModel),
+        Subject::ReadJournal(_) => return Some(Work::ReadJournal),
         _ => {}
     }
     let key = s.key.clone()?;
@@ -273,7 +284,8 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
         | Subject::LocalModel
         | Subject::FindVectors
         | Subject::LocalVectors
-        | Subject::ShippedAnswers => None,
+        | Subject::ShippedAnswers
+        | Subject::ReadJournal(_) => None,
     }
 }
 
@@ -299,6 +311,7 @@ fn cancel_run(s: &mut State, run: RunId) {
         | Subject::LocalModel
         | Subject::FindVectors
         | Subject::LocalVectors
-        | Subject::ShippedAnswers => {}
+        | Subject::ShippedAnswers
+        | Subject::ReadJournal(_) => {}
     }
 }
