@@ -575,3 +575,29 @@ fn the_page_message_has_one_variant_per_feature_each_read_by_its_update() {
         );
     }
 }
+
+#[test]
+fn the_shell_keeps_its_handles_in_the_runtime_and_no_task_reads_the_state() {
+    let mut faults = Vec::new();
+    for (path, text) in sources() {
+        if !path.starts_with("src/web/") {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("thread_local!") && path != "src/web/runtime.rs" {
+                faults.push(format!(
+                    "{path}:{}: thread_local! outside the runtime",
+                    i + 1
+                ));
+            }
+            if code.contains(".peek(") && path.starts_with("src/web/tasks/") {
+                faults.push(format!(
+                    "{path}:{}: a task reads the state (give its work what it needs)",
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}

@@ -37,7 +37,8 @@ pub mod runtime;
 /// IndexedDB and localStorage: cached vectors and answers, the opted-in key.
 #[cfg(feature = "page")]
 pub mod store;
-/// The asynchronous work: fetches, calls to Mistral, file reads, each tagged with its epoch.
+/// The asynchronous work: fetches, calls to Mistral, file reads, each a keyed job's run or an
+/// effect's.
 #[cfg(feature = "page")]
 pub mod tasks;
 /// Turns of the event loop between steps of long work.
@@ -46,6 +47,9 @@ pub mod turns;
 /// The page's Web Worker, from the page's side: requests with tickets, replies as messages.
 #[cfg(feature = "page")]
 pub mod worker_client;
+/// The page's Web Worker as the runtime holds it (a leaf: handles and the tasks awaiting).
+#[cfg(feature = "page")]
+pub mod worker_handle;
 
 #[cfg(feature = "page")]
 use wasm_bindgen::prelude::*;

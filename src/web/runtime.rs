@@ -38,6 +38,8 @@ pub struct App {
     paid_tasks: Cell<usize>,
     /// The channel this tab tells the others on that the journal changed.
     journal_channel: RefCell<Option<web_sys::BroadcastChannel>>,
+    /// The page's worker and the tasks awaiting its replies ([`super::worker_client`]).
+    pub worker: super::worker_handle::WorkerClient,
 }
 
 pub type Shared = Rc<App>;
@@ -56,6 +58,7 @@ impl App {
             next_file: Cell::new(0),
             paid_tasks: Cell::new(0),
             journal_channel: RefCell::new(None),
+            worker: Default::default(),
         })
     }
 

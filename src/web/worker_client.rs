@@ -4,53 +4,25 @@
 //! loaded, a crash) into a French message while the rest of the page goes on.
 
 use crate::page::LocalMsg;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::runtime::Shared;
+use super::worker_handle::{Handle, PendingModel, Waiter};
 use crate::encoder::protocol::{Reply, Request};
 use crate::page::Msg;
 
 /// The worker's starter, beside the page (`www/encodeur-demarrage.js`).
 const STARTER: &str = "encodeur-demarrage.js";
 
-struct Handle {
-    worker: web_sys::Worker,
-    /// It said [`Reply::Started`]: requests go at once.
-    started: bool,
-    /// Requests sent before it listened, in order.
-    waiting: Vec<JsValue>,
-    /// It died: nothing more is sent (the page says why; a reload starts it again).
-    dead: bool,
-    /// It failed before it listened (its module could not be fetched: offline, a server's
-    /// error): the next request starts a new one.
-    restartable: bool,
-    _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
-    _onerror: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-/// A task awaiting the reply to its request.
-struct Waiter {
-    reply: Rc<RefCell<Option<Reply>>>,
-    resolve: js_sys::Function,
-}
-
-thread_local! {
-    static WORKER: RefCell<Option<Handle>> = const { RefCell::new(None) };
-    static WAITERS: RefCell<HashMap<u64, Waiter>> = RefCell::new(HashMap::new());
-    static TICKETS: Cell<u64> = const { Cell::new(0) };
-}
-
 /// A number no other request of this page carries: a vectors set's or a dense request's.
-pub fn ticket() -> u64 {
-    TICKETS.with(|t| {
-        t.set(t.get() + 1);
-        t.get()
-    })
+pub fn ticket(app: &Shared) -> u64 {
+    let t = &app.worker.tickets;
+    t.set(t.get() + 1);
+    t.get()
 }
 
 /// Sends `request` (which carries `key`, its set or ticket) and waits for its reply; `None` when
@@ -65,15 +37,13 @@ pub async fn ask(
     let mut resolver = None;
     let promise = js_sys::Promise::new(&mut |resolve, _| resolver = Some(resolve));
     let resolve = resolver?;
-    WAITERS.with(|w| {
-        w.borrow_mut().insert(
-            key,
-            Waiter {
-                reply: slot.clone(),
-                resolve,
-            },
-        )
-    });
+    app.worker.waiters.borrow_mut().insert(
+        key,
+        Waiter {
+            reply: slot.clone(),
+            resolve,
+        },
+    );
     send(app, request, blob);
     wasm_bindgen_futures::JsFuture::from(promise).await.ok();
     let reply = slot.borrow_mut().take();
@@ -81,8 +51,8 @@ pub async fn ask(
 }
 
 /// Hands `reply` to the task awaiting `key` (none: the reply is dropped).
-fn wake(key: u64, reply: Option<Reply>) {
-    let waiter = WAITERS.with(|w| w.borrow_mut().remove(&key));
+fn wake(app: &Shared, key: u64, reply: Option<Reply>) {
+    let waiter = app.worker.waiters.borrow_mut().remove(&key);
     if let Some(waiter) = waiter {
         *waiter.reply.borrow_mut() = reply;
         waiter.resolve.call0(&JsValue::NULL).ok();
@@ -90,21 +60,9 @@ fn wake(key: u64, reply: Option<Reply>) {
 }
 
 /// The worker is gone: every awaiting task gets `None`.
-fn wake_all() {
-    let keys: Vec<u64> = WAITERS.with(|w| w.borrow().keys().copied().collect());
-    keys.into_iter().for_each(|k| wake(k, None));
-}
-
-/// The model handed to the worker and not yet prepared: its cache key (when the page names its
-/// hash), the file when it was downloaded (to keep once prepared), or `None` when it came from the
-/// cache (to delete if the worker refuses it).
-struct PendingModel {
-    key: Option<String>,
-    downloaded: Option<web_sys::Blob>,
-}
-
-thread_local! {
-    static PENDING_MODEL: RefCell<Option<PendingModel>> = const { RefCell::new(None) };
+fn wake_all(app: &Shared) {
+    let keys: Vec<u64> = app.worker.waiters.borrow().keys().copied().collect();
+    keys.into_iter().for_each(|k| wake(app, k, None));
 }
 
 /// Hands the model file to the worker, which checks its content hash (`expected`) and prepares
@@ -113,14 +71,14 @@ thread_local! {
 pub fn prepare(app: &Shared, blob: web_sys::Blob, expected: Option<String>, cached: bool) {
     let key = expected.as_deref().map(crate::encoder::identity::cache_key);
     let downloaded = (!cached).then(|| blob.clone());
-    PENDING_MODEL.with(|p| *p.borrow_mut() = Some(PendingModel { key, downloaded }));
+    *app.worker.pending_model.borrow_mut() = Some(PendingModel { key, downloaded });
     send(app, &Request::Prepare { sha256: expected }, Some(&blob));
 }
 
 /// The worker prepared the model: a downloaded one is kept in the cache under its hash, and the
 /// page is told if it could not be (storage full, a private window).
 fn model_ready(app: &Shared) {
-    let Some(pending) = PENDING_MODEL.with(|p| p.borrow_mut().take()) else {
+    let Some(pending) = app.worker.pending_model.borrow_mut().take() else {
         return;
     };
     let named = pending.key.is_some();
@@ -152,8 +110,8 @@ async fn put_model_bytes(key: &str, blob: &web_sys::Blob) -> bool {
 
 /// The worker refused the model: a cached copy is deleted and fetched again (`true`); a
 /// downloaded one was never kept (`false`).
-fn model_refused() -> bool {
-    let Some(pending) = PENDING_MODEL.with(|p| p.borrow_mut().take()) else {
+fn model_refused(app: &Shared) -> bool {
+    let Some(pending) = app.worker.pending_model.borrow_mut().take() else {
         return false;
     };
     match (pending.key, pending.downloaded) {
@@ -206,9 +164,9 @@ pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
     if let Some(blob) = blob {
         js_sys::Reflect::set(&message, &"blob".into(), blob).ok();
     }
-    // Never dispatch while WORKER is borrowed: `update` may send again.
-    let failed = WORKER.with(|slot| {
-        let mut slot = slot.borrow_mut();
+    // Never dispatch while the handle is borrowed: `update` may send again.
+    let failed = (|| {
+        let mut slot = app.worker.handle.borrow_mut();
         if slot.as_ref().is_some_and(|h| h.restartable) {
             // Dropped here, outside its own handlers.
             *slot = None;
@@ -229,12 +187,12 @@ pub fn send(app: &Shared, request: &Request, blob: Option<&web_sys::Blob>) {
             handle.waiting.push(message.into());
         }
         None
-    });
+    })();
     match failed {
         // Already said when it died: only the tasks awaiting it are told.
-        Some(why) if why.is_empty() => wake_all(),
+        Some(why) if why.is_empty() => wake_all(app),
         Some(why) => {
-            wake_all();
+            wake_all(app);
             app.dispatch(Msg::Local(LocalMsg::WorkerDied(why)));
         }
         None => {}
@@ -263,16 +221,16 @@ fn start(app: &Shared) -> Result<Handle, String> {
             .map(|e| e.message())
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| "son module n'a pas pu être chargé".to_owned());
-        let started = WORKER.with(|slot| {
-            let mut slot = slot.borrow_mut();
+        let started = (|| {
+            let mut slot = on_error.worker.handle.borrow_mut();
             let handle = slot.as_mut()?;
             handle.dead = true;
             handle.restartable = !handle.started;
             handle.waiting.clear();
             handle.worker.terminate();
             Some(handle.started)
-        });
-        wake_all();
+        })();
+        wake_all(&on_error);
         on_error.dispatch(match started {
             Some(false) => Msg::Local(LocalMsg::WorkerNotStarted(detail)),
             _ => Msg::Local(LocalMsg::WorkerDied(detail)),
@@ -334,14 +292,12 @@ fn decode(data: JsValue) -> Option<Reply> {
 fn replied(app: &Shared, reply: Reply) {
     let msg = match reply {
         Reply::Started => {
-            WORKER.with(|slot| {
-                if let Some(handle) = slot.borrow_mut().as_mut() {
-                    handle.started = true;
-                    for message in handle.waiting.drain(..) {
-                        handle.worker.post_message(&message).ok();
-                    }
+            if let Some(handle) = app.worker.handle.borrow_mut().as_mut() {
+                handle.started = true;
+                for message in handle.waiting.drain(..) {
+                    handle.worker.post_message(&message).ok();
                 }
-            });
+            }
             return;
         }
         Reply::Preparing { percent } => Msg::Local(LocalMsg::Preparing(percent)),
@@ -349,7 +305,7 @@ fn replied(app: &Shared, reply: Reply) {
             model_ready(app);
             Msg::Local(LocalMsg::Ready)
         }
-        Reply::Refused { reason } if model_refused() => Msg::Local(LocalMsg::Evicted(reason)),
+        Reply::Refused { reason } if model_refused(app) => Msg::Local(LocalMsg::Evicted(reason)),
         Reply::Refused { reason } => Msg::Local(LocalMsg::Failed(format!(
             "Le modèle local est refusé : {reason}. Sens local ne peut pas plonger de nouvelle question."
         ))),
@@ -362,11 +318,11 @@ fn replied(app: &Shared, reply: Reply) {
         Reply::RowsFailed { reason } => Msg::Local(LocalMsg::RowsFailed(reason)),
         Reply::Texts { epoch, vectors } => Msg::Local(LocalMsg::TextsEmbedded { epoch, vectors }),
         Reply::Vectors { set, .. } | Reply::VectorsRefused { set, .. } => {
-            return wake(set, Some(reply));
+            return wake(app, set, Some(reply));
         }
         Reply::Dense { ticket, .. }
         | Reply::Superseded { ticket }
-        | Reply::DenseFailed { ticket, .. } => return wake(ticket, Some(reply)),
+        | Reply::DenseFailed { ticket, .. } => return wake(app, ticket, Some(reply)),
     };
     app.dispatch(msg);
 }

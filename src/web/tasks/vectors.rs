@@ -147,7 +147,7 @@ pub async fn attach_vectors(
     fingerprint: String,
     npy: bool,
 ) -> Result<Attached, String> {
-    let set = super::super::worker_client::ticket();
+    let set = super::super::worker_client::ticket(app);
     let request = Request::Vectors {
         set,
         ids_json: serde_json::to_string(&ids).unwrap_or_default(),
@@ -182,7 +182,7 @@ pub async fn dense(
     vectors: Vec<Vec<f32>>,
     question: bool,
 ) -> Result<bool, String> {
-    let ticket = super::super::worker_client::ticket();
+    let ticket = super::super::worker_client::ticket(app);
     let request = Request::Dense {
         set,
         ticket,
