@@ -785,3 +785,58 @@ fn a_catalogue_larger_than_memory_allows_is_stopped_and_said_in_english_and_fren
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn qrels_add_the_graded_figures_and_a_bad_line_is_refused_with_its_place() {
+    let out = mesurer(&["mots+", "--qrels", "data/qrels-graduees.txt"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The seed's report, then the graded table.
+    assert!(text.starts_with("Méthode : mots+"), "{text}");
+    let table = text
+        .split("Mesures graduées (data/qrels-graduees.txt ; 35 questions jugées) :\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let row = table.lines().nth(1).unwrap();
+    assert!(row.starts_with("mots+") && row.contains("0.962"), "{row}");
+    let dir = std::env::temp_dir().join(format!("rag-fiches-qrels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("qrels.txt");
+    for (text, said) in [
+        (
+            "q01 0 AR-0003 3\nq02 0 AR-9999 2\n",
+            "ligne 2\u{a0}: aucune fiche n'a l'identifiant",
+        ),
+        (
+            "q01 0 AR-0003 5\n",
+            "ligne 1\u{a0}: la note «\u{202f}5\u{202f}» n'est pas",
+        ),
+        (
+            "q01 0 AR-0003 3\nq01 0 AR-0003 2\n",
+            "ligne 2\u{a0}: AR-0003 est jugée deux fois pour q01",
+        ),
+        (
+            "q41 0 AR-0003 3\n",
+            "ligne 1\u{a0}: aucune question n'a l'identifiant «\u{202f}q41\u{202f}»",
+        ),
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        let out = mesurer(&["--qrels", bad.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(out.stdout.is_empty(), "nothing printed before the refusal");
+        assert!(
+            err.contains(bad.to_str().unwrap()) && err.contains(said),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // Graded figures go with the text report only.
+    assert!(!mesurer(&["--qrels", "data/qrels-graduees.txt", "--json"])
+        .status
+        .success());
+}

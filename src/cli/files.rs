@@ -124,3 +124,15 @@ pub fn read_text(path: &str) -> Result<String, String> {
         )
     })
 }
+
+/// The graded qrels at `path` for `questions` over the catalogue's `fiches`; a refusal says, in
+/// French, the file, the line and what to fix.
+pub fn read_qrels(
+    path: &str,
+    questions: &[crate::data::Question],
+    fiches: &[crate::data::Fiche],
+) -> Result<crate::measure::graded::Qrels, String> {
+    let ids = fiches.iter().map(|f| f.id.as_str()).collect();
+    crate::measure::graded::Qrels::parse(&read_text(path)?, questions, &ids)
+        .map_err(|e| crate::fr::messages::qrels(&e, path))
+}

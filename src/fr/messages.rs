@@ -9,6 +9,7 @@ use crate::data::vectors::{VectorsError, NORM_TOLERANCE};
 use crate::data::{DataError, JsonProblem, JsonType, QuestionKind};
 use crate::encoder::ModelError;
 use crate::lab::SearchError;
+use crate::measure::graded::{QrelsError, QrelsProblem};
 use crate::measure::import::{RunError, RunProblem, MAX_PER_QUESTION};
 use crate::mistral::{ApiError, KeyError, WaitReason};
 use crate::search::dense::DenseError;
@@ -360,6 +361,28 @@ pub fn run(e: &RunError, file: &str) -> String {
         RunProblem::Empty => return format!("{file} : le run est vide, rien n'a été mesuré."),
     };
     format!("{file}, ligne {} : {why}. Rien n'a été mesuré.", e.line)
+}
+
+/// A refused qrels file, named `file`: the line and what to fix; nothing of it was kept.
+pub fn qrels(e: &QrelsError, file: &str) -> String {
+    let why = match &e.problem {
+        QrelsProblem::Fields(n) => format!(
+            "{n} champs au lieu de 4 ; une ligne de qrels s'écrit « qid 0 fiche note »"
+        ),
+        QrelsProblem::UnknownQuestion(q) => format!(
+            "aucune question n'a l'identifiant « {q} » (q01, q02… dans l'ordre du fichier de questions, comme les exports)"
+        ),
+        QrelsProblem::UnknownFiche(d) => {
+            format!("aucune fiche n'a l'identifiant « {d} » dans ce catalogue")
+        }
+        QrelsProblem::Grade(g) => format!(
+            "la note « {g} » n'est pas un nombre entier de 0 à 3 (3 : la réponse, 2 : une variante, 1 : en rapport, 0 : hors sujet)"
+        ),
+        QrelsProblem::Duplicate { question, fiche } => {
+            format!("{fiche} est jugée deux fois pour {question}")
+        }
+    };
+    format!("{file}, ligne {} : {why}. Rien n'a été gardé.", e.line)
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@
 pub mod compare;
 /// CSV, JSON, TREC runs and qrels (for trec_eval and ranx).
 pub mod export;
+/// Graded judgments (TREC qrels, 0 to 3) and nDCG@10, recall@10, Judged@10.
+pub mod graded;
 /// Any engine's TREC run, read back and measured as a method.
 pub mod import;
 /// Where an engine's run ranks as one of our methods, beyond ties.

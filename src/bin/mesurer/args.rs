@@ -7,6 +7,8 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
                 [--embedder mistral|fake] [--vectors PATH]
        mesurer --all [--trec DIR [--force]] [--json] [--embedder …] [--vectors PATH]
        mesurer [METHOD | --all] --run FILE[,FILE…] [--comparer METHOD]
+       mesurer [METHOD | --all] --qrels FILE
+       mesurer --qrels-derivees
        mesurer [METHOD] --question \"…\" [--explain]
        mesurer mots+ [--sans-mot-vide WORD[,WORD…]] [--mot-vide WORD[,WORD…]]
        mesurer [METHOD] [--k1 X] [--b Y] [--rrf-k K] [--enrichir FILE] [--reglages FILE.json]
@@ -28,6 +30,10 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
                    as --trec writes them), measured beside the methods, named by their tag
   --comparer METHOD  with --run: where each run's first 10 fiches differ from METHOD's,
                    question by question, fiches of equal score in any order
+  --qrels FILE     graded judgments (TREC qrels: qid 0 fiche grade, grades 0 to 3): also
+                   nDCG@10, recall@10 and Judged@10 of each method, on the questions judged
+  --qrels-derivees print the exercise's graded qrels, derived from its expected fiches:
+                   the expected fiche 3, the other variants of its product 2
   --trec DIR       also write qrels.txt and run-METHOD.txt for trec_eval or ranx
   --force          with --trec: overwrite files already there (else nothing is written)
   --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
@@ -79,6 +85,10 @@ pub struct Args {
     pub enrich: Option<String>,
     pub settings: Option<String>,
     pub missed: bool,
+    /// `--qrels`: graded judgments the methods are also measured against.
+    pub qrels: Option<String>,
+    /// `--qrels-derivees`: the derived graded qrels, printed.
+    pub derive_qrels: bool,
     /// Whether METHOD was named on the command line (not the default).
     pub method_named: bool,
 }
@@ -119,6 +129,8 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
         enrich: None,
         settings: None,
         missed: false,
+        qrels: None,
+        derive_qrels: false,
         method_named: false,
     };
     let mut method_seen = false;
@@ -160,6 +172,8 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
             "--enrichir" => out.enrich = Some(value("--enrichir")?),
             "--reglages" => out.settings = Some(value("--reglages")?),
             "--ratees" => out.missed = true,
+            "--qrels" => out.qrels = Some(value("--qrels")?),
+            "--qrels-derivees" => out.derive_qrels = true,
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
@@ -193,6 +207,11 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
         return Err(Fail::Usage(
             "--comparer compares runs with a method, in text: mesurer --run FILE --comparer mots+"
                 .into(),
+        ));
+    }
+    if out.qrels.is_some() && (out.json || out.tuned() || out.question.is_some()) {
+        return Err(Fail::Usage(
+            "--qrels adds graded figures to the text report: mesurer --all --qrels FILE".into(),
         ));
     }
     if out.explain && out.question.is_none() {

@@ -13,11 +13,12 @@
 
 use std::process::ExitCode;
 
-use rag_fiches::cli::{Fail, TerminalEmbedder};
+use rag_fiches::cli::{read_qrels, Fail, TerminalEmbedder};
 use rag_fiches::data::vectors::VectorSet;
 use rag_fiches::data::{check_expected, parse_questions, Fiche, QuestionKind};
 use rag_fiches::lab::{Encoder, Lab, Method, QuestionVectors};
 use rag_fiches::measure::compare;
+use rag_fiches::measure::graded::{self, Qrels};
 use rag_fiches::measure::{export, import, parity};
 use rag_fiches::measure::{show_score, Measurement};
 use rag_fiches::mistral;
@@ -195,6 +196,15 @@ fn run() -> Result<(), Fail> {
     let questions =
         parse_questions(&read(&args.questions)?).map_err(|e| format!("{}: {e}", args.questions))?;
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
+    if args.derive_qrels {
+        rag_fiches::out!("{}", Qrels::derived(&questions, lab.fiches()).to_trec());
+        return Ok(());
+    }
+    // Read before anything is measured: a bad line refuses the run, nothing printed.
+    let qrels = match &args.qrels {
+        Some(p) => Some((p, read_qrels(p, &questions, lab.fiches())?)),
+        None => None,
+    };
     if !args.keep.is_empty() || !args.drop.is_empty() {
         rag_fiches::out!("{}", ablation(&lab, &questions, &args.keep, &args.drop));
         return Ok(());
@@ -314,6 +324,9 @@ fn run() -> Result<(), Fail> {
         }
     } else {
         rag_fiches::out!("{}", measurements[0].seed_report());
+    }
+    if let Some((path, qrels)) = &qrels {
+        rag_fiches::out!("\n{}", graded::table(&measurements, qrels, path));
     }
     Ok(())
 }
