@@ -1825,6 +1825,18 @@ fn forgetting_the_key_stops_a_reranking_and_says_so() {
         .starts_with("Reclassement interrompu"));
 }
 
+/// The judge's reply about the answer shown, as « La réponse » shows it.
+fn verdict(s: &State) -> Option<Result<String, String>> {
+    let r = s.data.answering.result.as_ref()?;
+    let Ok((chat, _)) = &r.outcome else {
+        return None;
+    };
+    s.data
+        .chats
+        .reply(Control::Judge, update::judged_about(&chat.content))
+        .cloned()
+}
+
 #[test]
 fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that_answer() {
     let mut s = state();
@@ -1860,7 +1872,7 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
         .find_map(|e| match e {
             Effect::Start {
                 run,
-                work: Work::Judge {
+                work: Work::Chat {
                     model, messages, ..
                 },
             } => Some((*run, model.clone(), messages.clone())),
@@ -1871,33 +1883,30 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
     assert!(messages[1]
         .content
         .ends_with("Question : Un ciment blanc ?\n\nRéponse : Le ciment [AR-0003]."));
-    assert!(s.data.answering.judging.is_some());
+    assert!(s.data.chats.asking(Control::Judge));
     // A second click while it runs asks nothing more.
     let again = send(&mut s, Msg::Answer(AnswerMsg::JudgeRequested));
-    assert_eq!(
-        count_started(&again, |w| matches!(w, Work::Judge { .. })),
-        0
-    );
-    send(&mut s, Msg::Report(run, Report::Judged(Ok("OUI".into()))));
-    assert_eq!(s.data.answering.verdict, Some(Ok("OUI".into())));
+    assert_eq!(count_started(&again, |w| matches!(w, Work::Chat { .. })), 0);
+    send(&mut s, Msg::Report(run, Report::Chatted(Ok("OUI".into()))));
+    assert_eq!(verdict(&s), Some(Ok("OUI".into())));
     // The judge asked again, then another answer asked for: that judge stops, the old verdict
     // goes, and a late verdict for the old answer is dropped.
-    send(&mut s, Msg::Report(run, Report::Judged(Ok("NON".into()))));
-    assert_eq!(s.data.answering.verdict, Some(Ok("OUI".into())));
+    send(&mut s, Msg::Report(run, Report::Chatted(Ok("NON".into()))));
+    assert_eq!(verdict(&s), Some(Ok("OUI".into())));
     let fx = send(&mut s, Msg::Answer(AnswerMsg::JudgeRequested));
-    let second = started(&fx, |w| matches!(w, Work::Judge { .. })).unwrap();
+    let second = started(&fx, |w| matches!(w, Work::Chat { .. })).unwrap();
     assert_ne!(second, run);
     shown(&mut s, "Le ciment gris [AR-0001].");
     assert!(
         s.jobs.key_of(second).is_none(),
         "the old answer's judge still runs"
     );
-    assert_eq!(s.data.answering.verdict, None);
+    assert_eq!(verdict(&s), None);
     send(
         &mut s,
-        Msg::Report(second, Report::Judged(Ok("NON".into()))),
+        Msg::Report(second, Report::Chatted(Ok("NON".into()))),
     );
-    assert_eq!(s.data.answering.verdict, None);
+    assert_eq!(verdict(&s), None);
 }
 
 /// rt4 R4: a worker that could not start (its module not fetched, offline) is said, and the next
@@ -2140,4 +2149,17 @@ fn vectors_found_for_a_catalogue_since_replaced_are_let_go_by_the_worker() {
     );
     assert_eq!(forgets(&fx), vec![7]);
     assert_eq!(s.data.lab.vectors_away(), None);
+}
+
+#[test]
+fn a_chat_asked_without_a_key_is_dropped_and_a_key_typed_later_pays_nothing() {
+    let mut s = state();
+    s.data
+        .chats
+        .ask(Control::Judge, "mistral-small-latest".into(), Vec::new(), 1);
+    send(&mut s, Msg::Step);
+    assert!(!s.data.chats.asking(Control::Judge));
+    with_key(&mut s);
+    let fx = send(&mut s, Msg::Step);
+    assert_eq!(count_started(&fx, |w| matches!(w, Work::Chat { .. })), 0);
 }

@@ -307,7 +307,7 @@ fn rt3_b13_demander_au_juge_shows_its_estimate_before_the_call() {
         .iter()
         .find_map(|e| match e {
             Effect::Start {
-                work: Work::Judge { messages, .. },
+                work: Work::Chat { messages, .. },
                 ..
             } => Some(messages.clone()),
             _ => None,

@@ -601,3 +601,35 @@ fn the_shell_keeps_its_handles_in_the_runtime_and_no_task_reads_the_state() {
     }
     assert!(faults.is_empty(), "{}", faults.join("\n"));
 }
+
+/// ARCHITECTURE.md's worked example holds: « Demander au juge » (a control with one paid call)
+/// is named in four files under `src/` and nowhere else, the rest being every such control's.
+#[test]
+fn a_control_with_one_paid_call_lives_in_four_files() {
+    let files: BTreeSet<String> = sources()
+        .into_iter()
+        .filter(|(_, t)| t.contains("Control::Judge") || t.contains("JudgeRequested"))
+        .map(|(p, _)| p)
+        .chain(["src/page/jobs.rs".to_owned()])
+        .collect();
+    let expected: BTreeSet<String> = [
+        "src/page/jobs.rs",
+        "src/page/msg.rs",
+        "src/page/update/answer.rs",
+        "src/web/panels/answer.rs",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(files, expected);
+    let jobs = read(&root().join("src/page/jobs.rs"));
+    assert!(variants(&jobs, "Control").contains(&"Judge".to_owned()));
+    let doc = read(&root().join("ARCHITECTURE.md"));
+    for f in &expected {
+        let short = f.trim_start_matches("src/");
+        assert!(
+            doc.contains(short),
+            "ARCHITECTURE.md's example does not name {short}"
+        );
+    }
+}

@@ -74,6 +74,8 @@ pub struct Dataset {
     /// The answer shown and its judge, the answers measured and the rerankings: of this
     /// catalogue.
     pub answering: super::parts::Answering,
+    /// The controls' one-call chats (« Demander au juge »…) and their replies.
+    pub chats: super::parts::ChatDesk,
     pub evaluation: super::parts::Evaluation,
 }
 
@@ -181,6 +183,7 @@ impl Dataset {
             ui: CatalogueUi::default(),
             improve: Default::default(),
             answering: Default::default(),
+            chats: Default::default(),
             evaluation: Default::default(),
         }
     }

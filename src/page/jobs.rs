@@ -26,6 +26,15 @@ use super::state::Chats;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RunId(pub u64);
 
+/// The controls that ask Mistral's chat once, each with its own job ([`Subject::Chat`]): the
+/// feature asks ([`super::ChatDesk::ask`]), the reply is kept for it, and the rest is the same
+/// for every such control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Control {
+    /// « Demander au juge » under the answer shown.
+    Judge,
+}
+
 /// What a job is: the catalogue it works over, and its subject.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct JobKey {
@@ -49,8 +58,8 @@ pub enum Subject {
     MeasureDense,
     /// The answer asked for (a digest of the model, the question and the fiches sent).
     Answer(u64),
-    /// The judge asked about the answer shown (a digest of the model and the answer).
-    Judge(u64),
+    /// One call to Mistral's chat asked by `control` (a digest of its model and messages).
+    Chat(Control, u64),
     /// « Mesurer les réponses ».
     Evaluate,
     /// « Reclasser les 20 premières ».
@@ -111,12 +120,12 @@ pub enum Work {
         /// The chats obtained so far: an answer found there is not asked again.
         cached: Chats,
     },
-    /// The judge asked about the answer shown (`messages`: its question, fiches and answer).
-    Judge {
+    /// One call to Mistral's chat, its reply from `cached` when the same messages went to the
+    /// same model before ([`Report::Chatted`]).
+    Chat {
         key: ApiKey,
         model: String,
         messages: Vec<Message>,
-        /// The chats obtained so far: an answer found there is not asked again.
         cached: Chats,
     },
     /// « Mesurer les réponses »: each item answered by `model`, then judged by `judge`.
@@ -211,8 +220,8 @@ pub enum Report {
     DenseProgress(Vec<(String, Vec<f32>)>),
     DenseEnded(Option<String>),
     AnswerShown(AnswerResult),
-    /// The judge's reply (its text), or why there is none.
-    Judged(Result<String, String>),
+    /// A chat's reply (its text), or why there is none (in French).
+    Chatted(Result<String, String>),
     EvalProgress {
         done: usize,
         total: usize,

@@ -26,7 +26,7 @@ pub mod update;
 
 pub use dataset::{CatalogueUi, Dataset, Measuring, GRID_PAGE};
 pub use effect::{Effect, EvalItem, FileRef, Focus, RerankItem, Wait};
-pub use jobs::{JobKey, Report, RunId, Subject, Work};
+pub use jobs::{Control, JobKey, Report, RunId, Subject, Work};
 pub use local::LocalModel;
 pub use msg::{
     AnswerMsg, CatalogueMsg, JournalMsg, KeyMsg, LocalMsg, MeasureMsg, Msg, NavMsg, SearchMsg,
@@ -34,7 +34,7 @@ pub use msg::{
 };
 pub use parts::{
     embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering,
-    Choices, Costs, EvalAsk, EvalRun, Evaluation, JudgeAsk, Phase, RerankAsk, RerankRun,
+    ChatAsk, ChatDesk, Choices, Costs, EvalAsk, EvalRun, Evaluation, Phase, RerankAsk, RerankRun,
 };
 pub use state::{Chats, ShippedFiles, State};
 pub use update::update;

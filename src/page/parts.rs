@@ -12,6 +12,7 @@ use crate::mistral::chat::{self, Chat};
 use crate::mistral::chat::Message;
 
 use super::effect::{EvalItem, RerankItem};
+use super::jobs::Control;
 
 /// Session costs, counted from the API's own token counts.
 #[derive(Default, Clone, PartialEq, Eq, Hash)]
@@ -148,10 +149,6 @@ pub struct Answering {
     pub pending: Option<AnswerAsk>,
     /// The last answer shown: the question and fiches it was for, and the answer or a message.
     pub result: Option<AnswerResult>,
-    /// The judge asked about the answer shown, and not yet replied.
-    pub judging: Option<JudgeAsk>,
-    /// The judge's reply for the answer shown (its text), or why there is none.
-    pub verdict: Option<Result<String, String>>,
 }
 
 pub struct AnswerResult {
@@ -193,16 +190,53 @@ impl AnswerAsk {
     }
 }
 
-/// The judge asked about the answer shown (`answer`, written from `messages`' fiches).
-pub struct JudgeAsk {
+/// A control's one call to Mistral's chat: its model and messages, and what the reply is about
+/// (a digest the feature chooses: the reply is its until that changes).
+pub struct ChatAsk {
     pub model: String,
     pub messages: Vec<Message>,
-    pub answer: String,
+    pub about: u64,
 }
 
-impl JudgeAsk {
+impl ChatAsk {
+    /// Its job's digest: the model and the messages.
     pub fn digest(&self) -> u64 {
-        super::jobs::digest([self.model.as_str(), self.answer.as_str()])
+        let texts: Vec<&str> = std::iter::once(self.model.as_str())
+            .chain(self.messages.iter().map(|m| m.content.as_str()))
+            .collect();
+        super::jobs::digest(texts)
+    }
+}
+
+/// The controls' chats over one catalogue: those asked and not yet replied, and each control's
+/// last reply with what it is about.
+#[derive(Default)]
+pub struct ChatDesk {
+    pub asked: std::collections::BTreeMap<Control, ChatAsk>,
+    pub replies: std::collections::BTreeMap<Control, (u64, Result<String, String>)>,
+}
+
+impl ChatDesk {
+    /// `control` asks `model` `messages` about `about`, unless it is already asking.
+    pub fn ask(&mut self, control: Control, model: String, messages: Vec<Message>, about: u64) {
+        self.asked.entry(control).or_insert(ChatAsk {
+            model,
+            messages,
+            about,
+        });
+    }
+
+    /// Whether `control`'s chat is under way.
+    pub fn asking(&self, control: Control) -> bool {
+        self.asked.contains_key(&control)
+    }
+
+    /// `control`'s last reply, if it is about `about`.
+    pub fn reply(&self, control: Control, about: u64) -> Option<&Result<String, String>> {
+        self.replies
+            .get(&control)
+            .filter(|(a, _)| *a == about)
+            .map(|(_, r)| r)
     }
 }
 

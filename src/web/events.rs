@@ -133,8 +133,6 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         _ => {
             if button.has_attribute("data-plonger") {
                 Msg::Search(SearchMsg::EmbedRequested)
-            } else if button.has_attribute("data-juger") {
-                Msg::Answer(AnswerMsg::JudgeRequested)
             } else if button.has_attribute("data-charger-modele") {
                 Msg::Local(LocalMsg::Requested)
             } else if button.has_attribute("data-annuler-modele") {

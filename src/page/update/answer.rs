@@ -12,10 +12,10 @@ use crate::mistral::chat::Chat;
 use crate::mistral::ApiKey;
 
 use super::super::effect::{Effect, EvalItem, RerankItem};
-use super::super::jobs::{Subject, Work};
+use super::super::jobs::{Control, Subject, Work};
 use super::super::msg::AnswerMsg;
 use super::super::parts::{
-    judge_or_default, model_or_default, AnswerAsk, AnswerResult, EvalAsk, EvalRun, JudgeAsk, Phase,
+    judge_or_default, model_or_default, AnswerAsk, AnswerResult, EvalAsk, EvalRun, Phase,
     RerankAsk, RerankRun,
 };
 use super::super::state::State;
@@ -46,45 +46,26 @@ pub(super) fn shown(s: &mut State, result: AnswerResult, now: &str, fx: &mut Vec
     }
     if result.question == s.question {
         s.data.answering.result = Some(result);
-        s.data.answering.verdict = None;
     }
 }
 
-/// « Demander au juge »: the answer shown, its question and fiches, sent to the judge model.
+/// « Demander au juge »: the answer shown, its question and fiches, sent to the judge model; its
+/// reply is about that answer ([`judged_about`]).
 pub(super) fn judge_requested(s: &mut State) {
-    if s.key.is_none() || s.data.answering.judging.is_some() {
-        return;
-    }
     let Some(r) = &s.data.answering.result else {
         return;
     };
     let Ok((chat, _)) = &r.outcome else { return };
     let refs: Vec<&crate::data::Fiche> = r.sent.iter().collect();
     let messages = judge::judge_prompt(&r.question, &refs, &chat.content);
-    let answer = chat.content.clone();
+    let about = judged_about(&chat.content);
     let model = judge_or_default(&s.choices.judge);
-    s.data.answering.judging = Some(JudgeAsk {
-        model,
-        messages,
-        answer,
-    });
-    s.data.answering.verdict = None;
+    s.data.chats.ask(Control::Judge, model, messages, about);
 }
 
-/// The judge replied: kept only if the answer shown is still the one judged.
-pub(super) fn judged(s: &mut State, outcome: Result<String, String>) {
-    let Some(asked) = s.data.answering.judging.take() else {
-        return;
-    };
-    let same = s
-        .data
-        .answering
-        .result
-        .as_ref()
-        .is_some_and(|r| matches!(&r.outcome, Ok((chat, _)) if chat.content == asked.answer));
-    if same {
-        s.data.answering.verdict = Some(outcome);
-    }
+/// What the judge's reply is about: the answer's text (a newer answer is not judged by it).
+pub fn judged_about(answer: &str) -> u64 {
+    crate::page::jobs::digest([answer])
 }
 
 pub(super) fn eval_cancelled(s: &mut State) {
@@ -188,8 +169,7 @@ pub(super) fn request(s: &mut State) {
         }
         Ok(sent) => {
             // A newer answer replaces the one asked before, and the judge of the one shown.
-            s.data.answering.judging = None;
-            s.data.answering.verdict = None;
+            s.data.chats.asked.remove(&Control::Judge);
             s.data.answering.pending = Some(AnswerAsk {
                 model,
                 question,
@@ -282,9 +262,6 @@ pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     if let Some(a) = &s.data.answering.pending {
         want(Subject::Answer(a.digest()));
     }
-    if let Some(j) = &s.data.answering.judging {
-        want(Subject::Judge(j.digest()));
-    }
     if s.data.evaluation.asked.is_some() {
         want(Subject::Evaluate);
     }
@@ -301,12 +278,6 @@ pub(super) fn work(s: &State, subject: &Subject, key: ApiKey) -> Option<Work> {
             model: a.model.clone(),
             question: a.question.clone(),
             sent: a.sent.clone(),
-            cached: s.answers.clone(),
-        }),
-        Subject::Judge(_) => s.data.answering.judging.as_ref().map(|j| Work::Judge {
-            key,
-            model: j.model.clone(),
-            messages: j.messages.clone(),
             cached: s.answers.clone(),
         }),
         Subject::Evaluate => s.data.evaluation.asked.as_ref().map(|e| Work::Evaluate {

@@ -74,7 +74,7 @@ pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     s.data.ui.compute = Phase::Idle;
     s.data.ui.dense = Phase::Idle;
     s.data.answering.pending = None;
-    s.data.answering.judging = None;
+    s.data.chats.asked.clear();
     s.data.evaluation.confirming = false;
     if s.data.evaluation.asked.take().is_some() {
         s.data.evaluation.phase = Phase::Idle;

@@ -17,7 +17,7 @@ mod measure;
 mod question;
 mod vectors;
 
-pub use answer::{outcome, read_shipped};
+pub use answer::{judged_about, outcome, read_shipped};
 pub use measure::RUN_MAX_BYTES;
 pub use vectors::{embedding_cost, vectors_cache_key};
 
@@ -150,7 +150,14 @@ fn reported(
         Report::DenseProgress(vectors) => vectors::dense_progress(s, vectors, fx),
         Report::DenseEnded(message) => vectors::dense_ended(s, message),
         Report::AnswerShown(result) => answer::shown(s, result, now, fx),
-        Report::Judged(outcome) => answer::judged(s, outcome),
+        Report::Chatted(outcome) => {
+            // A control's one chat: its reply kept for it, with what it is about.
+            if let Subject::Chat(control, _) = key.subject {
+                if let Some(ask) = s.data.chats.asked.remove(&control) {
+                    s.data.chats.replies.insert(control, (ask.about, outcome));
+                }
+            }
+        }
         Report::EvalProgress { done, total } => {
             s.data.evaluation.phase = super::parts::Phase::Running { done, total };
         }
@@ -217,7 +224,14 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
         let catalogue = if subject.spans_catalogues() { 0 } else { epoch };
         keys.push(JobKey { catalogue, subject })
     };
+    // A chat asked without a key is dropped: a key typed later pays nothing by itself.
+    if s.key.is_none() {
+        s.data.chats.asked.clear();
+    }
     if s.key.is_some() {
+        for (control, ask) in &s.data.chats.asked {
+            want(Subject::Chat(*control, ask.digest()));
+        }
         key::jobs(s, &mut want);
         question::jobs(s, &mut want);
         vectors::jobs(s, &mut want);
@@ -276,9 +290,13 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
             question: question.clone(),
         }),
         Subject::ComputeVectors | Subject::MeasureDense => vectors::work(s, subject, key),
-        Subject::Answer(_) | Subject::Judge(_) | Subject::Evaluate | Subject::Rerank => {
-            answer::work(s, subject, key)
-        }
+        Subject::Chat(control, _) => s.data.chats.asked.get(control).map(|ask| Work::Chat {
+            key,
+            model: ask.model.clone(),
+            messages: ask.messages.clone(),
+            cached: s.answers.clone(),
+        }),
+        Subject::Answer(_) | Subject::Evaluate | Subject::Rerank => answer::work(s, subject, key),
         Subject::ReadFiles(_)
         | Subject::ReadRuns(_)
         | Subject::LocalModel
@@ -303,7 +321,9 @@ fn cancel_run(s: &mut State, run: RunId) {
         Subject::ComputeVectors => vectors::compute_cancelled(s),
         Subject::MeasureDense => vectors::dense_cancelled(s),
         Subject::Answer(_) => s.data.answering.pending = None,
-        Subject::Judge(_) => s.data.answering.judging = None,
+        Subject::Chat(control, _) => {
+            s.data.chats.asked.remove(&control);
+        }
         Subject::Evaluate => answer::eval_cancelled(s),
         Subject::Rerank => answer::rerank_cancelled(s),
         Subject::ReadFiles(_)

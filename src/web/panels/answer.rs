@@ -9,7 +9,9 @@ use crate::mistral::chat;
 use super::super::dom::{by_id, options, replace_children, set_disabled, set_text, E};
 use super::super::ids;
 use super::{answer_view, Memo};
-use crate::page::{judge_or_default, model_or_default, State};
+use crate::page::update::judged_about;
+use crate::page::{judge_or_default, model_or_default, AnswerMsg, Control, Msg, State};
+use web_sys::Element;
 
 /// The `<option>`s of the models the page offers, `selected` marked.
 pub fn model_options(selected: &str) -> Vec<web_sys::Element> {
@@ -80,8 +82,8 @@ pub fn render(s: &State, memo: &mut Memo) {
             ),
             Err(e) => (r.model.clone(), e.clone(), None, false),
         }),
-        s.data.answering.judging.is_some(),
-        &s.data.answering.verdict,
+        s.data.chats.asking(Control::Judge),
+        judged(s),
         s.key.is_some(),
         judge_or_default(&s.choices.judge),
     );
@@ -115,12 +117,31 @@ pub fn render(s: &State, memo: &mut Memo) {
     }
 }
 
+/// « Demander au juge »: a click on its button.
+pub fn event(kind: &str, target: &Element) -> Option<Msg> {
+    let button = target.closest("button[data-juger]").ok()??;
+    (kind == "click" && !button.has_attribute("disabled"))
+        .then_some(Msg::Answer(AnswerMsg::JudgeRequested))
+}
+
+/// The judge's reply about the answer shown, if there is one.
+fn judged(s: &State) -> Option<&Result<String, String>> {
+    let r = s.data.answering.result.as_ref()?;
+    let Ok((chat, _)) = &r.outcome else {
+        return None;
+    };
+    s.data
+        .chats
+        .reply(Control::Judge, judged_about(&chat.content))
+}
+
 /// The judge's verdict on the answer shown, or the button that asks for it (with its model and
 /// what it reads), or what the learner needs first.
 fn verdict(s: &State) -> web_sys::Element {
     let judge = judge_or_default(&s.choices.judge);
     let p = E::new("div").class("verdict");
-    match (&s.data.answering.verdict, s.data.answering.judging.is_some(), s.key.is_some()) {
+    let reply = judged(s);
+    match (reply, s.data.chats.asking(Control::Judge), s.key.is_some()) {
         (_, true, _) => p.child(E::new("p").class("etat").text(&format!("{judge} relit la réponse…")).build()),
         (Some(Ok(text)), false, _) => {
             let (class, said) = match judge::parse_verdict(text) {

@@ -145,7 +145,7 @@ pub const PANELS: &[Panel] = &[
     Panel {
         view: Some(View::Chercher),
         render: answer::render,
-        event: no_event,
+        event: answer::event,
         ids: &[],
     },
     Panel {

@@ -373,8 +373,9 @@ pub async fn evaluate(
     run.report(Report::EvalEnded(Ok(done)));
 }
 
-/// « Demander au juge » for the answer shown (from the cache when already judged by `model`).
-pub async fn judge_answer(
+/// One chat asked by a control (« Demander au juge »…): its reply's text, from the cache when the
+/// same messages went to the same model before.
+pub async fn chat(
     app: Shared,
     run: Run,
     cached: &Chats,
@@ -387,7 +388,7 @@ pub async fn judge_answer(
         Ok((chat, _)) => Ok(chat.content),
         Err(e) => Err(messages::api(&e)),
     };
-    run.report(Report::Judged(outcome));
+    run.report(Report::Chatted(outcome));
 }
 
 /// « Reclasser les 20 premières »: each question's fiches marked by `model` (from the cache when

@@ -56,12 +56,12 @@ pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
             sent,
             cached,
         } => mistral::answer(app, run, &cached, key, model, question, sent).await,
-        Work::Judge {
+        Work::Chat {
             key,
             model,
             messages,
             cached,
-        } => mistral::judge_answer(app, run, &cached, key, model, messages).await,
+        } => mistral::chat(app, run, &cached, key, model, messages).await,
         Work::Evaluate {
             key,
             model,
