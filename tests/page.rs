@@ -1011,7 +1011,11 @@ fn an_exercise_question_is_not_journaled() {
 fn read_back(s: &mut State, stored: rag_fiches::journal::Journal) {
     send(s, Msg::Journal(JournalMsg::Changed));
     let n = s.journal_reads.0;
-    report_from(s, Subject::ReadJournal(n), Report::JournalRead(stored));
+    report_from(
+        s,
+        Subject::ReadJournal(n),
+        Report::JournalRead(Some(stored)),
+    );
 }
 
 #[test]
@@ -1031,11 +1035,11 @@ fn a_newer_read_of_the_journal_wins_over_an_older_one_that_ends_later() {
     stored.add(s.journal.entries[0].clone());
     send(
         &mut s,
-        Msg::Report(newer, Report::JournalRead(stored.clone())),
+        Msg::Report(newer, Report::JournalRead(Some(stored.clone()))),
     );
     send(
         &mut s,
-        Msg::Report(older, Report::JournalRead(Default::default())),
+        Msg::Report(older, Report::JournalRead(Some(Default::default()))),
     );
     assert_eq!(s.journal, stored);
     // Read: no read is wanted until the store changes again.
@@ -2162,4 +2166,26 @@ fn a_chat_asked_without_a_key_is_dropped_and_a_key_typed_later_pays_nothing() {
     with_key(&mut s);
     let fx = send(&mut s, Msg::Step);
     assert_eq!(count_started(&fx, |w| matches!(w, Work::Chat { .. })), 0);
+}
+
+/// Without storage (a private window, IndexedDB refused), the journal's read says so, and the
+/// page is ready all the same, the journal shown kept.
+#[test]
+fn a_journal_that_cannot_be_read_keeps_the_one_shown_and_the_page_gets_ready() {
+    let mut s = state();
+    send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("zzzz qqqq wwww".into())),
+    );
+    send(&mut s, Msg::Search(SearchMsg::Committed));
+    let shown = s.journal.clone();
+    assert!(!shown.entries.is_empty());
+    send(&mut s, Msg::Journal(JournalMsg::Changed));
+    send(&mut s, Msg::Settled);
+    report_from(&mut s, Subject::FindVectors, Report::VectorsSought);
+    report_from(&mut s, Subject::LocalVectors, Report::LocalVectors(None));
+    assert!(!s.ready, "the journal's read is still under way");
+    let fx = report_from(&mut s, Subject::ReadJournal(1), Report::JournalRead(None));
+    assert!(fx.iter().any(|e| matches!(e, Effect::Ready)));
+    assert_eq!(s.journal, shown);
 }

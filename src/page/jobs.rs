@@ -250,8 +250,9 @@ pub enum Report {
     VectorsSought,
     /// The local encoder's shipped vectors, read and checked (`None`: they could not be).
     LocalVectors(Option<Box<crate::data::vectors::VectorSet>>),
-    /// The journal as stored.
-    JournalRead(crate::journal::Journal),
+    /// The journal as stored (`None`: the store could not be read, as in a private window: the
+    /// journal shown stays).
+    JournalRead(Option<crate::journal::Journal>),
     /// The shipped answers, read and checked against the catalogue, or why they were refused.
     AnswersShipped(Result<Box<crate::answer::shipped::ShippedAnswers>, String>),
     /// The files could not be used (one message per problem).

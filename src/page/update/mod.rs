@@ -185,7 +185,9 @@ fn reported(
         Report::AnswersShipped(outcome) => answer::shipped(s, outcome),
         Report::JournalRead(stored) => {
             if let Subject::ReadJournal(n) = key.subject {
-                s.journal = stored;
+                if let Some(stored) = stored {
+                    s.journal = stored;
+                }
                 s.journal_reads.1 = n;
             }
         }

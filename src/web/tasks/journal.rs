@@ -61,6 +61,7 @@ fn changed(app: &Shared) {
 /// Reads the stored journal for the page. Past [`MAX_ENTRIES`] records, the oldest are deleted.
 pub(super) async fn read(run: Run) {
     let Some(records) = store::get_all(store::JOURNAL).await else {
+        run.report(Report::JournalRead(None));
         return;
     };
     let entries: Vec<(String, String)> = records
@@ -73,7 +74,9 @@ pub(super) async fn read(run: Run) {
         store::delete_all(store::JOURNAL, Some(&entries[extra - 1].0), &[]).await;
     }
     let lines: Vec<&str> = entries[extra..].iter().map(|(_, v)| v.as_str()).collect();
-    run.report(Report::JournalRead(Journal::from_jsonl(&lines.join("\n"))));
+    run.report(Report::JournalRead(Some(Journal::from_jsonl(
+        &lines.join("\n"),
+    ))));
 }
 
 /// An earlier version's journal, one text of JSON lines under [`store::JOURNAL_KEY`], moved into
