@@ -68,7 +68,7 @@ fn ir_measures_computes_the_graded_figures_of_the_lab() {
         .into_iter()
         .map(|m| lab.measure(m, &questions, &none).unwrap())
         .collect();
-    let derived = Qrels::derived(&questions, lab.fiches());
+    let derived = Qrels::derived(&questions, lab.fiches(), lab.products());
     let ids = lab.fiches().iter().map(|f| f.id.as_str()).collect();
     let richer = Qrels::parse(&with_more_grades(&derived, &measured[0]), &questions, &ids).unwrap();
     assert!(richer.len() > derived.len());
@@ -177,7 +177,7 @@ fn ir_measures_computes_the_graded_figures_of_the_lab() {
 #[test]
 fn the_shipped_graded_qrels_are_the_derived_ones() {
     let (lab, questions) = exercise();
-    let derived = Qrels::derived(&questions, lab.fiches());
+    let derived = Qrels::derived(&questions, lab.fiches(), lab.products());
     assert_eq!(
         include_str!("../data/qrels-graduees.txt"),
         derived.to_trec(),

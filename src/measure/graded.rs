@@ -97,10 +97,9 @@ impl Qrels {
     }
 
     /// The exercise's graded qrels, derived from its one expected fiche per question: that fiche
-    /// 3, the other variants of its product ([`Products`]) 2. Questions without an expected fiche
-    /// have no line.
-    pub fn derived(questions: &[Question], fiches: &[Fiche]) -> Qrels {
-        let products = Products::derive(fiches);
+    /// 3, the other variants of its product (`products`, of `fiches`) 2. Questions without an
+    /// expected fiche have no line.
+    pub fn derived(questions: &[Question], fiches: &[Fiche], products: &Products) -> Qrels {
         let mut out = Qrels::default();
         for (i, q) in questions.iter().enumerate() {
             let Some(expected) = &q.expected else {

@@ -59,6 +59,9 @@ pub struct Dataset {
     pub shipped: Option<Result<std::rc::Rc<ShippedAnswers>, String>>,
     /// What was looked for over this catalogue: its vectors, the local encoder's, its answers.
     pub looked: Looked,
+    /// Graded judgments derived from the questions' expected fiches: each 3, the other variants
+    /// of its product 2 ([`crate::measure::graded::Qrels::derived`]).
+    pub qrels: crate::measure::graded::Qrels,
     /// Each first stage's top 20 reranked by a model, from `shipped`, measured like methods
     /// (« mots+ reclassé »).
     pub reranked: Vec<Measurement>,
@@ -160,6 +163,8 @@ impl Dataset {
         // it (« Mesurer »'s answer estimate, at 50,000 fiches).
         pause(lab.fiches().len()).await;
         lab.doc_of("");
+        let qrels =
+            crate::measure::graded::Qrels::derived(&questions, lab.fiches(), lab.products());
         let mut measurements = Vec::new();
         for k in [Keyword::Mots, Keyword::MotsPlus] {
             let m = lab.measure_keyword_pausing(k, &questions, &mut pause).await;
@@ -177,6 +182,7 @@ impl Dataset {
             runs: Vec::new(),
             shipped: None,
             looked: Looked::default(),
+            qrels,
             reranked: Vec::new(),
             shipped_questions: Vec::new(),
             measure_version: 0,

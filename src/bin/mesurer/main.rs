@@ -197,7 +197,10 @@ fn run() -> Result<(), Fail> {
         parse_questions(&read(&args.questions)?).map_err(|e| format!("{}: {e}", args.questions))?;
     check_expected(lab.fiches(), &questions).map_err(|e| format!("{}: {e}", args.questions))?;
     if args.derive_qrels {
-        rag_fiches::out!("{}", Qrels::derived(&questions, lab.fiches()).to_trec());
+        rag_fiches::out!(
+            "{}",
+            Qrels::derived(&questions, lab.fiches(), lab.products()).to_trec()
+        );
         return Ok(());
     }
     // Read before anything is measured: a bad line refuses the run, nothing printed.

@@ -8,6 +8,7 @@ use super::super::dom::{scroller, E};
 use crate::data::QuestionKind;
 use crate::fr::{decimal as fr, labels::kind_title as kind_label};
 use crate::lab::Method;
+use crate::measure::graded::{self, Qrels};
 use crate::measure::{KindStats, Measurement};
 
 pub(super) fn pct(x: f64) -> String {
@@ -165,6 +166,58 @@ pub fn comparison_tables(ms: &[Measurement]) -> Element {
         );
     }
     out.build()
+}
+
+/// The sentence under the graded table.
+pub const GRADED_NOTE: &str = "Notes graduées, dérivées des fiches attendues\u{a0}: la fiche attendue vaut 3, chaque autre variante de son produit 2 (une taille, un coloris que la question ne nomme pas). nDCG@10\u{a0}: chaque fiche notée des 10 premières compte selon sa note et son rang. Rappel@10\u{a0}: la part des fiches notées trouvées dans les 10 premières. Jugées@10\u{a0}: la part des 10 premières qui a une note\u{202f}; les autres comptent comme des erreurs, et les deux chiffres d'avant sont alors un plancher.";
+
+/// The graded figures of every method on the questions `qrels` judges (none: no table).
+pub fn graded_table(ms: &[Measurement], qrels: &Qrels) -> Option<Element> {
+    let first = ms.first()?;
+    let n = graded::measure(first, qrels).all.questions;
+    if n == 0 {
+        return None;
+    }
+    let head = E::new("tr").children(
+        ["Méthode", "nDCG@10", "Rappel@10", "Jugées@10"]
+            .iter()
+            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
+    );
+    let figures: Vec<graded::Graded> = ms.iter().map(|m| graded::measure(m, qrels)).collect();
+    let best = figures.iter().map(|g| g.all.ndcg10).fold(0.0, f64::max);
+    let rows = figures.iter().map(|g| {
+        let cell = |class: &str, x: f64| E::new("td").class(class).text(&fr(x, 2)).build();
+        E::new("tr")
+            .attr("data-methode", &g.method)
+            .class(if g.all.ndcg10 == best && best > 0.0 {
+                "meilleure"
+            } else {
+                ""
+            })
+            .child(E::new("th").attr("scope", "row").text(&g.method))
+            .child(cell("ndcg", g.all.ndcg10))
+            .child(cell("rappel", g.all.recall10))
+            .child(cell("jugees", g.all.judged10))
+            .build()
+    });
+    let table = E::new("table")
+        .class("mesure graduee")
+        .child(E::new("caption").text(&format!("Mesures graduées ({n})")))
+        .child(E::new("thead").child(head))
+        .child(E::new("tbody").children(rows))
+        .build();
+    Some(
+        E::new("div")
+            .class("graduees")
+            .child(scroller("Mesures graduées", table))
+            .child(
+                E::new("p")
+                    .class("legende")
+                    .attr("id", "note-graduee")
+                    .text(GRADED_NOTE),
+            )
+            .build(),
+    )
 }
 
 /// Bars: for each type, each method's share of questions with the right fiche first and in the

@@ -98,6 +98,7 @@ fn part(s: &State, ms: &[Measurement], i: usize) -> Vec<Element> {
             "partie-tableaux",
         )
         .child(charts::comparison_tables(ms))
+        .children(charts::graded_table(ms, &s.data.qrels))
         .child(charts::bars(ms))
         .build()],
         1 => grid_and_pair(s, ms),
