@@ -546,3 +546,35 @@ inEngines('the page\'s own French keeps its no-break spaces, and « Copier le li
   assert.deepEqual(await tab.problems(), []);
   await tab.close();
 });
+
+inEngines('« Mesurer » shows the graded figures the terminal prints, and on a phone their table needs no sideways scroll', async (engine, name) => {
+  for (const [width, height] of [[1366, 900], [390, 844]]) {
+    const tab = await engine.open({ width, height });
+    await tab.goto(`${server.url}#vue=mesurer`);
+    await tab.ready();
+    const rows = await tab.until(() => {
+      const table = document.querySelector('table.graduee');
+      if (!table) return null;
+      return [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent));
+    }, { timeout: 60000, what: 'the graded table' });
+    // `mesurer --all --qrels data/qrels-graduees.txt`: mots 0.853 0.914 0.214, mots+ 0.962 1.000 0.234.
+    assert.deepEqual(rows.find((r) => r[0] === 'mots'), ['mots', '0,85', '0,91', '0,21']);
+    assert.deepEqual(rows.find((r) => r[0] === 'mots+'), ['mots+', '0,96', '1,00', '0,23']);
+    const caption = await tab.run(() => document.querySelector('table.graduee caption').textContent);
+    assert.equal(caption, 'Mesures graduées sur les 10 premières (35)');
+    // The table inside its box, and the box inside the page: nothing to scroll sideways.
+    const widths = await tab.run(() => {
+      const table = document.querySelector('table.graduee');
+      const box = table.parentElement;
+      return [table.getBoundingClientRect().width, box.clientWidth, box.scrollWidth,
+        document.documentElement.scrollWidth, window.innerWidth];
+    });
+    assert.ok(widths[0] <= widths[1] + 1 && widths[2] <= widths[1] + 1,
+      `${width} px: the graded table is ${widths[0]} px wide in a box of ${widths[1]} (scroll ${widths[2]})`);
+    assert.ok(widths[3] <= widths[4] + 1, `${width} px: the page scrolls sideways (${widths[3]} in ${widths[4]})`);
+    await tab.run(() => document.querySelector('.graduees').scrollIntoView());
+    await tab.screenshot(join(tmpdir(), `graduees-${name}-${width}.png`));
+    assert.deepEqual(await tab.problems(), []);
+    await tab.close();
+  }
+});
