@@ -14,7 +14,7 @@
 //! For the exercise the qrels are derived ([`Qrels::derived`]): the expected fiche 3, the other
 //! variants of its product 2 (a size or a colour the question never names).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::data::{Fiche, Question, QuestionKind};
 
@@ -101,15 +101,32 @@ impl Qrels {
     /// expected fiche have no line.
     pub fn derived(questions: &[Question], fiches: &[Fiche], products: &Products) -> Qrels {
         let mut out = Qrels::default();
+        // The questions of each expected product, then one pass over the catalogue: a scan of the
+        // catalogue per question is a long task in the page at scale (BENCHMARKS.md).
+        let mut asked: HashMap<u32, Vec<usize>> = HashMap::new();
         for (i, q) in questions.iter().enumerate() {
             let Some(expected) = &q.expected else {
                 continue;
             };
-            let judged = out.by_question.entry(i).or_default();
-            for sibling in products.siblings(expected, fiches) {
-                judged.insert(sibling.id.clone(), 2);
+            out.by_question
+                .entry(i)
+                .or_default()
+                .insert(expected.clone(), MAX_GRADE);
+            if let Some(p) = products.product_of(expected) {
+                asked.entry(p).or_default().push(i);
             }
-            judged.insert(expected.clone(), MAX_GRADE);
+        }
+        for f in fiches {
+            let Some(questions) = products.product_of(&f.id).and_then(|p| asked.get(&p)) else {
+                continue;
+            };
+            for i in questions {
+                out.by_question
+                    .entry(*i)
+                    .or_default()
+                    .entry(f.id.clone())
+                    .or_insert(2);
+            }
         }
         out
     }

@@ -53,6 +53,11 @@ impl Products {
         }
     }
 
+    /// The product fiche `id` belongs to, numbered from 0 (`None`: not in the catalogue).
+    pub fn product_of(&self, id: &str) -> Option<u32> {
+        self.of.get(id).copied()
+    }
+
     /// Whether fiches `a` and `b` are the same product (a fiche is its own product).
     pub fn same(&self, a: &str, b: &str) -> bool {
         a == b || matches!((self.of.get(a), self.of.get(b)), (Some(x), Some(y)) if x == y)

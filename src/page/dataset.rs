@@ -163,6 +163,9 @@ impl Dataset {
         // it (« Mesurer »'s answer estimate, at 50,000 fiches).
         pause(lab.fiches().len()).await;
         lab.doc_of("");
+        // The products (their variants) and the graded qrels derived from them, in a step of
+        // their own.
+        pause(lab.fiches().len()).await;
         let qrels =
             crate::measure::graded::Qrels::derived(&questions, lab.fiches(), lab.products());
         let mut measurements = Vec::new();
