@@ -163,16 +163,16 @@ impl Dataset {
         // it (« Mesurer »'s answer estimate, at 50,000 fiches).
         pause(lab.fiches().len()).await;
         lab.doc_of("");
-        // The products (their variants) and the graded qrels derived from them, in a step of
-        // their own.
-        pause(lab.fiches().len()).await;
-        let qrels =
-            crate::measure::graded::Qrels::derived(&questions, lab.fiches(), lab.products());
         let mut measurements = Vec::new();
         for k in [Keyword::Mots, Keyword::MotsPlus] {
             let m = lab.measure_keyword_pausing(k, &questions, &mut pause).await;
             measurements.push(m);
         }
+        // The graded qrels, from the products the measurements derived: one pass over the
+        // catalogue, in a step of its own.
+        pause(lab.fiches().len()).await;
+        let qrels =
+            crate::measure::graded::Qrels::derived(&questions, lab.fiches(), lab.products());
         Dataset {
             epoch,
             lab,
