@@ -840,3 +840,58 @@ fn qrels_add_the_graded_figures_and_a_bad_line_is_refused_with_its_place() {
         .status
         .success());
 }
+
+/// « L'épreuve » (`data/epreuve.csv`, written as `data/epreuve.md` says): 40 courantes and 5
+/// absentes over the same fiches, none repeating a question of the exercise's 40, every expected
+/// fiche in the catalogue; measured by the terminal as the README quotes it.
+#[test]
+fn l_epreuve_is_a_second_set_of_questions_the_terminal_measures_as_the_readme_says() {
+    use rag_fiches::data::{parse_fiches, parse_questions, QuestionKind};
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |name: &str| std::fs::read_to_string(format!("{root}/data/{name}")).unwrap();
+    let fiches = parse_fiches(&read("fiches.jsonl")).unwrap();
+    let epreuve = parse_questions(&read("epreuve.csv")).unwrap();
+    let exercise = parse_questions(&read("questions.csv")).unwrap();
+    let kinds = |k: QuestionKind| epreuve.iter().filter(|q| q.kind == k).count();
+    assert_eq!(
+        (kinds(QuestionKind::Courante), kinds(QuestionKind::Absente)),
+        (40, 5)
+    );
+    for q in &epreuve {
+        if let Some(id) = &q.expected {
+            assert!(fiches.iter().any(|f| &f.id == id), "{id}: no such fiche");
+        }
+        assert!(
+            exercise.iter().all(|e| e.text != q.text),
+            "« {} » is one of the exercise's questions",
+            q.text
+        );
+    }
+    let out = mesurer(&[
+        "--all",
+        "--questions",
+        "data/epreuve.csv",
+        "--vectors",
+        "nowhere",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "mots              0/0       0/0   0.000     25/40     32/40   0.696",
+        "mots+             0/0       0/0   0.000     29/40     37/40   0.811",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
+    if std::path::Path::new(&format!("{root}/data/modele-local.safetensors")).exists() {
+        for line in [
+            "sens local        0/0       0/0   0.000     23/40     34/40   0.671",
+            "hybride local     0/0       0/0   0.000     28/40     36/40   0.786",
+        ] {
+            assert!(text.contains(line), "{text}");
+        }
+    }
+}
