@@ -140,12 +140,7 @@ fn typed(s: &mut State, text: &str) -> Vec<Effect> {
 
 /// The run of the job of `subject` over the current catalogue.
 fn tracked(s: &State, subject: Subject) -> RunId {
-    s.jobs
-        .run_of(&JobKey {
-            catalogue: s.data.epoch,
-            subject,
-        })
-        .expect("the job runs")
+    s.jobs.run_of(&s.job_key(subject)).expect("the job runs")
 }
 
 fn forgets(fx: &[Effect]) -> Vec<u64> {
@@ -404,7 +399,7 @@ fn emptying_the_key_field_forgets_the_remembered_key_too() {
         .any(|e| matches!(e, Effect::RememberKey(Some(k)) if k == KEY)));
     let fx = send(&mut s, Msg::Key(KeyMsg::Typed(String::new())));
     assert!(fx.iter().any(|e| matches!(e, Effect::RememberKey(None))));
-    assert!(!s.remembered);
+    assert!(!s.key_ui.remembered);
     assert!(s.key.is_none());
 }
 
@@ -415,7 +410,7 @@ fn a_key_a_header_cannot_carry_is_refused_at_entry_and_never_sent() {
     show(&mut s, Method::Sens);
     let fx = send(&mut s, Msg::Key(KeyMsg::Typed("clé-à-accents".into())));
     assert!(s.key.is_none());
-    let problem = s.key_problem.clone().unwrap();
+    let problem = s.key_ui.problem.clone().unwrap();
     assert!(
         !problem.contains("clé-à-accents"),
         "the key is shown: {problem}"
@@ -464,13 +459,13 @@ fn on_a_shared_origin_retenir_warns_before_it_stores_anything() {
     with_key(&mut s);
     let fx = send(&mut s, Msg::Key(KeyMsg::RememberToggled(true)));
     assert!(fx.iter().all(|e| !matches!(e, Effect::RememberKey(_))));
-    assert!(s.remember_warning);
-    assert!(!s.remembered);
+    assert!(s.key_ui.remember_warning);
+    assert!(!s.key_ui.remembered);
     let fx = send(&mut s, Msg::Key(KeyMsg::RememberConfirmed));
     assert!(fx
         .iter()
         .any(|e| matches!(e, Effect::RememberKey(Some(k)) if k == KEY)));
-    assert!(s.remembered);
+    assert!(s.key_ui.remembered);
 }
 
 // Stale replies, one way each.
@@ -630,7 +625,10 @@ fn a_newer_measurement_of_a_method_supersedes_the_one_under_way_and_ends_once() 
     let asked = |fx: &[Effect]| {
         fx.iter()
             .filter_map(|e| match e {
-                Effect::DenseTops { vectors, .. } => Some(vectors.len()),
+                Effect::Start {
+                    work: Work::DenseTops { vectors, .. },
+                    ..
+                } => Some(vectors.len()),
                 _ => None,
             })
             .sum::<usize>()
@@ -658,23 +656,49 @@ fn a_newer_measurement_of_a_method_supersedes_the_one_under_way_and_ends_once() 
 #[test]
 fn news_of_a_vectors_set_that_is_no_longer_the_catalogues_change_nothing() {
     let mut s = state();
-    with_vectors(&mut s, 2);
+    with_vectors(&mut s, 1);
+    let q = "Un ciment blanc ?";
+    s.qvectors.insert(q.into(), unit(0));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Typed(q.into())));
+    let dense = |w: &Work| {
+        matches!(
+            w,
+            Work::DenseTops {
+                set: 1,
+                in_box: true,
+                ..
+            }
+        )
+    };
+    let old = started(&fx, dense).expect("the box's top is asked in set 1");
+    // Vectors computed with the key replace set 1: its search stops, the top is asked in set 2.
+    with_key(&mut s);
+    let fx = send(&mut s, Msg::Vectors(VectorsMsg::ComputeRequested));
+    let call = started(&fx, |w| matches!(w, Work::ComputeVectors { .. })).unwrap();
+    let attached = Report::VectorsAttached {
+        set: 2,
+        info: info(),
+        questions: Vec::new(),
+        origin: "calculés".into(),
+        bytes: None,
+    };
+    let fx = send(&mut s, Msg::Report(call, attached));
+    assert!(stops(&fx).contains(&old));
+    assert_eq!(
+        count_started(&fx, |w| matches!(w, Work::DenseTops { set: 2, .. })),
+        1
+    );
+    // What set 1's search says late changes nothing.
     send(
         &mut s,
-        Msg::Vectors(VectorsMsg::Lost {
-            set: 1,
-            reason: "ailleurs".into(),
-        }),
+        Msg::Report(old, Report::DenseLost("ailleurs".into())),
     );
     assert_eq!(s.data.lab.vectors_away(), Some(2));
-    send(
-        &mut s,
-        Msg::Vectors(VectorsMsg::DenseFound {
-            set: 1,
-            vectors: vec![unit(0)],
-            tops: vec![vec![(0, 1.0)]],
-        }),
-    );
+    let late = Report::DenseFound {
+        vectors: vec![unit(0)],
+        tops: vec![vec![(0, 1.0)]],
+    };
+    send(&mut s, Msg::Report(old, late));
     assert!(!s.data.lab.knows_dense(
         rag_fiches::lab::Encoder::Mistral,
         &unit(0),
@@ -756,7 +780,7 @@ fn the_end_of_another_calls_wait_does_not_hide_the_current_one() {
 }
 
 #[test]
-fn verifier_ma_cle_twice_sends_one_call() {
+fn verifier_ma_cle_twice_sends_one_call_and_a_new_catalogue_does_not_stop_it() {
     let mut s = state();
     with_key(&mut s);
     let mut fx = send(&mut s, Msg::Key(KeyMsg::CheckRequested));
@@ -766,11 +790,19 @@ fn verifier_ma_cle_twice_sends_one_call() {
         1
     );
     let run = tracked(&s, Subject::CheckKey);
+    // The check is of the key, not of the catalogue: loading another goes on beside it.
+    let fx = load_learner(&mut s);
+    assert!(!stops(&fx).contains(&run));
+    assert_eq!(
+        count_started(&fx, |w| matches!(w, Work::CheckKey { .. })),
+        0
+    );
+    assert_eq!(s.key_ui.check, Some(None));
     send(
         &mut s,
         Msg::Report(run, Report::KeyChecked(Ok("Clé acceptée".into()))),
     );
-    assert_eq!(s.key_check, Some(Some(Ok("Clé acceptée".into()))));
+    assert_eq!(s.key_ui.check, Some(Some(Ok("Clé acceptée".into()))));
 }
 
 // Files.
@@ -957,13 +989,13 @@ fn b3_a_zero_a_huge_or_a_nan_question_vector_is_refused() {
 fn b3_vectors_lost_is_said_with_one_full_stop() {
     let mut s = state();
     with_vectors(&mut s, 1);
-    send(
-        &mut s,
-        Msg::Vectors(VectorsMsg::Lost {
-            set: 1,
-            reason: "le stockage a été vidé.".into(),
-        }),
-    );
+    let q = "Un ciment blanc ?";
+    s.qvectors.insert(q.into(), unit(0));
+    let fx = send(&mut s, Msg::Search(SearchMsg::Typed(q.into())));
+    let run = started(&fx, |w| matches!(w, Work::DenseTops { set: 1, .. })).unwrap();
+    let lost = Report::DenseLost("le stockage a été vidé.".into());
+    send(&mut s, Msg::Report(run, lost));
+    assert_eq!(s.data.lab.vectors_away(), None);
     assert_eq!(
         s.data.vectors_origin,
         "Vecteurs perdus : le stockage a été vidé."
@@ -1337,26 +1369,92 @@ fn b14_unticking_the_local_methods_stops_embedding_the_learners_fiches() {
         &mut s,
         Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
     );
-    assert_eq!(
-        count(&fx, |e| matches!(e, Effect::Worker(Request::Texts { .. }))),
-        1
-    );
-    let epoch = s.data.epoch;
+    let embedding = |w: &Work| matches!(w, Work::EmbedLocalTexts { .. });
+    let first = started(&fx, embedding).expect("the learner's texts are embedded");
     let fx = send(
         &mut s,
         Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, false)),
     );
     assert!(fx
         .iter()
-        .any(|e| matches!(e, Effect::Worker(Request::Stop { epoch: e }) if *e == epoch)));
-    assert!(s.local_fiches.is_none());
-    // Ticked again: computed again from the start.
+        .any(|e| matches!(e, Effect::Stop(r) if *r == first)));
+    assert!(s.data.ui.local_texts.is_none());
+    // Ticked again: computed again from the start, as a new run.
     let fx = send(
         &mut s,
         Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
     );
+    let again = started(&fx, embedding).expect("embedded again");
+    assert_ne!(again, first);
+    // The stopped run's vectors, arriving late, are dropped.
+    let d = rag_fiches::encoder::DIM;
+    let late = Report::LocalTextsEmbedded {
+        questions: Vec::new(),
+        vectors: vec![vec![1.0; d]; 200],
+    };
+    send(&mut s, Msg::Report(first, late));
+    assert!(s.data.lab.local_vectors().is_none());
+}
+
+#[test]
+fn b14b_the_learners_fiches_and_questions_embedded_locally_are_measured_and_a_new_catalogue_stops_them(
+) {
+    let mut s = state();
+    load_learner(&mut s);
+    send(&mut s, Msg::Local(LocalMsg::Ready));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
+    );
+    let Some(Work::EmbedLocalTexts { texts, questions }) = fx.iter().find_map(|e| match e {
+        Effect::Start { work, .. } => Some(work),
+        _ => None,
+    }) else {
+        panic!("the learner's texts are embedded");
+    };
+    // Its fiches, then its 40 questions, in order.
+    assert_eq!((texts.len(), questions.len()), (240, 40));
+    assert_eq!(texts[200], questions[0]);
+    assert_eq!(s.data.ui.local_texts, Some((0, 240)));
+    report_from(&mut s, Subject::LocalTexts, Report::LocalTextsProgress(120));
+    assert_eq!(s.data.ui.local_texts, Some((120, 240)));
+    let d = rag_fiches::encoder::DIM;
+    let vectors: Vec<Vec<f32>> = (0..240)
+        .map(|i| {
+            let mut v = vec![0.0; d];
+            v[i % d] = 1.0;
+            v
+        })
+        .collect();
+    let questions = questions.clone();
+    let fx = report_from(
+        &mut s,
+        Subject::LocalTexts,
+        Report::LocalTextsEmbedded {
+            questions: questions.clone(),
+            vectors,
+        },
+    );
+    assert!(s.data.ui.local_texts.is_none());
+    assert!(s.data.lab.local_vectors().is_some());
+    assert!(questions.iter().all(|q| s.local_qvectors.contains_key(q)));
+    // Its run is no longer wanted: it stops.
+    assert_eq!(count(&fx, |e| matches!(e, Effect::Stop(_))), 1);
+    // Another catalogue while its texts are embedded: the run stops, and the new one's start.
+    let mut s = state();
+    load_learner(&mut s);
+    send(&mut s, Msg::Local(LocalMsg::Ready));
+    let fx = send(
+        &mut s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
+    );
+    let first = started(&fx, |w| matches!(w, Work::EmbedLocalTexts { .. })).unwrap();
+    let fx = load_learner(&mut s);
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::Stop(r) if *r == first)));
     assert_eq!(
-        count(&fx, |e| matches!(e, Effect::Worker(Request::Texts { .. }))),
+        count_started(&fx, |w| matches!(w, Work::EmbedLocalTexts { .. })),
         1
     );
 }
@@ -1837,7 +1935,10 @@ fn verdict(s: &State) -> Option<Result<String, String>> {
     };
     s.data
         .chats
-        .reply(Control::Judge, update::judged_about(&chat.content))
+        .reply(
+            Control::Judge,
+            update::judged_about(&chat.content, &judge_or_default(&s.choices.judge)),
+        )
         .cloned()
 }
 
@@ -1892,6 +1993,15 @@ fn the_judge_of_an_answer_is_asked_on_a_click_and_its_verdict_kept_only_for_that
     let again = send(&mut s, Msg::Answer(AnswerMsg::JudgeRequested));
     assert_eq!(count_started(&again, |w| matches!(w, Work::Chat { .. })), 0);
     send(&mut s, Msg::Report(run, Report::Chatted(Ok("OUI".into()))));
+    assert_eq!(verdict(&s), Some(Ok("OUI".into())));
+    // Another judge chosen: the verdict is not shown under its name; the first one back, it is.
+    let first_judge = judge_or_default(&s.choices.judge);
+    send(
+        &mut s,
+        Msg::Answer(AnswerMsg::EvalJudgeChosen("mistral-large-latest".into())),
+    );
+    assert_eq!(verdict(&s), None);
+    send(&mut s, Msg::Answer(AnswerMsg::EvalJudgeChosen(first_judge)));
     assert_eq!(verdict(&s), Some(Ok("OUI".into())));
     // The judge asked again, then another answer asked for: that judge stops, the old verdict
     // goes, and a late verdict for the old answer is dropped.

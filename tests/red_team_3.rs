@@ -6,12 +6,11 @@
 
 use rag_fiches::answer::Source;
 use rag_fiches::data::vectors::VectorsInfo;
-use rag_fiches::encoder::protocol::Request;
 use rag_fiches::lab::{Lab, Method};
 use rag_fiches::link::{View, ViewState};
 use rag_fiches::mistral::chat::{self, Chat};
 use rag_fiches::page::*;
-use rag_fiches::page::{AnswerMsg, CatalogueMsg, NavMsg, SearchMsg, VectorsMsg};
+use rag_fiches::page::{AnswerMsg, CatalogueMsg, NavMsg, SearchMsg};
 
 mod common;
 use common::*;
@@ -52,28 +51,32 @@ fn worker_top() -> Vec<(u32, f64)> {
         .collect()
 }
 
-/// The page's worker as it answers: each dense request gets tops of exactly
-/// [`Lab::dense_depth`] fiches (`worker/sets.rs`), until the model asks nothing more.
-fn answer_dense_requests(s: &mut State, mut fx: Vec<Effect>) {
+/// The page's worker as it answers: each dense tops job gets tops of exactly
+/// [`Lab::dense_depth`] fiches (`worker/sets.rs`), until the model asks nothing more. Returns
+/// how many vectors were searched.
+fn answer_dense_requests(s: &mut State, mut fx: Vec<Effect>) -> usize {
+    let mut searched = 0;
     for _ in 0..100 {
-        let asked: Vec<(u64, Vec<Vec<f32>>)> = fx
+        let asked: Vec<(RunId, Vec<Vec<f32>>)> = fx
             .iter()
             .filter_map(|e| match e {
-                Effect::Worker(Request::Dense { set, vectors, .. }) => {
-                    Some((*set, vectors.clone()))
-                }
+                Effect::Start {
+                    run,
+                    work: Work::DenseTops { vectors, .. },
+                } => Some((*run, vectors.clone())),
                 _ => None,
             })
             .collect();
         if asked.is_empty() {
-            return;
+            return searched;
         }
         fx = Vec::new();
-        for (set, vectors) in asked {
+        for (run, vectors) in asked {
+            searched += vectors.len();
             let tops = vectors.iter().map(|_| worker_top()).collect();
             fx.extend(send(
                 s,
-                Msg::Vectors(VectorsMsg::DenseFound { set, vectors, tops }),
+                Msg::Report(run, Report::DenseFound { vectors, tops }),
             ));
         }
     }
@@ -177,7 +180,8 @@ fn rt3_b2_shipped_mistral_vectors_are_measured_when_the_local_methods_were_first
     // The worker is asked for the questions' tops, and the measurement ends once they are known.
     assert!(fx.iter().any(|e| matches!(
         e,
-        Effect::DenseTops { vectors, in_box: false, .. } if vectors.len() == s.data.questions.len()
+        Effect::Start { work: Work::DenseTops { vectors, in_box: false, .. }, .. }
+            if vectors.len() == s.data.questions.len()
     )));
     settle(&mut s, fx);
     assert!(s.data.has_mistral_measurements());
@@ -223,18 +227,9 @@ fn rt3_b2_a_local_method_alone_never_spends_the_key_on_mistral() {
 #[test]
 fn rt3_b3_ameliorer_from_sens_measures_with_the_workers_dense_tops() {
     let mut s = state();
-    with_shipped_question_vectors(&mut s, 1);
+    let fx = with_shipped_question_vectors(&mut s, 1);
     // « Mesurer » asks the worker for every question's dense top: it answers at its depth.
-    let vectors: Vec<Vec<f32>> = (0..s.data.questions.len()).map(unit).collect();
-    let fx = send(
-        &mut s,
-        Msg::Vectors(VectorsMsg::DenseFound {
-            set: 1,
-            tops: vectors.iter().map(|_| worker_top()).collect(),
-            vectors,
-        }),
-    );
-    answer_dense_requests(&mut s, fx);
+    assert_eq!(answer_dense_requests(&mut s, fx), s.data.questions.len());
     for start in [
         Method::Sens,
         Method::Hybride(rag_fiches::lab::Keyword::Mots),

@@ -61,13 +61,18 @@ fn sources() -> Vec<(String, String)> {
         .collect()
 }
 
-/// The lines of ARCHITECTURE.md's `heading` section, up to the next heading of its level.
+/// The lines of ARCHITECTURE.md's `heading` section, up to the next heading of its level or
+/// above.
 fn section(doc: &str, heading: &str) -> Vec<String> {
-    let level = heading.split(' ').next().unwrap_or("##").to_owned() + " ";
+    let level = heading.chars().take_while(|c| *c == '#').count();
+    let ends = |l: &str| {
+        let hashes = l.chars().take_while(|c| *c == '#').count();
+        hashes > 0 && hashes <= level && l[hashes..].starts_with(' ')
+    };
     doc.lines()
         .skip_while(|l| l.trim_end() != heading)
         .skip(1)
-        .take_while(|l| !(l.starts_with(&level) || l.starts_with("# ")))
+        .take_while(|l| !ends(l))
         .map(str::to_owned)
         .collect()
 }
@@ -632,4 +637,99 @@ fn a_control_with_one_paid_call_lives_in_four_files() {
             "ARCHITECTURE.md's example does not name {short}"
         );
     }
+}
+
+/// Names of the ids a stale reply used to be recognised by.
+const STALENESS_IDS: [&str; 5] = ["epoch", "generation", "ticket", "seq", "latest"];
+
+/// The staleness id a line of code declares or binds as a field, if any.
+fn staleness_field(line: &str) -> Option<&'static str> {
+    let code = line.split("//").next().unwrap_or("");
+    let words: Vec<&str> = code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .collect();
+    STALENESS_IDS.into_iter().find(|id| {
+        words.iter().any(|w| {
+            w.strip_prefix(id) == Some(":") || *w == *id && code.contains(&format!("{id}:"))
+        })
+    })
+}
+
+#[test]
+fn the_staleness_finder_sees_ids_in_fields_and_nothing_else() {
+    assert_eq!(staleness_field("        epoch: u64,"), Some("epoch"));
+    assert_eq!(
+        staleness_field("    FichesProgress { epoch: u64, done: usize },"),
+        Some("epoch")
+    );
+    assert_eq!(
+        staleness_field("    Dense { set: u64, ticket: u64 },"),
+        Some("ticket")
+    );
+    assert_eq!(staleness_field("        question: String,"), None);
+    assert_eq!(
+        staleness_field("    /// the catalogue's epoch: u64 ids"),
+        None
+    );
+    assert_eq!(staleness_field("    Waiting(Option<Wait>),"), None);
+    assert_eq!(staleness_field("        sequence: Vec<u8>,"), None);
+}
+
+/// Staleness is decided by the job tracker alone (ARCHITECTURE.md, « Staleness »): no message
+/// and no report of the page carries an id to compare with the state's, and the catalogue's
+/// epoch is read only where a job's key is made (`State::job_key`) and where a new catalogue
+/// takes the next one (`update/catalogue.rs`).
+#[test]
+fn staleness_is_decided_by_the_job_keys_alone() {
+    let mut faults = Vec::new();
+    let msg = read(&root().join("src/page/msg.rs"));
+    let jobs = read(&root().join("src/page/jobs.rs"));
+    let report = &jobs[jobs.find("pub enum Report {").unwrap()..];
+    let report = &report[..report.find("\n}\n").unwrap()];
+    for (name, text) in [("src/page/msg.rs", msg.as_str()), ("Report", report)] {
+        for line in text.lines() {
+            if let Some(id) = staleness_field(line) {
+                faults.push(format!("{name}: « {} » carries `{id}`", line.trim()));
+            }
+        }
+    }
+    for (path, text) in sources() {
+        if !path.starts_with("src/page/") {
+            continue;
+        }
+        let allowed = matches!(
+            path.as_str(),
+            "src/page/state.rs" | "src/page/update/catalogue.rs"
+        );
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains(".epoch") && !allowed {
+                faults.push(format!(
+                    "{path}:{}: the catalogue's epoch read outside `State::job_key`",
+                    i + 1
+                ));
+            }
+        }
+    }
+    let state = read(&root().join("src/page/state.rs"));
+    assert_eq!(
+        state.matches(".epoch").count(),
+        1,
+        "src/page/state.rs reads the epoch once, in `job_key`"
+    );
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+    let doc = read(&root().join("ARCHITECTURE.md"));
+    let staleness = section(&doc, "### Staleness");
+    let paragraphs = staleness
+        .split(|l| l.trim().is_empty())
+        .filter(|p| !p.is_empty())
+        .count();
+    assert!(
+        staleness.join(" ").contains("job_key"),
+        "ARCHITECTURE.md's « Staleness » names `State::job_key`"
+    );
+    assert_eq!(
+        paragraphs, 1,
+        "ARCHITECTURE.md describes staleness in one paragraph"
+    );
 }

@@ -10,7 +10,7 @@
 //!
 //! [`Queue`] is what the worker does next, kept free of the browser so it is tested natively: a
 //! newer question supersedes an older one not yet embedded, questions are served between two
-//! fiches of a catalogue, and a newer catalogue (or a [`Request::Stop`]) abandons an older one.
+//! fiches of a catalogue, and a newer request of texts (or a [`Request::Stop`]) abandons an older one.
 
 use std::collections::VecDeque;
 
@@ -27,11 +27,11 @@ pub enum Request {
     Prepare { sha256: Option<String> },
     /// Embed one question. A newer question supersedes this one if it has not started.
     Question { text: String },
-    /// Embed a catalogue's texts (its fiches, then its questions), for the catalogue `epoch`.
-    /// A newer catalogue abandons this one.
-    Texts { epoch: u64, texts: Vec<String> },
-    /// Abandon the texts of every catalogue older than `epoch` (the page moved on).
-    Stop { epoch: u64 },
+    /// Embed a catalogue's texts (its fiches, then its questions), as the page's request `job`
+    /// (a number that only grows). A newer request abandons this one.
+    Texts { job: u64, texts: Vec<String> },
+    /// Abandon the texts of request `job` and of every older one (the page stopped wanting them).
+    Stop { job: u64 },
     /// Read the Mistral fiche vectors file sent beside this message (a `Blob`) as `set`, and keep
     /// it if it was made for exactly the fiches whose ids are `ids_json` (one JSON array of
     /// strings, in order) and whose fingerprint is `fingerprint`. `npy`: the file is a bare `.npy`
@@ -81,12 +81,12 @@ pub enum Reply {
     /// Blocks of rows could not be fetched, after retries, and why (in French): the text in
     /// hand is dropped, and the worker waits for the page.
     RowsFailed { reason: String },
-    /// How many of catalogue `epoch`'s texts are embedded so far.
-    Progress { epoch: u64, done: usize },
-    /// Every text of catalogue `epoch`, embedded, in the order sent. Between the worker and the
+    /// How many of request `job`'s texts are embedded so far.
+    Progress { job: u64, done: usize },
+    /// Every text of request `job`, embedded, in the order sent. Between the worker and the
     /// page the vectors travel as one transferred `Float32Array` beside the message (`flat`,
     /// `dim`), not through serde.
-    Texts { epoch: u64, vectors: Vec<Vec<f32>> },
+    Texts { job: u64, vectors: Vec<Vec<f32>> },
     /// Vectors `set` read, checked and kept, with the question vectors the file carried.
     Vectors {
         set: u64,
@@ -111,9 +111,9 @@ pub enum Reply {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Work {
     Question(String),
-    /// Text `index` of catalogue `epoch`.
+    /// Text `index` of request `job`.
     Text {
-        epoch: u64,
+        job: u64,
         index: usize,
         text: String,
     },
@@ -122,7 +122,7 @@ pub enum Work {
 /// A catalogue's texts under way.
 #[derive(Debug)]
 struct Batch {
-    epoch: u64,
+    job: u64,
     texts: Vec<String>,
     vectors: Vec<Vec<f32>>,
 }
@@ -132,7 +132,7 @@ struct Batch {
 pub struct Queue {
     question: Option<String>,
     batch: Option<Batch>,
-    /// The newest catalogue the page spoke of: texts of older ones are dropped.
+    /// The newest request the page spoke of: texts of older ones are dropped.
     newest: u64,
 }
 
@@ -150,25 +150,25 @@ impl Queue {
             | Request::Dense { .. }
             | Request::Forget { .. } => {}
             Request::Question { text } => self.question = Some(text),
-            Request::Texts { epoch, texts } if epoch >= self.newest => {
-                self.newest = epoch;
+            Request::Texts { job, texts } if job >= self.newest => {
+                self.newest = job;
                 self.batch = None;
                 if texts.is_empty() {
                     return Some(Reply::Texts {
-                        epoch,
+                        job,
                         vectors: Vec::new(),
                     });
                 }
                 self.batch = Some(Batch {
-                    epoch,
+                    job,
                     vectors: Vec::with_capacity(texts.len()),
                     texts,
                 });
             }
             Request::Texts { .. } => {}
-            Request::Stop { epoch } => {
-                self.newest = self.newest.max(epoch);
-                if self.batch.as_ref().is_some_and(|b| b.epoch < epoch) {
+            Request::Stop { job } => {
+                self.newest = self.newest.max(job.saturating_add(1));
+                if self.batch.as_ref().is_some_and(|b| b.job <= job) {
                     self.batch = None;
                 }
             }
@@ -184,7 +184,7 @@ impl Queue {
         let batch = self.batch.as_ref()?;
         let index = batch.vectors.len();
         Some(Work::Text {
-            epoch: batch.epoch,
+            job: batch.job,
             index,
             text: batch.texts.get(index)?.clone(),
         })
@@ -196,21 +196,21 @@ impl Queue {
     pub fn done(&mut self, work: Work, vector: Vec<f32>) -> Option<Reply> {
         match work {
             Work::Question(text) => Some(Reply::Question { text, vector }),
-            Work::Text { epoch, index, .. } => {
-                let batch = self.batch.as_mut().filter(|b| b.epoch == epoch)?;
+            Work::Text { job, index, .. } => {
+                let batch = self.batch.as_mut().filter(|b| b.job == job)?;
                 if batch.vectors.len() != index {
                     return None;
                 }
                 batch.vectors.push(vector);
                 if batch.vectors.len() < batch.texts.len() {
                     return Some(Reply::Progress {
-                        epoch,
+                        job,
                         done: batch.vectors.len(),
                     });
                 }
                 let batch = self.batch.take()?;
                 Some(Reply::Texts {
-                    epoch,
+                    job,
                     vectors: batch.vectors,
                 })
             }
@@ -387,9 +387,9 @@ mod tests {
         assert!(q.upcoming(5).is_empty());
     }
 
-    fn texts(epoch: u64, texts: &[&str]) -> Request {
+    fn texts(job: u64, texts: &[&str]) -> Request {
         Request::Texts {
-            epoch,
+            job,
             texts: texts.iter().map(|t| (*t).to_owned()).collect(),
         }
     }
@@ -416,7 +416,7 @@ mod tests {
         let first = q.take_next().unwrap();
         assert_eq!(
             q.done(first, vec![1.0]),
-            Some(Reply::Progress { epoch: 1, done: 1 })
+            Some(Reply::Progress { job: 1, done: 1 })
         );
         let _ = q.push(Request::Question { text: "q".into() });
         assert_eq!(q.take_next(), Some(Work::Question("q".into())));
@@ -434,7 +434,7 @@ mod tests {
         assert_eq!(
             replies.last(),
             Some(&Reply::Texts {
-                epoch: 1,
+                job: 1,
                 vectors: vec![vec![1.0], vec![2.0], vec![3.0]]
             })
         );
@@ -446,31 +446,30 @@ mod tests {
         let _ = q.push(texts(1, &["old", "older"]));
         let in_flight = q.take_next().unwrap();
         let _ = q.push(texts(2, &["n"]));
-        assert_eq!(q.done(in_flight, vec![0.0]), None, "epoch 1 was abandoned");
+        assert_eq!(q.done(in_flight, vec![0.0]), None, "job 1 was abandoned");
         // An older catalogue arriving late does not replace the newer one.
         let _ = q.push(texts(1, &["stale"]));
         assert_eq!(
             drain(&mut q),
             vec![Reply::Texts {
-                epoch: 2,
+                job: 2,
                 vectors: vec![vec![1.0]]
             }]
         );
     }
 
     #[test]
-    fn stop_abandons_older_catalogues_only() {
+    fn stop_abandons_that_request_and_older_ones_only() {
         let mut q = Queue::new();
         let _ = q.push(texts(3, &["a"]));
-        let _ = q.push(Request::Stop { epoch: 3 });
-        assert!(!q.is_empty(), "Stop(3) keeps catalogue 3");
-        let _ = q.push(Request::Stop { epoch: 4 });
+        let _ = q.push(Request::Stop { job: 2 });
+        assert!(!q.is_empty(), "Stop(2) keeps request 3");
+        let _ = q.push(Request::Stop { job: 3 });
         assert!(q.is_empty());
         let _ = q.push(texts(3, &["late"]));
-        assert!(
-            q.is_empty(),
-            "catalogue 3 is older than what the page spoke of"
-        );
+        assert!(q.is_empty(), "request 3 was stopped: it does not come back");
+        let _ = q.push(texts(4, &["b"]));
+        assert!(!q.is_empty(), "a newer request is served");
     }
 
     #[test]
@@ -480,7 +479,7 @@ mod tests {
         assert_eq!(
             q.push(texts(2, &[])),
             Some(Reply::Texts {
-                epoch: 2,
+                job: 2,
                 vectors: vec![]
             })
         );
@@ -490,11 +489,11 @@ mod tests {
     #[test]
     fn requests_and_replies_keep_their_shape_through_json() {
         let r = Request::Texts {
-            epoch: 7,
+            job: 7,
             texts: vec!["é".into()],
         };
         let json = serde_json::to_string(&r).unwrap();
-        assert_eq!(json, r#"{"kind":"Texts","epoch":7,"texts":["é"]}"#);
+        assert_eq!(json, r#"{"kind":"Texts","job":7,"texts":["é"]}"#);
         assert_eq!(serde_json::from_str::<Request>(&json).unwrap(), r);
         let reply = Reply::Refused {
             reason: "en-tête".into(),

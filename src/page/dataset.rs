@@ -106,6 +106,11 @@ pub struct CatalogueUi {
     pub journal_waiting: Vec<(String, Method)>,
     /// Measurements under way, in steps (see [`Measuring`]).
     pub measuring: Vec<Measuring>,
+    /// The local encoder's vectors of the learner's fiches and questions, being computed by the
+    /// page's worker: (texts done, texts in all). `None` when no computation is wanted.
+    pub local_texts: Option<(usize, usize)>,
+    /// Why computing them failed: not tried again for this catalogue.
+    pub local_error: Option<String>,
 }
 
 impl Default for CatalogueUi {
@@ -122,6 +127,8 @@ impl Default for CatalogueUi {
             dense_message: None,
             journal_waiting: Vec::new(),
             measuring: Vec::new(),
+            local_texts: None,
+            local_error: None,
         }
     }
 }

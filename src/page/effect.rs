@@ -53,14 +53,6 @@ pub enum Effect {
     JournalErase,
     /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
     Worker(crate::encoder::protocol::Request),
-    /// Asks the page's worker for the dense tops of `vectors` in vectors `set`: the question in
-    /// the box's (`in_box`: a newer one supersedes it in the worker's queue), or those a
-    /// measurement or a committed question waiting to be journaled needs.
-    DenseTops {
-        set: u64,
-        vectors: Vec<Vec<f32>>,
-        in_box: bool,
-    },
     /// Deletes a question's cached mistral-embed vector, found unusable.
     ForgetQuestionVector(String),
     /// Ends a run's wait before its next attempt (« Réessayer maintenant »).

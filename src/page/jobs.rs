@@ -70,6 +70,9 @@ pub enum Subject {
     ReadRuns(u64),
     /// The local encoder's model, fetched (or read from this browser's cache) for its worker.
     LocalModel,
+    /// The local encoder's vectors of the learner's fiches and questions, computed by the
+    /// page's worker.
+    LocalTexts,
     /// The catalogue's Mistral fiche vectors looked for: shipped with the page, else computed
     /// before in this browser.
     FindVectors,
@@ -77,6 +80,11 @@ pub enum Subject {
     LocalVectors,
     /// The answers computed once and shipped with the exercise.
     ShippedAnswers,
+    /// Dense tops searched by the page's worker in the Mistral fiche vectors it keeps as `set`:
+    /// of the question in the box (`in_box`: a newer one supersedes it in the worker's queue),
+    /// or of a `batch` a measurement or committed questions waiting to be journaled need (a
+    /// digest of its vectors).
+    DenseTops { set: u64, batch: u64, in_box: bool },
     /// The stored journal's read number `n` (it spans catalogues: the journal is this
     /// browser's).
     ReadJournal(u64),
@@ -85,7 +93,28 @@ pub enum Subject {
 impl Subject {
     /// Whether the job is the same whatever the catalogue (a new catalogue does not stop it).
     pub fn spans_catalogues(&self) -> bool {
-        matches!(self, Subject::LocalModel | Subject::ReadJournal(_))
+        matches!(
+            self,
+            Subject::LocalModel | Subject::ReadJournal(_) | Subject::CheckKey
+        )
+    }
+
+    /// Whether the job calls Mistral with the learner's key (or leads to a call that does, as
+    /// the pause in typing): it is wanted only while a key is there, and its wait can be
+    /// cancelled.
+    pub fn needs_key(&self) -> bool {
+        !matches!(
+            self,
+            Subject::ReadFiles(_)
+                | Subject::ReadRuns(_)
+                | Subject::LocalModel
+                | Subject::LocalTexts
+                | Subject::FindVectors
+                | Subject::LocalVectors
+                | Subject::ShippedAnswers
+                | Subject::ReadJournal(_)
+                | Subject::DenseTops { .. }
+        )
     }
 }
 
@@ -158,6 +187,13 @@ pub enum Work {
     },
     /// Fetches (or reads from the cache) the local encoder's model, and hands it to the worker.
     LoadLocalModel,
+    /// The page's worker embeds `texts` with the local encoder (the catalogue's fiches, then
+    /// `questions`), reporting its progress ([`Report::LocalTextsProgress`]) and the vectors
+    /// ([`Report::LocalTextsEmbedded`]); stopping the run stops the worker's computation.
+    EmbedLocalTexts {
+        texts: Vec<String>,
+        questions: Vec<String>,
+    },
     /// Hands the catalogue's Mistral fiche vectors to the page's worker, checked against its
     /// fiches `ids` and their `fingerprint`: the file `shipped` with the page if it is named and
     /// accepted, else the one this browser keeps under `cache_key`. Reports
@@ -174,6 +210,12 @@ pub enum Work {
     },
     /// Reads the stored journal ([`Report::JournalRead`]).
     ReadJournal,
+    /// The page's worker searches `vectors` in its vectors `set` ([`Report::DenseFound`]).
+    DenseTops {
+        set: u64,
+        vectors: Vec<Vec<f32>>,
+        in_box: bool,
+    },
     /// Fetches the answers file `name` (in `data/`) and checks it against the catalogue: its
     /// `fingerprint`, its fiches `ids` and its `questions`.
     FetchAnswers {
@@ -193,10 +235,12 @@ impl Work {
             Work::ReadFiles { .. }
                 | Work::ReadRuns { .. }
                 | Work::LoadLocalModel
+                | Work::EmbedLocalTexts { .. }
                 | Work::FindVectors { .. }
                 | Work::FetchLocalVectors { .. }
                 | Work::FetchAnswers { .. }
                 | Work::ReadJournal
+                | Work::DenseTops { .. }
         )
     }
 }
@@ -270,6 +314,22 @@ pub enum Report {
     /// The model's download failed (the server's answer, the network, a stall): the next gesture
     /// that needs it tries again.
     LocalModelDownloadFailed(String),
+    /// The dense tops of [`Work::DenseTops`]'s vectors, one per vector, each `(fiche, score)`
+    /// best first.
+    DenseFound {
+        vectors: Vec<Vec<f32>>,
+        tops: Vec<Vec<(u32, f64)>>,
+    },
+    /// The page's worker could not search its vectors set: they are dropped, and why is said.
+    DenseLost(String),
+    /// Texts of [`Work::EmbedLocalTexts`] embedded so far.
+    LocalTextsProgress(usize),
+    /// The vectors of [`Work::EmbedLocalTexts`]: its fiches', then its `questions`', in the
+    /// order sent.
+    LocalTextsEmbedded {
+        questions: Vec<String>,
+        vectors: Vec<Vec<f32>>,
+    },
 }
 
 /// The jobs running, by key, and the next run's id.
@@ -283,9 +343,10 @@ impl Tracker {
     /// Compares what is wanted with what runs: the keys to start (each with a new run id), and
     /// the runs to stop.
     pub fn reconcile(&mut self, wanted: &[JobKey]) -> (Vec<(RunId, JobKey)>, Vec<RunId>) {
+        let set: std::collections::HashSet<&JobKey> = wanted.iter().collect();
         let mut stopped: Vec<RunId> = Vec::new();
         self.running.retain(|key, run| {
-            let keep = wanted.contains(key);
+            let keep = set.contains(key);
             if !keep {
                 stopped.push(*run);
             }

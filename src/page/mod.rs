@@ -36,5 +36,5 @@ pub use parts::{
     embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering,
     ChatAsk, ChatDesk, Choices, Costs, EvalAsk, EvalRun, Evaluation, Phase, RerankAsk, RerankRun,
 };
-pub use state::{Chats, ShippedFiles, State};
+pub use state::{Chats, KeyUi, ShippedFiles, State};
 pub use update::update;

@@ -98,23 +98,6 @@ pub enum VectorsMsg {
     ComputeCancelled,
     DownloadRequested,
     DenseMeasureRequested,
-    /// Dense tops computed by the page's worker in vectors `set`: one per vector.
-    DenseFound {
-        set: u64,
-        vectors: Vec<Vec<f32>>,
-        tops: Vec<Vec<(u32, f64)>>,
-    },
-    /// The worker dropped dense tops asked for (a newer question went first): they may be asked
-    /// again if the learner comes back to that question.
-    DenseSuperseded {
-        set: u64,
-        vectors: Vec<Vec<f32>>,
-    },
-    /// The page's worker could not search vectors `set`: they are dropped, and why is said.
-    Lost {
-        set: u64,
-        reason: String,
-    },
 }
 
 /// The measurements, the grid, the imported runs and the exports.
@@ -148,17 +131,6 @@ pub enum JournalMsg {
 
 /// The local encoder: its model, its worker, its vectors.
 pub enum LocalMsg {
-    /// The local encoder's vectors of the learner's catalogue: texts done so far.
-    FichesProgress {
-        epoch: u64,
-        done: usize,
-    },
-    /// The local encoder's vectors of the learner's catalogue's fiches, then of its questions
-    /// ([`State::local_sent_questions`]), in the order sent.
-    TextsEmbedded {
-        epoch: u64,
-        vectors: Vec<Vec<f32>>,
-    },
     /// The local encoder's vector of a question.
     QuestionEmbedded {
         question: String,

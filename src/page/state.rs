@@ -14,7 +14,7 @@ use crate::mistral::ApiKey;
 
 use super::dataset::{Dataset, Measuring};
 use super::effect::{FileRef, Wait};
-use super::jobs::{RunId, Tracker};
+use super::jobs::{JobKey, RunId, Subject, Tracker};
 use super::local::LocalModel;
 use super::parts::{Choices, Costs};
 
@@ -50,14 +50,11 @@ pub struct State {
     pub question: String,
     pub shown: Vec<Method>,
     pub key: Option<ApiKey>,
-    /// Why the text in the key field is not a usable key (it is then not used at all).
-    pub key_problem: Option<String>,
-    pub remembered: bool,
+    /// What the key field and its controls show: gone with the key.
+    pub key_ui: KeyUi,
     /// This origin is shared with other people's pages (`*.github.io`): remembering the key
     /// waits for an explicit confirmation.
     pub shared_origin: bool,
-    /// « retenir » was ticked on a shared origin: the warning is shown, nothing is stored yet.
-    pub remember_warning: bool,
     /// Question vectors by text (mistral-embed: valid whatever the catalogue).
     pub qvectors: QuestionVectors,
     /// The question in the box after which typing paused, and the key's edit it paused after
@@ -98,8 +95,6 @@ pub struct State {
     /// The files shipped with the exercise, as the deploy's manifest names them (`None`: no
     /// manifest read).
     pub shipped_files: Option<ShippedFiles>,
-    /// « Vérifier ma clé »: in flight (`None` inside), or its verdict.
-    pub key_check: Option<Option<Result<String, String>>>,
     /// A call waiting before its next attempt (429, 5xx, no answer): shown with a countdown.
     pub waiting: Option<(Wait, RunId)>,
     /// « Questions sans réponse », kept in IndexedDB.
@@ -121,20 +116,24 @@ pub struct State {
     /// The model's download failed: a gesture that needs the model tries it again.
     pub local_retry: bool,
     pub local_qvectors: QuestionVectors,
-    /// The local encoder's vectors being computed for the learner's catalogue: (epoch, texts
-    /// done, texts in all). `None` when no computation runs.
-    pub local_fiches: Option<(u64, usize, usize)>,
-    /// Why computing them failed, for the catalogue of that epoch: not retried for it.
-    pub local_fiches_error: Option<(u64, String)>,
-    /// The questions sent to the worker after the fiches of `local_fiches`, in order.
-    pub local_sent_questions: Vec<String>,
     /// The question last sent to the worker alone: not sent again while it is in the box.
     pub local_asked: Option<String>,
     /// A step of the work done in steps (« Mesurer », « Améliorer ») was asked of the shell
     /// ([`super::Effect::Step`]) and has not come back.
     pub stepping: bool,
-    /// Dense tops asked of the page's worker and not superseded: `(set, vector key)`.
-    pub dense_asked: std::collections::HashSet<(u64, u64)>,
+}
+
+/// The key's part of the page: replaced whole when the key is forgotten.
+#[derive(Default)]
+pub struct KeyUi {
+    /// Why the text in the key field is not a usable key (it is then not used at all).
+    pub problem: Option<String>,
+    /// Kept in this browser (« retenir »).
+    pub remembered: bool,
+    /// « retenir » was ticked on a shared origin: the warning is shown, nothing is stored yet.
+    pub remember_warning: bool,
+    /// « Vérifier ma clé »: in flight (`None` inside), or its verdict.
+    pub check: Option<Option<Result<String, String>>>,
 }
 
 impl State {
@@ -154,10 +153,8 @@ impl State {
             question: String::new(),
             shown: crate::link::DEFAULT_METHODS.to_vec(),
             key: None,
-            key_problem: None,
-            remembered: false,
+            key_ui: KeyUi::default(),
             shared_origin: false,
-            remember_warning: false,
             qvectors: QuestionVectors::new(),
             paused: None,
             key_edits: 0,
@@ -177,7 +174,6 @@ impl State {
             ready: false,
             shipped_files: None,
             waiting: None,
-            key_check: None,
             journal: Journal::default(),
             journal_reads: (0, 0),
             journal_writer: ("page".to_owned(), 0),
@@ -187,12 +183,8 @@ impl State {
             local_download_ok: false,
             local_retry: false,
             local_qvectors: QuestionVectors::new(),
-            local_fiches: None,
-            local_fiches_error: None,
-            local_sent_questions: Vec::new(),
             local_asked: None,
             stepping: false,
-            dense_asked: std::collections::HashSet::new(),
         }
     }
 
@@ -263,10 +255,7 @@ impl State {
                 .shown
                 .iter()
                 .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
-            && (self.data.lab.local_vectors().is_some()
-                || self
-                    .local_fiches
-                    .is_some_and(|(e, _, _)| e == self.data.epoch))
+            && (self.data.lab.local_vectors().is_some() || self.data.ui.local_texts.is_some())
             && !self.question.trim().is_empty()
             && !self.local_qvectors.contains_key(&self.question)
     }
@@ -288,10 +277,19 @@ impl State {
                 .any(|m| m.encoder() == Some(crate::lab::Encoder::Local))
             && self.data.lab.local_vectors().is_none()
             && !self.data.lab.fiches().is_empty()
-            && self
-                .local_fiches_error
-                .as_ref()
-                .is_none_or(|(e, _)| *e != self.data.epoch)
+            && self.data.ui.local_error.is_none()
+    }
+
+    /// The key of the job on `subject` now: over the catalogue shown, or over none when the
+    /// job spans catalogues. The one place a job's key is made, and the only reading of the
+    /// catalogue's epoch that decides what is stale.
+    pub fn job_key(&self, subject: Subject) -> JobKey {
+        let catalogue = if subject.spans_catalogues() {
+            0
+        } else {
+            self.data.epoch
+        };
+        JobKey { catalogue, subject }
     }
 
     /// The state a link carries: never the key, never data.

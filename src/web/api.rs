@@ -16,6 +16,7 @@ use super::frame::API_BASE;
 pub use crate::page::Wait;
 
 type WaitHook = Rc<dyn Fn(&Call, Option<Wait>)>;
+type CancelHook = Box<dyn FnOnce()>;
 
 /// A cancellable call in flight.
 #[derive(Clone, Default)]
@@ -26,6 +27,9 @@ pub struct Call {
     controller: Rc<RefCell<Option<AbortController>>>,
     /// Told of every second of a wait, and of its end (`None`).
     on_wait: Rc<RefCell<Option<WaitHook>>>,
+    /// Run once when the call is stopped: what a request outside `fetch` needs to stop (a
+    /// request to the page's worker).
+    on_cancel: Rc<RefCell<Option<CancelHook>>>,
 }
 
 impl Call {
@@ -38,6 +42,19 @@ impl Call {
         self.cancelled.set(true);
         if let Some(c) = self.controller.borrow().as_ref() {
             c.abort();
+        }
+        let hook = self.on_cancel.borrow_mut().take();
+        if let Some(hook) = hook {
+            hook();
+        }
+    }
+
+    /// What stopping the call must also do, once (at once if it was stopped already).
+    pub fn on_cancel(&self, hook: impl FnOnce() + 'static) {
+        if self.is_cancelled() {
+            hook();
+        } else {
+            *self.on_cancel.borrow_mut() = Some(Box::new(hook));
         }
     }
 

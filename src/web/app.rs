@@ -29,11 +29,6 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
         }
         Effect::Stop(run) => shell.stop(run),
         Effect::SkipWait(run) => shell.skip_wait(run),
-        Effect::DenseTops {
-            set,
-            vectors,
-            in_box,
-        } => spawn(tasks::dense_tops(app, set, vectors, in_box)),
         Effect::ForgetQuestionVector(question) => spawn(async move {
             let key = crate::mistral::cache::question_vector(crate::mistral::MODEL, &question);
             store::delete(store::QUESTION_VECTORS, &key).await;

@@ -248,6 +248,7 @@ impl App {
 
 /// A keyed job's run as its task holds it: its call, aborted when the model stops the run, and
 /// the way to report (a report the model no longer tracks is dropped there).
+#[derive(Clone)]
 pub struct Run {
     pub id: RunId,
     pub call: Call,

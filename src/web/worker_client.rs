@@ -50,6 +50,32 @@ pub async fn ask(
     reply
 }
 
+/// Embeds `texts` with the local encoder in the worker, as its request `job`, telling `progress`
+/// of each text done; `None` when the worker died or the request was abandoned ([`abandon`]).
+pub async fn embed_texts(
+    app: &Shared,
+    job: u64,
+    texts: Vec<String>,
+    progress: impl Fn(usize) + 'static,
+) -> Option<Vec<Vec<f32>>> {
+    app.worker
+        .progress
+        .borrow_mut()
+        .insert(job, Box::new(progress));
+    let reply = ask(app, job, &Request::Texts { job, texts }, None).await;
+    app.worker.progress.borrow_mut().remove(&job);
+    match reply {
+        Some(Reply::Texts { vectors, .. }) => Some(vectors),
+        _ => None,
+    }
+}
+
+/// Abandons request `job` of texts: the worker stops computing it, its task ends with nothing.
+pub fn abandon(app: &Shared, job: u64) {
+    send(app, &Request::Stop { job }, None);
+    wake(app, job, None);
+}
+
 /// Hands `reply` to the task awaiting `key` (none: the reply is dropped).
 fn wake(app: &Shared, key: u64, reply: Option<Reply>) {
     let waiter = app.worker.waiters.borrow_mut().remove(&key);
@@ -313,10 +339,16 @@ fn replied(app: &Shared, reply: Reply) {
             question: text,
             vector,
         }),
-        Reply::Progress { epoch, done } => Msg::Local(LocalMsg::FichesProgress { epoch, done }),
+        Reply::Progress { job, done } => {
+            let hears = app.worker.progress.borrow();
+            if let Some(hear) = hears.get(&job) {
+                hear(done);
+            }
+            return;
+        }
         Reply::Rows { done, total, bytes } => Msg::Local(LocalMsg::Rows { done, total, bytes }),
         Reply::RowsFailed { reason } => Msg::Local(LocalMsg::RowsFailed(reason)),
-        Reply::Texts { epoch, vectors } => Msg::Local(LocalMsg::TextsEmbedded { epoch, vectors }),
+        Reply::Texts { job, .. } => return wake(app, job, Some(reply)),
         Reply::Vectors { set, .. } | Reply::VectorsRefused { set, .. } => {
             return wake(app, set, Some(reply));
         }

@@ -41,6 +41,9 @@ pub struct PendingModel {
     pub downloaded: Option<web_sys::Blob>,
 }
 
+/// Told of how many texts of a request are embedded so far.
+pub type Progress = Box<dyn Fn(usize)>;
+
 /// Everything the page holds of its worker.
 #[derive(Default)]
 pub struct WorkerClient {
@@ -50,4 +53,6 @@ pub struct WorkerClient {
     /// The last ticket given ([`super::worker_client::ticket`]).
     pub tickets: Cell<u64>,
     pub pending_model: RefCell<Option<PendingModel>>,
+    /// Who hears of the progress of each request of texts, by its number.
+    pub progress: RefCell<HashMap<u64, Progress>>,
 }

@@ -414,9 +414,9 @@ fn post_with(reply: &Reply, extra: &[(&str, f64)]) {
         Tops(&'a [Vec<(u32, f64)>]),
     }
     let split = match reply {
-        Reply::Texts { epoch, vectors } => Some((
+        Reply::Texts { job, vectors } => Some((
             Reply::Texts {
-                epoch: *epoch,
+                job: *job,
                 vectors: Vec::new(),
             },
             Beside::Rows(vectors.iter().map(Vec::as_slice).collect()),

@@ -34,12 +34,7 @@ pub fn state() -> State {
 /// The run of the job on `subject` over the catalogue shown (started by a message first if
 /// no message was sent yet).
 pub fn run_for(s: &mut State, subject: Subject) -> RunId {
-    let catalogue = if subject.spans_catalogues() {
-        0
-    } else {
-        s.data.epoch
-    };
-    let key = JobKey { catalogue, subject };
+    let key = s.job_key(subject);
     if s.jobs.run_of(&key).is_none() {
         send(s, Msg::Step);
     }
@@ -149,7 +144,7 @@ pub fn shipped_file(s: &State) -> rag_fiches::answer::shipped::ShippedAnswers {
     }
 }
 
-/// Plays the shell and the page's worker after `fx`: each `DenseTops` asked is answered with a
+/// Plays the shell and the page's worker after `fx`: each dense tops job is answered with a
 /// top of every fiche (the vector's own index first), each `Step` with its turn, until the model
 /// asks for neither. Returns every effect seen.
 pub fn settle(s: &mut State, fx: Vec<Effect>) -> Vec<Effect> {
@@ -161,21 +156,26 @@ pub fn settle(s: &mut State, fx: Vec<Effect>) -> Vec<Effect> {
         turns += 1;
         assert!(turns < 100_000, "the model never stops asking");
         let msg = match &effect {
-            Effect::DenseTops { set, vectors, .. } => Some(Msg::Vectors(VectorsMsg::DenseFound {
-                set: *set,
-                vectors: vectors.clone(),
-                tops: vectors
-                    .iter()
-                    .map(|v| {
-                        let own = v.iter().position(|x| *x == 1.0).unwrap_or(0) as u32 % fiches;
-                        std::iter::once(own)
-                            .chain((0..fiches).filter(|d| *d != own))
-                            .enumerate()
-                            .map(|(rank, d)| (d, 1.0 - rank as f64 / 1000.0))
-                            .collect()
-                    })
-                    .collect(),
-            })),
+            Effect::Start {
+                run,
+                work: Work::DenseTops { vectors, .. },
+            } => Some(Msg::Report(
+                *run,
+                Report::DenseFound {
+                    vectors: vectors.clone(),
+                    tops: vectors
+                        .iter()
+                        .map(|v| {
+                            let own = v.iter().position(|x| *x == 1.0).unwrap_or(0) as u32 % fiches;
+                            std::iter::once(own)
+                                .chain((0..fiches).filter(|d| *d != own))
+                                .enumerate()
+                                .map(|(rank, d)| (d, 1.0 - rank as f64 / 1000.0))
+                                .collect()
+                        })
+                        .collect(),
+                },
+            )),
             Effect::Step => Some(Msg::Step),
             _ => None,
         };

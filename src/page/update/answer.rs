@@ -58,14 +58,33 @@ pub(super) fn judge_requested(s: &mut State) {
     let Ok((chat, _)) = &r.outcome else { return };
     let refs: Vec<&crate::data::Fiche> = r.sent.iter().collect();
     let messages = judge::judge_prompt(&r.question, &refs, &chat.content);
-    let about = judged_about(&chat.content);
     let model = judge_or_default(&s.choices.judge);
+    let about = judged_about(&chat.content, &model);
     s.data.chats.ask(Control::Judge, model, messages, about);
 }
 
-/// What the judge's reply is about: the answer's text (a newer answer is not judged by it).
-pub fn judged_about(answer: &str) -> u64 {
-    crate::page::jobs::digest([answer])
+/// What the judge's reply is about: the answer's text and the judge model (a newer answer is not
+/// judged by it, and a verdict is never shown under another judge's name).
+pub fn judged_about(answer: &str, judge: &str) -> u64 {
+    crate::page::jobs::digest([answer, judge])
+}
+
+/// The key forgotten: the answer asked for, the controls' chats, « Mesurer les réponses » and
+/// the reranking stop; what ran is said to be interrupted.
+pub(super) fn key_forgotten(s: &mut State) {
+    s.data.answering.pending = None;
+    s.data.chats.asked.clear();
+    let e = &mut s.data.evaluation;
+    e.confirming = false;
+    if e.asked.take().is_some() {
+        e.phase = Phase::Idle;
+        e.message = Some("Mesure interrompue\u{a0}: la clé a été oubliée.".into());
+    }
+    e.rerank_confirming = false;
+    if e.rerank_asked.take().is_some() {
+        e.rerank_phase = Phase::Idle;
+        e.rerank_message = Some("Reclassement interrompu\u{a0}: la clé a été oubliée.".into());
+    }
 }
 
 pub(super) fn eval_cancelled(s: &mut State) {

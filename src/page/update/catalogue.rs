@@ -112,7 +112,6 @@ pub(super) fn back_to_exercise(s: &mut State, fx: &mut Vec<Effect>) {
 /// catalogue goes with its [`Dataset`] (its [`CatalogueUi`](super::super::dataset::CatalogueUi)
 /// included); what ran over it is stopped, and said where a learner waited for it.
 fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
-    s.key_check = None;
     data.epoch = s.data.epoch.max(data.epoch) + 1;
     // « Améliorer » starts a new session over the new catalogue, with the settings in use.
     data.improve.settings = s.data.improve.settings.take();
@@ -141,12 +140,6 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
         Some(_) => "Vos données sont chargées, dans ce navigateur seulement.".into(),
         None => "Catalogue de l'exercice.".into(),
     };
-    // The local encoder's worker drops the texts of the catalogue before.
-    if s.local_fiches.take().is_some() {
-        fx.push(Effect::Worker(Request::Stop {
-            epoch: s.data.epoch,
-        }));
-    }
     // Question vectors in the learner's vectors file: their questions are measured without a key.
     let shipped = std::mem::take(&mut s.data.shipped_questions);
     if !shipped.is_empty() {

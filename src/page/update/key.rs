@@ -7,13 +7,13 @@ use crate::mistral::{self, ApiKey};
 use super::super::effect::{Effect, Wait};
 use super::super::jobs::{RunId, Subject};
 use super::super::msg::KeyMsg;
-use super::super::parts::{Costs, Phase};
-use super::super::state::State;
+use super::super::parts::Costs;
+use super::super::state::{KeyUi, State};
 
 pub(super) fn typed(s: &mut State, raw: String, fx: &mut Vec<Effect>) {
     s.key_edits += 1;
     let parsed = ApiKey::parse(&raw);
-    s.key_problem = match &parsed {
+    s.key_ui.problem = match &parsed {
         Err(e @ mistral::KeyError::BadCharacter { .. }) => Some(messages::key(e)),
         _ => None,
     };
@@ -21,71 +21,54 @@ pub(super) fn typed(s: &mut State, raw: String, fx: &mut Vec<Effect>) {
     if s.key.is_none() {
         // An emptied (or unusable) field forgets the key everywhere: memory, storage, and
         // every call that would still send it.
-        let problem = s.key_problem.take();
+        let problem = s.key_ui.problem.take();
         forget(s, fx);
-        s.key_problem = problem;
-    } else if s.remembered {
+        s.key_ui.problem = problem;
+    } else if s.key_ui.remembered {
         fx.push(Effect::RememberKey(Some(raw.trim().to_owned())));
     }
     s.search_error = None;
-    s.key_check = None;
+    s.key_ui.check = None;
 }
 
 pub(super) fn remember(s: &mut State, on: bool, fx: &mut Vec<Effect>) {
     if on && s.key.is_some() && s.shared_origin {
         // Other pages of this origin could read it: say so before storing anything.
-        s.remember_warning = true;
+        s.key_ui.remember_warning = true;
     } else {
-        s.remember_warning = false;
-        s.remembered = on && s.key.is_some();
+        s.key_ui.remember_warning = false;
+        s.key_ui.remembered = on && s.key.is_some();
         let kept = s.key.as_ref().filter(|_| on).map(|k| k.secret().to_owned());
         fx.push(Effect::RememberKey(kept));
     }
 }
 
 pub(super) fn remember_confirmed(s: &mut State, fx: &mut Vec<Effect>) {
-    s.remember_warning = false;
-    s.remembered = s.key.is_some();
+    s.key_ui.remember_warning = false;
+    s.key_ui.remembered = s.key.is_some();
     let kept = s.key.as_ref().map(|k| k.secret().to_owned());
     fx.push(Effect::RememberKey(kept));
 }
 
 pub(super) fn check(s: &mut State) {
-    if s.key.is_some() && s.key_check != Some(None) {
-        s.key_check = Some(None);
+    if s.key.is_some() && s.key_ui.check != Some(None) {
+        s.key_ui.check = Some(None);
     }
 }
 
 /// « Vérifier ma clé » runs while its verdict is awaited.
 pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
-    if s.key_check == Some(None) {
+    if s.key_ui.check == Some(None) {
         want(Subject::CheckKey);
     }
 }
 
 /// Forgets the key: in memory, in storage, and every job that would still send it (none is
-/// wanted without a key: they stop).
+/// wanted without a key: they stop, and each feature lets go of what it asked with it).
 pub(super) fn forget(s: &mut State, fx: &mut Vec<Effect>) {
     s.key = None;
-    s.key_problem = None;
-    s.remembered = false;
-    s.remember_warning = false;
-    s.key_check = None;
-    s.data.ui.compute = Phase::Idle;
-    s.data.ui.dense = Phase::Idle;
-    s.data.answering.pending = None;
-    s.data.chats.asked.clear();
-    s.data.evaluation.confirming = false;
-    if s.data.evaluation.asked.take().is_some() {
-        s.data.evaluation.phase = Phase::Idle;
-        s.data.evaluation.message = Some("Mesure interrompue : la clé a été oubliée.".into());
-    }
-    s.data.evaluation.rerank_confirming = false;
-    if s.data.evaluation.rerank_asked.take().is_some() {
-        s.data.evaluation.rerank_phase = Phase::Idle;
-        s.data.evaluation.rerank_message =
-            Some("Reclassement interrompu : la clé a été oubliée.".into());
-    }
+    s.key_ui = KeyUi::default();
+    super::key_forgotten(s);
     fx.push(Effect::RememberKey(None));
 }
 

@@ -7,7 +7,7 @@ use crate::fr::messages;
 use crate::lab::Method;
 
 use super::super::effect::Effect;
-use super::super::jobs::Subject;
+use super::super::jobs::{Subject, Work};
 use super::super::local::LocalModel;
 use super::super::msg::LocalMsg;
 use super::super::state::State;
@@ -22,21 +22,42 @@ pub(super) fn vectors_loaded(s: &mut State, set: VectorSet) {
     }
 }
 
-/// The local vectors of the learner's fiches, then of its questions, in the order sent.
-pub(super) fn texts_embedded(s: &mut State, epoch: u64, mut vectors: Vec<Vec<f32>>) {
-    s.local_fiches = None;
+/// The local vectors of the learner's fiches, then of its `questions`, in the order sent.
+pub(super) fn texts_embedded(s: &mut State, questions: Vec<String>, mut vectors: Vec<Vec<f32>>) {
+    s.data.ui.local_texts = None;
     let n = s.data.lab.fiches().len().min(vectors.len());
-    let questions = vectors.split_off(n);
-    let sent = std::mem::take(&mut s.local_sent_questions);
+    let question_vectors = vectors.split_off(n);
     match VectorSet::new(crate::encoder::MODEL, s.data.lab.fiches(), vectors)
         .and_then(|set| s.data.lab.set_local_vectors(set))
     {
         Ok(()) => {
-            s.local_qvectors.extend(sent.into_iter().zip(questions));
+            s.local_qvectors
+                .extend(questions.into_iter().zip(question_vectors));
             measure_local(s);
         }
-        Err(e) => s.local_fiches_error = Some((epoch, messages::vectors(&e))),
+        Err(e) => s.data.ui.local_error = Some(messages::vectors(&e)),
     }
+}
+
+/// The texts [`Subject::LocalTexts`] sends: the catalogue's fiches, then its questions whose
+/// local vector is not known.
+pub(super) fn work(s: &State) -> Work {
+    let questions: Vec<String> = s
+        .data
+        .questions
+        .iter()
+        .map(|q| q.text.clone())
+        .filter(|t| !s.local_qvectors.contains_key(t))
+        .collect();
+    let texts = s
+        .data
+        .lab
+        .fiches()
+        .iter()
+        .map(|f| f.texte.clone())
+        .chain(questions.iter().cloned())
+        .collect();
+    Work::EmbedLocalTexts { texts, questions }
 }
 
 /// A gesture that needs the model after its download failed: it is fetched again.
@@ -61,10 +82,14 @@ pub(super) fn cancelled(s: &mut State) {
     }
 }
 
-/// The model's download runs while the page waits for it (a new catalogue does not stop it).
+/// The model's download runs while the page waits for it (a new catalogue does not stop it); the
+/// learner's texts are embedded while they are wanted.
 pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     if matches!(s.local, LocalModel::Fetching { .. }) {
         want(Subject::LocalModel);
+    }
+    if s.data.ui.local_texts.is_some() {
+        want(Subject::LocalTexts);
     }
 }
 
@@ -77,7 +102,7 @@ pub(super) fn rows_failed(s: &mut State, why: String) {
     ));
     s.local_retry = true;
     s.local_asked = None;
-    s.local_fiches = None;
+    s.data.ui.local_texts = None;
 }
 
 /// The cached model was refused and deleted: it is fetched again, once (a download refused in
@@ -103,7 +128,7 @@ pub(super) fn worker_died(s: &mut State, detail: String) {
     s.local = LocalModel::Unavailable(format!(
         "Le calcul local s'est arrêté : sens local et hybride local sont indisponibles jusqu'au rechargement de la page ; les autres méthodes restent utilisables. (Détail du navigateur : {detail})"
     ));
-    s.local_fiches = None;
+    s.data.ui.local_texts = None;
 }
 
 /// The worker could not start (its module not fetched: offline, a server's error): said, and
@@ -116,7 +141,7 @@ pub(super) fn worker_not_started(s: &mut State, detail: String) {
     ));
     s.local_retry = true;
     s.local_asked = None;
-    s.local_fiches = None;
+    s.data.ui.local_texts = None;
     s.local_rows = None;
 }
 
@@ -138,16 +163,13 @@ fn measure_local(s: &mut State) {
 /// fiches embedded, the question in the box embedded.
 pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     // No local method shown any more: the learner's fiches are no longer embedded (minutes of a
-    // core at 100,000 fiches); ticking one again starts over.
+    // core at 100,000 fiches; their job stops); ticking one again starts over.
     let shown = s
         .shown
         .iter()
         .any(|m| m.encoder() == Some(crate::lab::Encoder::Local));
     if !shown {
-        if let Some((epoch, _, _)) = s.local_fiches.take() {
-            s.local_sent_questions.clear();
-            fx.push(Effect::Worker(Request::Stop { epoch }));
-        }
+        s.data.ui.local_texts = None;
         // The download's job stops: its request is aborted at once.
         if matches!(s.local, LocalModel::Fetching { .. }) {
             s.local = LocalModel::Idle;
@@ -162,28 +184,14 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
                     total: None,
                 };
             }
-            LocalModel::Ready if s.local_fiches.is_none_or(|(e, _, _)| e != s.data.epoch) => {
-                let questions: Vec<String> = s
+            LocalModel::Ready if s.data.ui.local_texts.is_none() => {
+                let questions = s
                     .data
                     .questions
                     .iter()
-                    .map(|q| q.text.clone())
-                    .filter(|t| !s.local_qvectors.contains_key(t))
-                    .collect();
-                let texts: Vec<String> = s
-                    .data
-                    .lab
-                    .fiches()
-                    .iter()
-                    .map(|f| f.texte.clone())
-                    .chain(questions.iter().cloned())
-                    .collect();
-                s.local_fiches = Some((s.data.epoch, 0, texts.len()));
-                s.local_sent_questions = questions;
-                fx.push(Effect::Worker(Request::Texts {
-                    epoch: s.data.epoch,
-                    texts,
-                }));
+                    .filter(|q| !s.local_qvectors.contains_key(&q.text))
+                    .count();
+                s.data.ui.local_texts = Some((0, s.data.lab.fiches().len() + questions));
             }
             _ => {}
         }
@@ -211,18 +219,6 @@ pub(super) fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
 /// What a [`LocalMsg`] changes.
 pub(super) fn update(s: &mut State, msg: LocalMsg) {
     match msg {
-        LocalMsg::FichesProgress { epoch, done } if epoch == s.data.epoch => {
-            if let Some((e, d, _)) = s.local_fiches.as_mut() {
-                if *e == epoch {
-                    *d = done;
-                }
-            }
-        }
-        LocalMsg::TextsEmbedded { epoch, vectors }
-            if epoch == s.data.epoch && s.local_fiches.is_some_and(|(e, _, _)| e == epoch) =>
-        {
-            texts_embedded(s, epoch, vectors)
-        }
         LocalMsg::QuestionEmbedded { question, vector } => {
             s.local_qvectors.insert(question, vector);
         }
@@ -232,7 +228,7 @@ pub(super) fn update(s: &mut State, msg: LocalMsg) {
         LocalMsg::Ready => s.local = crate::page::local::LocalModel::Ready,
         LocalMsg::Failed(why) => {
             s.local = crate::page::local::LocalModel::Unavailable(why);
-            s.local_fiches = None;
+            s.data.ui.local_texts = None;
         }
         LocalMsg::WorkerDied(detail) => worker_died(s, detail),
         LocalMsg::WorkerNotStarted(detail) => worker_not_started(s, detail),
@@ -247,7 +243,5 @@ pub(super) fn update(s: &mut State, msg: LocalMsg) {
             s.local_rows = (done < total).then_some((done, total, bytes));
         }
         LocalMsg::RowsFailed(why) => rows_failed(s, why),
-        // A result from another catalogue's task: dropped.
-        _ => {}
     }
 }

@@ -1,7 +1,7 @@
 //! Measurements in steps, taken by the model (a newer one of the same methods supersedes the
-//! older), the imported
-//! TREC runs, and the files « Exporter » offers.
+//! older), the imported TREC runs, and the files « Exporter » offers.
 
+use crate::data::Question;
 use crate::fr::messages;
 use crate::improve::batch::WORK_PER_STEP;
 use crate::lab::{Encoder, Lab, Method, QuestionVectors};
@@ -83,31 +83,36 @@ pub(super) fn request_measure(s: &mut State, methods: Vec<Method>, vectors: Ques
 const TOPS_AHEAD: usize = 256;
 
 /// The vectors whose dense tops the measurements wait for: Mistral's fiche vectors are held by
-/// the page's worker, which searches them (its reply, [`MeasureMsg`]'s sibling
-/// `VectorsMsg::DenseFound`, lets the measurement go on).
+/// the page's worker, which searches them (its report, `Report::DenseFound`, lets the
+/// measurement go on).
 pub(super) fn tops_wanted(s: &State) -> Vec<Vec<f32>> {
-    let lab = &s.data.lab;
     let mut out: Vec<Vec<f32>> = Vec::new();
-    if lab.vectors_away().is_none() {
-        return out;
-    }
     for m in &s.data.ui.measuring {
-        if !m
-            .methods
-            .iter()
-            .any(|x| x.encoder() == Some(Encoder::Mistral))
-        {
-            continue;
-        }
         for q in s.data.questions.iter().skip(m.done).take(TOPS_AHEAD) {
-            if let Some(v) = m.vectors.get(&q.text) {
-                if !lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()) && !out.contains(v) {
+            if let Some(v) = top_missing(&s.data.lab, m, q) {
+                if !out.contains(v) {
                     out.push(v.clone());
                 }
             }
         }
     }
     out
+}
+
+/// The vector of `q` whose dense top `m` waits for: it measures a method over Mistral's
+/// vectors, which the page's worker holds, and the lab does not know that top yet.
+fn top_missing<'a>(lab: &Lab, m: &'a Measuring, q: &Question) -> Option<&'a Vec<f32>> {
+    if lab.vectors_away().is_none()
+        || !m
+            .methods
+            .iter()
+            .any(|x| x.encoder() == Some(Encoder::Mistral))
+    {
+        return None;
+    }
+    m.vectors
+        .get(&q.text)
+        .filter(|v| !lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()))
 }
 
 /// Whether a measurement can take a step now: its next question's dense top, if it needs one,
@@ -117,18 +122,10 @@ pub(super) fn can_step(s: &State) -> bool {
 }
 
 fn next_ready(s: &State, m: &Measuring) -> bool {
-    let lab = &s.data.lab;
-    let Some(q) = s.data.questions.get(m.done) else {
-        return true;
-    };
-    lab.vectors_away().is_none()
-        || !m
-            .methods
-            .iter()
-            .any(|x| x.encoder() == Some(Encoder::Mistral))
-        || m.vectors
-            .get(&q.text)
-            .is_none_or(|v| lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()))
+    s.data
+        .questions
+        .get(m.done)
+        .is_none_or(|q| top_missing(&s.data.lab, m, q).is_none())
 }
 
 /// One step of every measurement that can go on: about [`WORK_PER_STEP`] fiches scored, at
@@ -148,14 +145,7 @@ pub(super) fn step(s: &mut State) {
         while m.done < m.total && budget > 0 {
             let q = &s.data.questions[m.done];
             let lab = &s.data.lab;
-            let waits = lab.vectors_away().is_some()
-                && m.methods
-                    .iter()
-                    .any(|x| x.encoder() == Some(Encoder::Mistral))
-                && m.vectors
-                    .get(&q.text)
-                    .is_some_and(|v| !lab.knows_dense(Encoder::Mistral, v, Lab::dense_depth()));
-            if waits {
+            if top_missing(lab, m, q).is_some() {
                 break;
             }
             let row: Result<Vec<_>, _> = m

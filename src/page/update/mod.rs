@@ -23,7 +23,7 @@ pub use vectors::{embedding_cost, vectors_cache_key};
 
 use super::effect::Effect;
 use super::jobs::{JobKey, Report, RunId, Subject, Work};
-use super::msg::{LocalMsg, Msg, NavMsg, VectorsMsg};
+use super::msg::{LocalMsg, Msg, NavMsg};
 use super::state::State;
 use crate::encoder::protocol::Request;
 
@@ -33,7 +33,7 @@ pub fn update(s: &mut State, msg: Msg, now: &str) -> Vec<Effect> {
     // What a committed question's dense methods were waiting for may have come with this message.
     let arrival = matches!(
         msg,
-        Msg::Vectors(VectorsMsg::DenseFound { .. })
+        Msg::Report(_, Report::DenseFound { .. })
             | Msg::Report(_, Report::QuestionEmbedded(_))
             | Msg::Local(LocalMsg::QuestionEmbedded { .. })
             | Msg::Report(_, Report::VectorsAttached { .. })
@@ -129,7 +129,7 @@ fn reported(
                 s.paused = Some((q, n));
             }
         }
-        Report::KeyChecked(verdict) => s.key_check = Some(Some(verdict)),
+        Report::KeyChecked(verdict) => s.key_ui.check = Some(Some(verdict)),
         Report::QuestionEmbedded(vector) => {
             if let Subject::Embed(q) = key.subject {
                 question::embedded(s, q, vector, fx)
@@ -205,6 +205,24 @@ fn reported(
             s.local = super::local::LocalModel::Unavailable(why);
             s.local_retry = true;
         }
+        Report::DenseFound { vectors, tops } => {
+            if let Subject::DenseTops { set, .. } = key.subject {
+                vectors::dense_found(s, set, vectors, tops)
+            }
+        }
+        Report::DenseLost(reason) => {
+            if let Subject::DenseTops { set, .. } = key.subject {
+                vectors::lost(s, set, reason)
+            }
+        }
+        Report::LocalTextsProgress(done) => {
+            if let Some((d, _)) = s.data.ui.local_texts.as_mut() {
+                *d = done;
+            }
+        }
+        Report::LocalTextsEmbedded { questions, vectors } => {
+            local::texts_embedded(s, questions, vectors)
+        }
     }
 }
 
@@ -214,18 +232,13 @@ fn reported(
 fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     improve::ensure(s);
     local::wanted(s, fx);
-    vectors::dense_wanted(s, fx);
     // Work done in steps, one per turn of the event loop.
     if !s.stepping && (improve::can_step(s) || measure::can_step(s)) {
         s.stepping = true;
         fx.push(Effect::Step);
     }
-    let mut keys = Vec::new();
-    let epoch = s.data.epoch;
-    let mut want = |subject: Subject| {
-        let catalogue = if subject.spans_catalogues() { 0 } else { epoch };
-        keys.push(JobKey { catalogue, subject })
-    };
+    let mut subjects = Vec::new();
+    let mut want = |subject: Subject| subjects.push(subject);
     // A chat asked without a key is dropped: a key typed later pays nothing by itself.
     if s.key.is_none() {
         s.data.chats.asked.clear();
@@ -243,6 +256,8 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     journal::jobs(s, &mut want);
     measure::jobs(s, &mut want);
     local::jobs(s, &mut want);
+    vectors::dense_jobs(s, &mut want);
+    let keys: Vec<JobKey> = subjects.into_iter().map(|x| s.job_key(x)).collect();
     // Ready once start-up's reads are done and the catalogue's vectors looked for.
     let seeking = keys.iter().any(|k| {
         matches!(
@@ -271,15 +286,15 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
 
 /// The work of a job whose key is new, built from the state.
 fn work(s: &State, subject: &Subject) -> Option<Work> {
-    match subject {
-        Subject::ReadFiles(_)
-        | Subject::FindVectors
-        | Subject::LocalVectors
-        | Subject::ShippedAnswers => return catalogue::work(s, subject),
-        Subject::ReadRuns(n) => return measure::work(s, *n),
-        Subject::LocalModel => return Some(Work::LoadLocalModel),
-        Subject::ReadJournal(_) => return Some(Work::ReadJournal),
-        _ => {}
+    if !subject.needs_key() {
+        return match subject {
+            Subject::ReadRuns(n) => measure::work(s, *n),
+            Subject::LocalModel => Some(Work::LoadLocalModel),
+            Subject::LocalTexts => Some(local::work(s)),
+            Subject::ReadJournal(_) => Some(Work::ReadJournal),
+            Subject::DenseTops { .. } => vectors::dense_work(s, subject),
+            _ => catalogue::work(s, subject),
+        };
     }
     let key = s.key.clone()?;
     match subject {
@@ -299,14 +314,15 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
             cached: s.answers.clone(),
         }),
         Subject::Answer(_) | Subject::Evaluate | Subject::Rerank => answer::work(s, subject, key),
-        Subject::ReadFiles(_)
-        | Subject::ReadRuns(_)
-        | Subject::LocalModel
-        | Subject::FindVectors
-        | Subject::LocalVectors
-        | Subject::ShippedAnswers
-        | Subject::ReadJournal(_) => None,
+        _ => None,
     }
+}
+
+/// The key forgotten: each feature that spends it lets go of what it asked (its jobs are no
+/// longer wanted), saying so where a learner waited for it.
+fn key_forgotten(s: &mut State) {
+    vectors::key_forgotten(s);
+    answer::key_forgotten(s);
 }
 
 /// Stops the job `run` at the learner's request (« Annuler » during its wait), saying so where
@@ -316,7 +332,7 @@ fn cancel_run(s: &mut State, run: RunId) {
         return;
     };
     match key.subject {
-        Subject::CheckKey => s.key_check = None,
+        Subject::CheckKey => s.key_ui.check = None,
         Subject::Pause(q, _) | Subject::Embed(q) => {
             s.search_error = Some((q, "Annulé.".to_owned()))
         }
@@ -328,12 +344,7 @@ fn cancel_run(s: &mut State, run: RunId) {
         }
         Subject::Evaluate => answer::eval_cancelled(s),
         Subject::Rerank => answer::rerank_cancelled(s),
-        Subject::ReadFiles(_)
-        | Subject::ReadRuns(_)
-        | Subject::LocalModel
-        | Subject::FindVectors
-        | Subject::LocalVectors
-        | Subject::ShippedAnswers
-        | Subject::ReadJournal(_) => {}
+        // Jobs without a key show no wait to cancel.
+        _ => {}
     }
 }

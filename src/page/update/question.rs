@@ -154,10 +154,7 @@ pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     }
     if let Some(c) = s.committed.as_ref().filter(|c| *c != q) {
         let asked = Subject::Embed(c.clone());
-        let running = s.jobs.has(&super::super::jobs::JobKey {
-            catalogue: s.data.epoch,
-            subject: asked.clone(),
-        });
+        let running = s.jobs.has(&s.job_key(asked.clone()));
         if running
             && !s.qvectors.contains_key(c)
             && s.search_error.as_ref().is_none_or(|(e, _)| e != c)

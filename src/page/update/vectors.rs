@@ -33,6 +33,13 @@ pub(super) fn compute_cancelled(s: &mut State) {
     }
 }
 
+/// The key forgotten: the fiche vectors' computation and « Mesurer »'s question vectors stop
+/// (what was paid for stays in the cache).
+pub(super) fn key_forgotten(s: &mut State) {
+    s.data.ui.compute = Phase::Idle;
+    s.data.ui.dense = Phase::Idle;
+}
+
 /// The question vectors for « Mesurer » stopped during a wait.
 pub(super) fn dense_cancelled(s: &mut State) {
     if s.data.ui.dense.is_running() {
@@ -41,8 +48,8 @@ pub(super) fn dense_cancelled(s: &mut State) {
     }
 }
 
-/// The keyed jobs of Mistral's vectors: the fiches' computation and the questions' vectors for
-/// « Mesurer », each while it runs.
+/// The keyed jobs of Mistral's vectors with the key: the fiches' computation and the questions'
+/// vectors for « Mesurer », each while it runs.
 pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     if s.data.ui.compute.is_running() {
         want(Subject::ComputeVectors);
@@ -50,6 +57,63 @@ pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     if s.data.ui.dense.is_running() {
         want(Subject::MeasureDense);
     }
+}
+
+/// The dense tops to ask of the page's worker, each until it is known: the question in the
+/// box's, when the view needs it; and, in one batch, those of committed questions waiting to be
+/// journaled and those the measurements under way wait for (these neither supersede the box's
+/// nor are superseded by it).
+pub(super) fn dense_jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    for (set, in_box, vectors) in dense_batches(s) {
+        want(Subject::DenseTops {
+            set,
+            batch: batch_digest(&vectors),
+            in_box,
+        });
+    }
+}
+
+/// The work of [`Subject::DenseTops`]: the vectors of its batch, as they are wanted now.
+pub(super) fn dense_work(s: &State, subject: &Subject) -> Option<Work> {
+    let Subject::DenseTops { set, batch, in_box } = *subject else {
+        return None;
+    };
+    dense_batches(s)
+        .into_iter()
+        .find(|(x, b, v)| (*x, *b) == (set, in_box) && batch_digest(v) == batch)
+        .map(|(set, in_box, vectors)| Work::DenseTops {
+            set,
+            vectors,
+            in_box,
+        })
+}
+
+/// The dense tops wanted now, `(set, in_box, vectors)`, one batch per need: the question in the
+/// box's, the measurements', the committed questions' waiting to be journaled. A vector two
+/// needs share is searched for each: the batches stay the same while they run.
+fn dense_batches(s: &State) -> Vec<(u64, bool, Vec<Vec<f32>>)> {
+    let mut out = Vec::new();
+    if let Some((set, vector)) = s.dense_wanted() {
+        out.push((set, true, vec![vector]));
+    }
+    let Some(set) = s.data.lab.vectors_away() else {
+        return out;
+    };
+    for batch in [super::measure::tops_wanted(s), s.dense_waiting()] {
+        if !batch.is_empty() {
+            out.push((set, false, batch));
+        }
+    }
+    out
+}
+
+/// A batch of vectors named by their digest.
+fn batch_digest(vectors: &[Vec<f32>]) -> u64 {
+    let keys: Vec<String> = vectors
+        .iter()
+        .map(|v| crate::lab::vector_key(v).to_string())
+        .collect();
+    super::super::jobs::digest(keys.iter().map(String::as_str))
 }
 
 /// What those jobs send: the catalogue's fiches as they are now, the questions without a vector.
@@ -130,45 +194,6 @@ pub(super) fn lost(s: &mut State, set: u64, reason: String) {
         s.data.vectors_origin = format!("Vecteurs perdus : {reason}.");
     }
 }
-
-/// The dense tops to ask of the page's worker, once each: the question in the box's, when the
-/// view needs it and the lab does not know it; and those of committed questions waiting to be
-/// journaled (these neither supersede the box's nor are superseded by it).
-pub(super) fn dense_wanted(s: &mut State, fx: &mut Vec<Effect>) {
-    let mut ask = |s: &mut State, set: u64, vectors: Vec<Vec<f32>>, in_box: bool| {
-        if s.dense_asked.len() + vectors.len() > DENSE_ASKED_MAX {
-            s.dense_asked.clear();
-        }
-        let vectors: Vec<Vec<f32>> = vectors
-            .into_iter()
-            .filter(|v| s.dense_asked.insert((set, crate::lab::vector_key(v))))
-            .collect();
-        if !vectors.is_empty() {
-            fx.push(Effect::DenseTops {
-                set,
-                vectors,
-                in_box,
-            });
-        }
-    };
-    if let Some((set, vector)) = s.dense_wanted() {
-        ask(s, set, vec![vector], true);
-    }
-    let Some(set) = s.data.lab.vectors_away() else {
-        return;
-    };
-    let mut later = s.dense_waiting();
-    for v in super::measure::tops_wanted(s) {
-        if !later.contains(&v) {
-            later.push(v);
-        }
-    }
-    ask(s, set, later, false);
-}
-
-/// Dense tops remembered as asked, at most: past it the memory starts again (a top asked twice
-/// costs one search; a memory that grows for ever costs the tab).
-const DENSE_ASKED_MAX: usize = 4096;
 
 /// « Mesurer » the dense methods: free when every question's vector is known, else the missing
 /// ones are embedded with the key first.
@@ -269,13 +294,6 @@ pub(super) fn update(s: &mut State, msg: VectorsMsg, fx: &mut Vec<Effect>) {
                     "vecteurs.safetensors".into(),
                     bytes.clone(),
                 ));
-            }
-        }
-        VectorsMsg::DenseFound { set, vectors, tops } => dense_found(s, set, vectors, tops),
-        VectorsMsg::Lost { set, reason } => lost(s, set, reason),
-        VectorsMsg::DenseSuperseded { set, vectors } => {
-            for v in vectors {
-                s.dense_asked.remove(&(set, crate::lab::vector_key(&v)));
             }
         }
         VectorsMsg::DenseMeasureRequested => measure_requested(s),

@@ -130,9 +130,10 @@ fn judged(s: &State) -> Option<&Result<String, String>> {
     let Ok((chat, _)) = &r.outcome else {
         return None;
     };
-    s.data
-        .chats
-        .reply(Control::Judge, judged_about(&chat.content))
+    s.data.chats.reply(
+        Control::Judge,
+        judged_about(&chat.content, &judge_or_default(&s.choices.judge)),
+    )
 }
 
 /// The judge's verdict on the answer shown, or the button that asks for it (with its model and

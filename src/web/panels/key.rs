@@ -8,7 +8,7 @@ pub fn render(s: &State) {
     let field = input(ids::CLE);
     // The field holds what was typed; it is emptied when the key is forgotten (but not while it
     // holds an unusable key the learner is correcting).
-    if s.key.is_none() && s.key_problem.is_none() && !field.value().trim().is_empty() {
+    if s.key.is_none() && s.key_ui.problem.is_none() && !field.value().trim().is_empty() {
         field.set_value("");
     }
     if let Some(k) = &s.key {
@@ -17,10 +17,10 @@ pub fn render(s: &State) {
         }
     }
     let remember = input(ids::RETENIR);
-    if remember.checked() != s.remembered {
-        remember.set_checked(s.remembered);
+    if remember.checked() != s.key_ui.remembered {
+        remember.set_checked(s.key_ui.remembered);
     }
-    let text = match (s.key.is_some(), s.remembered) {
+    let text = match (s.key.is_some(), s.key_ui.remembered) {
         (false, _) if s.data.questions_shipped > 0 && s.data.label.is_some() => "Aucune clé : sens et hybride sont mesurés sur vos questions avec les vecteurs de votre fichier ; une question que vous tapez demande votre clé.",
         (false, _) if s.data.questions_shipped > 0 => "Aucune clé : sens et hybride sont mesurés sur les questions de l'exercice avec les vecteurs fournis ; une question que vous tapez demande votre clé.",
         (false, _) => "Aucune clé : les méthodes sens et hybride attendent la vôtre.",
@@ -29,10 +29,10 @@ pub fn render(s: &State) {
     };
     set_text(
         &by_id(ids::CLE_ETAT),
-        s.key_problem.as_deref().unwrap_or(text),
+        s.key_ui.problem.as_deref().unwrap_or(text),
     );
     let warning = by_id(ids::RETENIR_AVERTISSEMENT);
-    if s.remember_warning {
+    if s.key_ui.remember_warning {
         let host = web_sys::window()
             .and_then(|w| w.location().hostname().ok())
             .unwrap_or_default();
@@ -43,16 +43,16 @@ pub fn render(s: &State) {
             ),
         );
     }
-    set_hidden(&warning, !s.remember_warning);
+    set_hidden(&warning, !s.key_ui.remember_warning);
     // Nothing to forget: no key in memory, none remembered, nothing typed that is not one.
     set_disabled(
         &by_id(ids::OUBLIER),
-        s.key.is_none() && !s.remembered && s.key_problem.is_none(),
+        s.key.is_none() && !s.key_ui.remembered && s.key_ui.problem.is_none(),
     );
-    let checking = matches!(s.key_check, Some(None));
+    let checking = matches!(s.key_ui.check, Some(None));
     set_disabled(&by_id(ids::VERIFIER_CLE), s.key.is_none() || checking);
     let verdict = by_id(ids::VERIFICATION);
-    let (said, refused) = match &s.key_check {
+    let (said, refused) = match &s.key_ui.check {
         None => ("", false),
         Some(None) => ("Vérification…", false),
         Some(Some(Ok(m))) => (m.as_str(), false),

@@ -48,8 +48,8 @@ pub fn render(s: &State, memo: &mut Memo) {
             s.data.lab.local_vectors().is_some(),
             s.local_qvectors.contains_key(q),
             s.local.key(),
-            s.local_fiches,
-            &s.local_fiches_error,
+            s.data.ui.local_texts,
+            &s.data.ui.local_error,
             (s.local_not_kept, s.local_download_ok),
             s.local_rows,
         ),
@@ -116,7 +116,7 @@ fn place_columns(s: &State, memo: &mut Memo, runnable: &[Method]) {
                         s.data.lab.local_vectors().is_some(),
                         s.local_qvectors.contains_key(q),
                         s.local.key(),
-                        s.local_fiches,
+                        s.data.ui.local_texts,
                         (s.local_not_kept, s.local_download_ok),
                         s.local_rows,
                     )
@@ -161,10 +161,7 @@ fn unavailable(s: &State, method: Method) -> Option<&'static str> {
         None => return None,
         Some(crate::lab::Encoder::Local) => {
             let own = s.data.label.is_some();
-            let failed = s
-                .local_fiches_error
-                .as_ref()
-                .is_some_and(|(e, _)| *e == s.data.epoch);
+            let failed = s.data.ui.local_error.is_some();
             return match (s.data.lab.local_vectors().is_some(), &s.local) {
                 (_, LocalModel::Unavailable(_)) => {
                     Some("le modèle local, qui n'est pas disponible sur ce site")
@@ -403,7 +400,7 @@ fn waiting_for_rows(column: &Element, text: Option<&str>) {
 /// A local method's column while its model loads, or while the learner's fiches are embedded:
 /// the step under way and its progress bar (`otherwise` when the model is ready).
 fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
-    let (text, progress) = match (&s.local, s.local_fiches) {
+    let (text, progress) = match (&s.local, s.data.ui.local_texts) {
         (LocalModel::Ready, _) if s.local_rows.is_some() => {
             let (done, total, _) = s.local_rows.unwrap_or_default();
             (
@@ -411,7 +408,7 @@ fn local_progress(column: E, s: &State, otherwise: &str) -> Element {
                 Some((u64::from(done), u64::from(total))),
             )
         }
-        (LocalModel::Ready, Some((_, done, total))) => (
+        (LocalModel::Ready, Some((done, total))) => (
             format!(
                 "Calcul des vecteurs du modèle local pour vos fiches et vos questions : {} sur {}…",
                 fr::int(done as u64),

@@ -35,6 +35,28 @@ pub async fn load_local_model(app: Shared, run: Run) {
     }
 }
 
+/// The local encoder's vectors of the learner's catalogue (`texts`: its fiches, then
+/// `questions`), computed by the page's worker off the page's thread, with their progress.
+/// Stopping the run abandons the worker's computation.
+pub async fn embed_texts(app: Shared, run: Run, texts: Vec<String>, questions: Vec<String>) {
+    use super::super::worker_client;
+    let job = worker_client::ticket(&app);
+    let weak = std::rc::Rc::downgrade(&app);
+    run.call.on_cancel(move || {
+        if let Some(app) = weak.upgrade() {
+            worker_client::abandon(&app, job);
+        }
+    });
+    let hears = run.clone();
+    let reply = worker_client::embed_texts(&app, job, texts, move |done| {
+        hears.report(Report::LocalTextsProgress(done))
+    })
+    .await;
+    if let Some(vectors) = reply.filter(|_| !run.call.is_cancelled()) {
+        run.report(Report::LocalTextsEmbedded { questions, vectors });
+    }
+}
+
 /// Why the model did not arrive.
 pub(super) enum Download {
     /// Said to the learner; the next gesture that needs the model tries again.

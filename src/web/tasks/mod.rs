@@ -1,7 +1,7 @@
-//! The page's asynchronous work: fetching data, calling Mistral, reading files, the caches. A task
-//! is given everything it needs when it starts (texts, fiches, the key, its call), reports by
-//! messages, and after every `.await` checks that its catalogue (epoch) is still the page's before
-//! it reads the state again. It never indexes the catalogue after an await.
+//! The page's asynchronous work: fetching data, calling Mistral, reading files, the caches, asking
+//! the page's worker. A task is given everything it needs when it starts (texts, fiches, the key,
+//! its run), and reports by its run ([`Run::report`]): it never reads the page's state, and a
+//! report of a run the page stopped is dropped before the page sees it.
 
 mod files;
 mod journal;
@@ -11,7 +11,7 @@ mod vectors;
 
 pub use journal::{append as append_journal, erase as erase_journal, start as start_journal};
 
-pub use vectors::{attach_vectors, dense, dense_tops, Attached};
+pub use vectors::{attach_vectors, Attached};
 
 use super::runtime::{Run, Shared};
 use crate::page::NavMsg;
@@ -24,6 +24,9 @@ pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
         Work::ReadFiles { selection, .. } => files::read_files(app, run, files, selection).await,
         Work::ReadRuns { .. } => files::read_runs(run, files).await,
         Work::LoadLocalModel => local::load_local_model(app, run).await,
+        Work::EmbedLocalTexts { texts, questions } => {
+            local::embed_texts(app, run, texts, questions).await
+        }
         Work::FindVectors {
             shipped,
             cache_key,
@@ -32,6 +35,11 @@ pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
         } => vectors::find_vectors(app, run, shipped, cache_key, ids, fingerprint).await,
         Work::FetchLocalVectors { name } => vectors::fetch_local_vectors(run, name).await,
         Work::ReadJournal => journal::read(run).await,
+        Work::DenseTops {
+            set,
+            vectors,
+            in_box,
+        } => vectors::dense_tops(app, run, set, vectors, in_box).await,
         Work::FetchAnswers {
             name,
             fingerprint,

@@ -8,11 +8,10 @@ use crate::data::Question;
 use crate::encoder::protocol::{Reply, Request};
 use crate::fr::messages;
 use crate::page::update::read_shipped;
-use crate::page::{Report, VectorsMsg};
+use crate::page::Report;
 
 use super::super::runtime::{Run, Shared};
 use super::super::store;
-use crate::page::Msg;
 
 /// `path` as a Blob, not copied into the module.
 pub(super) async fn fetch_blob(path: &str) -> Result<web_sys::Blob, String> {
@@ -174,49 +173,32 @@ pub(super) fn blob_of(bytes: &[u8]) -> Result<web_sys::Blob, String> {
         .map_err(|_| "le navigateur refuse de créer le fichier".to_owned())
 }
 
-/// Asks the page's worker for the dense tops of `vectors` in `set`, and hands them to the page.
-/// A `question` (the one in the box) supersedes an older one not yet searched.
-pub async fn dense(
-    app: &Shared,
+/// Dense tops asked of the page's worker in its vectors `set`: the question in the box's
+/// (`in_box`: a newer one supersedes it in the worker's queue, and its run then ends with
+/// nothing), or those a measurement or a committed question waiting to be journaled needs. A
+/// failure is reported (the set is dropped); a dead worker is said by the page already.
+pub(super) async fn dense_tops(
+    app: Shared,
+    run: Run,
     set: u64,
     vectors: Vec<Vec<f32>>,
-    question: bool,
-) -> Result<bool, String> {
-    let ticket = super::super::worker_client::ticket(app);
+    in_box: bool,
+) {
+    let ticket = super::super::worker_client::ticket(&app);
     let request = Request::Dense {
         set,
         ticket,
         vectors,
-        question,
+        question: in_box,
     };
-    let reply = super::super::worker_client::ask(app, ticket, &request, None).await;
+    let reply = super::super::worker_client::ask(&app, ticket, &request, None).await;
     let Request::Dense { vectors, .. } = request else {
-        return Err(WORKER_GONE.to_owned());
+        return;
     };
     match reply {
-        Some(Reply::Dense { tops, .. }) => {
-            app.dispatch(Msg::Vectors(VectorsMsg::DenseFound { set, vectors, tops }));
-            Ok(true)
-        }
-        Some(Reply::Superseded { .. }) => Ok(false),
-        Some(Reply::DenseFailed { reason, .. }) => {
-            app.dispatch(Msg::Vectors(VectorsMsg::Lost {
-                set,
-                reason: reason.clone(),
-            }));
-            Err(reason)
-        }
-        _ => Err(WORKER_GONE.to_owned()),
-    }
-}
-
-/// Dense tops asked of the page's worker: the question in the box's (`in_box`: a newer one
-/// supersedes it), or those a measurement or a committed question waiting to be journaled needs.
-pub async fn dense_tops(app: Shared, set: u64, vectors: Vec<Vec<f32>>, in_box: bool) {
-    // Their failure is said by the vectors' panel (`VectorsLost`, `LocalWorkerDied`). Superseded,
-    // they may be asked again if the learner comes back to that question.
-    if let Ok(false) = dense(&app, set, vectors.clone(), in_box).await {
-        app.dispatch(Msg::Vectors(VectorsMsg::DenseSuperseded { set, vectors }));
+        Some(Reply::Dense { tops, .. }) => run.report(Report::DenseFound { vectors, tops }),
+        Some(Reply::DenseFailed { reason, .. }) => run.report(Report::DenseLost(reason)),
+        _ => {}
     }
 }
 
