@@ -1604,6 +1604,82 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
 }
 
 #[test]
+fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_does() {
+    use rag_fiches::page::improve::Change;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut s = state();
+    let mut fx = send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
+    fx.extend(send(&mut s, Msg::Improve(Change::Start(Method::MOTS_PLUS))));
+    fx.extend(send(&mut s, Msg::Improve(Change::K1(1.2))));
+    // Kept apart: nothing reads it before the learner asks.
+    let reads = |w: &Work| matches!(w, Work::FetchQuestions { name } if name == "epreuve.csv");
+    assert_eq!(count_started(&fx, reads), 0);
+    let fx = send(&mut s, Msg::Improve(Change::PassEpreuve));
+    let run = started(&fx, reads).expect("its questions are read");
+    let text = std::fs::read_to_string(format!("{root}/data/epreuve.csv")).unwrap();
+    let questions = rag_fiches::data::parse_questions(&text).unwrap();
+    send(&mut s, Msg::Report(run, Report::EpreuveRead(Ok(questions))));
+    let e = &s.data.improve.epreuve;
+    assert!(!e.asked);
+    assert_eq!(e.passes, 1);
+    let pass = e.pass.clone().unwrap().unwrap();
+    assert_eq!(pass.before.method, "mots+");
+    assert_eq!(pass.after.questions.len(), 45);
+    // The terminal, given the same settings, ranks every question of it the same.
+    let settings = std::env::temp_dir().join(format!("epreuve-{}.json", std::process::id()));
+    std::fs::write(&settings, pass.settings.to_json()).unwrap();
+    let terminal = |args: &[&str]| -> Vec<Option<usize>> {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
+            .args(args)
+            .args(["--questions", "data/epreuve.csv", "--json"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["rank"].as_u64().map(|r| r as usize))
+            .collect()
+    };
+    let ranks = |m: &rag_fiches::measure::Measurement| -> Vec<Option<usize>> {
+        m.questions.iter().map(|q| q.rank).collect()
+    };
+    assert_eq!(
+        ranks(&pass.after),
+        terminal(&["--reglages", settings.to_str().unwrap()])
+    );
+    assert_eq!(ranks(&pass.before), terminal(&["mots+"]));
+    std::fs::remove_file(&settings).ok();
+    // Passed again after another change: counted, and its figures are the new settings'.
+    improve(&mut s, Change::K1(1.5));
+    send(&mut s, Msg::Improve(Change::PassEpreuve));
+    let e = &s.data.improve.epreuve;
+    assert_eq!(e.passes, 2);
+    assert_eq!(e.pass.as_ref().unwrap().as_ref().unwrap().settings.k1, 1.5);
+    // Its file could not be read: said, and no pass is counted.
+    let mut s = state();
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
+    let fx = send(&mut s, Msg::Improve(Change::PassEpreuve));
+    let run = started(&fx, reads).unwrap();
+    send(
+        &mut s,
+        Msg::Report(run, Report::EpreuveRead(Err("réseau".into()))),
+    );
+    assert_eq!(
+        s.data.improve.epreuve.pass.clone().unwrap().unwrap_err(),
+        "réseau"
+    );
+    assert_eq!(s.data.improve.epreuve.passes, 0);
+}
+
+#[test]
 fn ameliorer_starting_again_from_mots_plus_and_a_sweep() {
     use rag_fiches::improve::sweep::Grid;
     use rag_fiches::page::improve::Change;

@@ -53,6 +53,8 @@ pub enum Change {
     Sweep(Grid),
     /// The settings of the sweep's point chosen on the calibration half.
     KeepSwept,
+    /// « Passer l'épreuve »: the settings measured on the questions kept apart ([`Epreuve`]).
+    PassEpreuve,
 }
 
 /// A control whose moves follow one another as one gesture: a slider's values while it is
@@ -230,6 +232,38 @@ pub struct Improve {
     pub measured: Option<Settings>,
     /// The measurement or the sweep under way, a bounded step at a time.
     pub job: Option<Job>,
+    /// « L'épreuve »: the questions kept apart, and their last pass.
+    pub epreuve: Epreuve,
+}
+
+/// The file of « l'épreuve », beside the exercise's questions (`data/`).
+pub const EPREUVE_FILE: &str = "epreuve.csv";
+
+/// « L'épreuve »: the exercise's second set of questions (`data/epreuve.csv`), kept out of every
+/// table until the learner asks to pass it; the settings in use are then measured on it, beside
+/// the starting method, to see whether what was tuned on the 40 questions holds on others.
+#[derive(Debug, Clone, Default)]
+pub struct Epreuve {
+    /// « Passer l'épreuve » was asked and is not answered yet (its questions are being read).
+    pub asked: bool,
+    /// Its questions once read, or why they could not be.
+    pub questions: Option<Result<Vec<crate::data::Question>, String>>,
+    /// The last pass, or why the settings could not be measured on it.
+    pub pass: Option<Result<Pass, String>>,
+    /// Passes in this session: passing it after every change would tune the settings on it.
+    pub passes: u32,
+}
+
+/// One pass of « l'épreuve »: the settings measured, the starting method's and their
+/// measurements on its questions, what changed between the two, and the same two measured on the
+/// exercise's questions when it was passed.
+#[derive(Debug, Clone)]
+pub struct Pass {
+    pub settings: Settings,
+    pub before: Measurement,
+    pub after: Measurement,
+    pub diff: Diff,
+    pub exercise: (Measurement, Measurement),
 }
 
 /// Work of « Améliorer » under way: measured in steps of [`crate::improve::batch::WORK_PER_STEP`],

@@ -80,6 +80,8 @@ pub enum Subject {
     LocalVectors,
     /// The answers computed once and shipped with the exercise.
     ShippedAnswers,
+    /// « L'épreuve »'s questions, read when a pass asks for them.
+    ReadEpreuve,
     /// Dense tops searched by the page's worker in the Mistral fiche vectors it keeps as `set`:
     /// of the question in the box (`in_box`: a newer one supersedes it in the worker's queue),
     /// or of a `batch` a measurement or committed questions waiting to be journaled need (a
@@ -113,6 +115,7 @@ impl Subject {
                 | Subject::LocalVectors
                 | Subject::ShippedAnswers
                 | Subject::ReadJournal(_)
+                | Subject::ReadEpreuve
                 | Subject::DenseTops { .. }
         )
     }
@@ -210,6 +213,10 @@ pub enum Work {
     },
     /// Reads the stored journal ([`Report::JournalRead`]).
     ReadJournal,
+    /// Fetches the questions file `name` (in `data/`) and reads it ([`Report::EpreuveRead`]).
+    FetchQuestions {
+        name: String,
+    },
     /// The page's worker searches `vectors` in its vectors `set` ([`Report::DenseFound`]).
     DenseTops {
         set: u64,
@@ -240,6 +247,7 @@ impl Work {
                 | Work::FetchLocalVectors { .. }
                 | Work::FetchAnswers { .. }
                 | Work::ReadJournal
+                | Work::FetchQuestions { .. }
                 | Work::DenseTops { .. }
         )
     }
@@ -322,6 +330,8 @@ pub enum Report {
     },
     /// The page's worker could not search its vectors set: they are dropped, and why is said.
     DenseLost(String),
+    /// « L'épreuve »'s questions, or why they could not be read (in French).
+    EpreuveRead(Result<Vec<crate::data::Question>, String>),
     /// Texts of [`Work::EmbedLocalTexts`] embedded so far.
     LocalTextsProgress(usize),
     /// The vectors of [`Work::EmbedLocalTexts`]: its fiches', then its `questions`', in the

@@ -1,17 +1,19 @@
 //! « Améliorer »: each change re-measures every question, against the starting method, in
 //! bounded steps (all at once on a small catalogue).
 
+use crate::fr::messages;
 use crate::improve::batch::Batch;
 use crate::improve::diff::diff;
 use crate::improve::sweep::{conclude, settings as sweep_settings};
-use crate::improve::{dense_tops, DenseTops, Settings};
+use crate::improve::{dense_tops, DenseTops, Settings, Tuned};
 use crate::lab::{Encoder, SearchError};
 use crate::link::View;
 use crate::search::analysis::custom::{
     french_stop_list, seed_stop_list, word_list, SNOWBALL_FRENCH_STOP_WORDS,
 };
 
-use super::super::improve::{Change, Job, StopPreset, Tried, HISTORY_MAX};
+use super::super::improve::{Change, Job, Pass, StopPreset, Tried, HISTORY_MAX};
+use super::super::jobs::Subject;
 use super::super::state::State;
 
 /// Why a dense method's settings cannot be measured, in the page's words.
@@ -380,6 +382,11 @@ pub(super) fn change(s: &mut State, c: Change) {
             };
             next = sw.points[sw.best_calibration].settings.clone();
         }
+        Change::PassEpreuve => {
+            s.data.improve.epreuve.asked = true;
+            pass_epreuve(s);
+            return;
+        }
     }
     if next == current {
         return;
@@ -393,4 +400,68 @@ pub(super) fn change(s: &mut State, c: Change) {
         s.data.improve.undo.push(current, &next);
     }
     measure(s, next);
+}
+
+/// « L'épreuve »'s questions are read while a pass waits for them (the exercise's catalogue only).
+pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
+    let e = &s.data.improve.epreuve;
+    if e.asked && e.questions.is_none() && s.data.label.is_none() {
+        want(Subject::ReadEpreuve);
+    }
+}
+
+/// « L'épreuve »'s questions read (or why not): a pass that waited for them is made.
+pub(super) fn epreuve_read(s: &mut State, read: Result<Vec<crate::data::Question>, String>) {
+    s.data.improve.epreuve.questions = Some(read);
+    pass_epreuve(s);
+}
+
+/// Passes « l'épreuve » when it is asked and its questions are here: the settings last measured
+/// on the 40 questions, and their starting method, measured on its questions. A dense method's
+/// questions would need their vectors, which the page does not ship for it: said.
+fn pass_epreuve(s: &mut State) {
+    let e = &s.data.improve.epreuve;
+    if !e.asked {
+        return;
+    }
+    let questions = match &e.questions {
+        None => return,
+        Some(Err(why)) => Err(why.clone()),
+        Some(Ok(questions)) => Ok(questions),
+    };
+    let pass = questions.and_then(|questions| {
+        let im = &s.data.improve;
+        let (Some(settings), Some(tuned), Some(was), Some(now)) =
+            (&im.measured, &im.tuned, &im.before, &im.after)
+        else {
+            return Err("Vos réglages ne sont pas encore mesurés sur les 40 questions\u{a0}: l'épreuve les mesurera ensuite.".to_owned());
+        };
+        let method = settings.base().map_err(|e| e.to_string())?;
+        if method.encoder().is_some() {
+            return Err(format!(
+                "L'épreuve mesure les réglages des méthodes par mots (mots, mots+)\u{a0}: les vecteurs de ses questions, dont {} aurait besoin, ne sont pas livrés avec la page.",
+                method.name()
+            ));
+        }
+        let lab = &s.data.lab;
+        let none = DenseTops::new();
+        let search = |e: SearchError| messages::search(&e);
+        let after = tuned.measure(lab, questions, &none).map_err(search)?;
+        let start = Tuned::new(lab, Settings::of(method), None).map_err(|e| e.to_string())?;
+        let before = start.measure(lab, questions, &none).map_err(search)?;
+        let diff = diff(&before, &after);
+        Ok(Pass {
+            settings: settings.clone(),
+            before,
+            after,
+            diff,
+            exercise: (was.clone(), now.clone()),
+        })
+    });
+    let e = &mut s.data.improve.epreuve;
+    e.asked = false;
+    if pass.is_ok() {
+        e.passes += 1;
+    }
+    e.pass = Some(pass);
 }

@@ -215,6 +215,7 @@ fn reported(
                 vectors::lost(s, set, reason)
             }
         }
+        Report::EpreuveRead(read) => improve::epreuve_read(s, read),
         Report::LocalTextsProgress(done) => {
             if let Some((d, _)) = s.data.ui.local_texts.as_mut() {
                 *d = done;
@@ -257,6 +258,7 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     measure::jobs(s, &mut want);
     local::jobs(s, &mut want);
     vectors::dense_jobs(s, &mut want);
+    improve::jobs(s, &mut want);
     let keys: Vec<JobKey> = subjects.into_iter().map(|x| s.job_key(x)).collect();
     // Ready once start-up's reads are done and the catalogue's vectors looked for.
     let seeking = keys.iter().any(|k| {
@@ -293,6 +295,9 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
             Subject::LocalTexts => Some(local::work(s)),
             Subject::ReadJournal(_) => Some(Work::ReadJournal),
             Subject::DenseTops { .. } => vectors::dense_work(s, subject),
+            Subject::ReadEpreuve => Some(Work::FetchQuestions {
+                name: super::improve::EPREUVE_FILE.to_owned(),
+            }),
             _ => catalogue::work(s, subject),
         };
     }

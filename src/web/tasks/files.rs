@@ -115,3 +115,15 @@ pub async fn read_runs(run: Run, files: Vec<web_sys::File>) {
     }
     run.report(Report::RunsRead(read));
 }
+
+/// A questions file shipped with the page (`data/{name}`: « l'épreuve »), read and checked.
+pub(super) async fn fetch_questions(run: Run, name: String) {
+    let name_in = name.clone();
+    let read = super::super::dom::fetch_text(&format!("data/{name}"))
+        .await
+        .and_then(|text| {
+            crate::data::parse_questions(&text)
+                .map_err(|e| messages::data_in(&e, "fiches.jsonl", &name_in))
+        });
+    run.report(Report::EpreuveRead(read));
+}

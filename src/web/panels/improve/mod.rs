@@ -16,6 +16,8 @@ use crate::search::fusion::{Fusion, Norm};
 
 /// The controls.
 mod controls;
+/// « L'épreuve ».
+mod epreuve;
 /// The figures, the moves, the criteria, « les ratées ».
 mod results;
 /// The sweep and the session's history.
@@ -25,7 +27,8 @@ pub const REGLAGES: &str = "ameliorer-reglages";
 pub const RESULTATS: &str = "ameliorer-resultats";
 pub const CALCUL: &str = "ameliorer-calcul";
 pub const EFFET: &str = "ameliorer-effet";
-pub const IDS: &[&str] = &[REGLAGES, EFFET, CALCUL, RESULTATS];
+pub const EPREUVE: &str = "ameliorer-epreuve";
+pub const IDS: &[&str] = &[REGLAGES, EFFET, CALCUL, RESULTATS, EPREUVE];
 
 const METHODE: &str = "ameliorer-methode";
 const MOTS_VIDES: &str = "ameliorer-mots-vides";
@@ -105,6 +108,7 @@ pub fn event(kind: &str, target: &Element) -> Option<Msg> {
             match attr("data-ameliorer")?.as_str() {
                 "annuler" => Change::Undo,
                 "garder" => Change::KeepSwept,
+                "epreuve" => Change::PassEpreuve,
                 "repartir" => Change::Start(Method::parse(&attr("data-methode")?)?),
                 "enrichir" => {
                     let field = |id: &str| {
@@ -218,5 +222,22 @@ pub fn render(s: &State, memo: &mut Memo) {
     set_text(&calcul, progress.as_deref().unwrap_or(""));
     if memo.changed("ameliorer-resultats", inputs) {
         replace_children(&by_id(RESULTATS), results::results(s));
+    }
+    let e = &im.epreuve;
+    let epreuve = (
+        s.data.epoch,
+        s.data.label.is_some(),
+        e.asked,
+        e.passes,
+        e.pass
+            .as_ref()
+            .map(|p| p.as_ref().map(|p| p.settings.name()).map_err(Clone::clone)),
+        settings.name(),
+    );
+    if memo.changed("ameliorer-epreuve", epreuve) {
+        let section = by_id(EPREUVE);
+        // Written for the exercise's fiches: no section over a learner's catalogue.
+        set_hidden(&section, s.data.label.is_some());
+        replace_children(&section, epreuve::epreuve(s));
     }
 }
