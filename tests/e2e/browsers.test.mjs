@@ -589,7 +589,7 @@ const EPREUVE_ROWS = [
   ['l\'épreuve\u00a0: MRR@10', '0,696', '0,811', '+0,116'],
 ];
 
-inEngines('« L\'épreuve » is passed on request: the settings measured on questions never seen, as the terminal measures them, readable on a phone', async (engine, name) => {
+inEngines('« L\'épreuve » is passed on request: the settings measured on questions never seen, as the terminal measures them; it, the history and the sweep readable on a phone', async (engine, name) => {
   for (const [width, height] of [[1366, 900], [390, 844]]) {
     const tab = await engine.open({ width, height });
     await tab.goto(`${server.url}#vue=ameliorer`);
@@ -625,8 +625,26 @@ inEngines('« L\'épreuve » is passed on request: the settings measured on ques
     assert.ok(widths[0] <= widths[1] + 1 && widths[2] <= widths[1] + 1,
       `${width} px: the épreuve's table is ${widths[0]} px wide in a box of ${widths[1]} (scroll ${widths[2]})`);
     assert.ok(widths[3] <= widths[4] + 1, `${width} px: the page scrolls sideways (${widths[3]} in ${widths[4]})`);
+    // The history and the sweep: every column in the width, stacked on a phone.
+    await tab.run(() => document.querySelector('[data-balayer="k1b"]').scrollIntoView({ block: 'center' }));
+    await tab.click('[data-balayer="k1b"]');
+    await tab.until(() => document.querySelector('#ameliorer-balayage-verdict')?.textContent, { timeout: 60000, what: 'the sweep' });
+    for (const selector of ['#ameliorer-historique', '#ameliorer-balayage table']) {
+      const fit = await tab.run((sel) => {
+        const table = document.querySelector(sel);
+        const box = table.parentElement;
+        const cells = [...table.querySelectorAll('tbody td, tbody th')].map((c) => c.getBoundingClientRect());
+        return [table.getBoundingClientRect().width, box.clientWidth, box.scrollWidth,
+          Math.max(...cells.map((r) => r.right)), box.getBoundingClientRect().right];
+      }, selector);
+      assert.ok(fit[0] <= fit[1] + 1 && fit[2] <= fit[1] + 1 && fit[3] <= fit[4] + 1,
+        `${width} px: ${selector} is ${fit[0]} px wide in a box of ${fit[1]} (scroll ${fit[2]}, last cell ends at ${fit[3]} of ${fit[4]})`);
+    }
+    assert.ok(await tab.run(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `${width} px: the page scrolls sideways`);
     await tab.run(() => document.querySelector('#ameliorer-epreuve').scrollIntoView());
     await tab.screenshot(join(tmpdir(), `epreuve-${name}-${width}.png`));
+    await tab.run(() => document.querySelector('#ameliorer-historique').scrollIntoView());
+    await tab.screenshot(join(tmpdir(), `historique-${name}-${width}.png`));
     assert.deepEqual(await tab.problems(), []);
     await tab.close();
   }

@@ -8,6 +8,42 @@ use crate::fr::decimal;
 use crate::improve::Settings;
 use crate::page::State;
 
+/// A table that stacks on a phone (`table.empilee`, `www/style.css`): each row's header on a line
+/// of its own, then its cells side by side, each named by its column (`data-label`). Its roles
+/// keep it a table for assistive technologies whatever display the stylesheet gives it.
+fn stacked(table: E, headers: &[&str], rows: Vec<Element>) -> Element {
+    let head = E::new("tr")
+        .attr("role", "row")
+        .children(headers.iter().map(|h| {
+            E::new("th")
+                .attr("scope", "col")
+                .attr("role", "columnheader")
+                .text(h)
+                .build()
+        }));
+    for row in &rows {
+        row.set_attribute("role", "row").ok();
+        let cells = row.children();
+        for i in 0..cells.length() {
+            let Some(cell) = cells.item(i) else { continue };
+            if cell.tag_name() == "TH" {
+                cell.set_attribute("role", "rowheader").ok();
+            } else {
+                cell.set_attribute("role", "cell").ok();
+                if let Some(h) = headers.get(i as usize) {
+                    cell.set_attribute("data-label", h).ok();
+                }
+            }
+        }
+    }
+    table
+        .class("empilee")
+        .attr("role", "table")
+        .child(E::new("thead").attr("role", "rowgroup").child(head))
+        .child(E::new("tbody").attr("role", "rowgroup").children(rows))
+        .build()
+}
+
 /// « Régler sur une moitié, vérifier sur l'autre ».
 pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
     let im = &s.data.improve;
@@ -46,16 +82,6 @@ pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
                 .attr("id", "ameliorer-balayage-verdict")
                 .text(&sw.verdict),
         );
-        let head = E::new("tr").children(
-            [
-                "Réglage",
-                "MRR@10 calibrage (pairs)",
-                "MRR@10 test (impairs)",
-                "MRR@10 toutes",
-            ]
-            .iter()
-            .map(|h| E::new("th").attr("scope", "col").text(h).build()),
-        );
         let row = |label: &str, p: &crate::improve::sweep::Point, class: &str| {
             E::new("tr")
                 .class(class)
@@ -85,11 +111,16 @@ pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
             &sw.points[sw.best_all],
             "",
         ));
-        let table = E::new("table")
-            .class("mesure")
-            .child(E::new("thead").child(head))
-            .child(E::new("tbody").children(rows))
-            .build();
+        let table = stacked(
+            E::new("table").class("mesure"),
+            &[
+                "Réglage",
+                "MRR@10 calibrage (pairs)",
+                "MRR@10 test (impairs)",
+                "MRR@10 toutes",
+            ],
+            rows,
+        );
         sweep = sweep.child(scroller("Balayage", table)).child(button(
             "Garder le réglage choisi sur le calibrage",
             ("data-ameliorer", "garder"),
@@ -102,19 +133,6 @@ pub(super) fn sweep(s: &State, settings: &Settings) -> Element {
 pub(super) fn history(s: &State) -> Element {
     let im = &s.data.improve;
     // The history.
-    let head = E::new("tr").children(
-        [
-            "Réglages essayés",
-            "Exactes en tête",
-            "Courantes en tête",
-            "Bon produit",
-            "Dans les 5",
-            "MRR@10",
-            "Action",
-        ]
-        .iter()
-        .map(|h| E::new("th").attr("scope", "col").text(h).build()),
-    );
     let rows = im.history.iter().enumerate().rev().map(|(i, t)| {
         let current = Some(&t.settings) == im.settings.as_ref();
         E::new("tr")
@@ -147,13 +165,22 @@ pub(super) fn history(s: &State) -> Element {
             ])
             .build()
     });
-    let table = E::new("table")
-        .class("mesure historique")
-        .attr("id", "ameliorer-historique")
-        .child(E::new("caption").text("Essais de cette session, le plus récent d'abord"))
-        .child(E::new("thead").child(head))
-        .child(E::new("tbody").children(rows))
-        .build();
+    let table = stacked(
+        E::new("table")
+            .class("mesure historique")
+            .attr("id", "ameliorer-historique")
+            .child(E::new("caption").text("Essais de cette session, le plus récent d'abord")),
+        &[
+            "Réglages essayés",
+            "Exactes en tête",
+            "Courantes en tête",
+            "Bon produit",
+            "Dans les 5",
+            "MRR@10",
+            "Action",
+        ],
+        rows.collect(),
+    );
     E::new("section")
         .class("partie")
         .child(E::new("h3").text("Historique"))
