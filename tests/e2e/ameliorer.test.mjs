@@ -74,6 +74,14 @@ test('each change re-measures every question; undo, history, sweep, checklist an
   const souffle = page.locator('.ratees-liste > li', { hasText: 'en soufflant' });
   assert.match(await souffle.textContent(), /Mots absents de la fiche\s: .*«\u202fsoufflant\u202f»/);
   assert.match(await souffle.textContent(), /En tête à la place\s: AR-0130 Mastic polyuréthane.*par «\u202fpeut\u202f»/);
+  // The exercise's lesson is not given away: the words come on request, after a hint.
+  assert.equal(await souffle.locator('details[open]').count(), 0);
+  assert.equal(await souffle.getByText(/Mots absents de la fiche/).isVisible(), false);
+  await souffle.locator('summary', { hasText: 'Un indice' }).click();
+  assert.match(await souffle.locator('details').first().textContent(), /\d+ mots? de la question (n'est|ne sont) pas dans la fiche attendue telle que la méthode la lit\. Devant elle\s: AR-0130/);
+  assert.equal(await souffle.getByText(/Mots absents de la fiche/).isVisible(), false);
+  await souffle.locator('summary', { hasText: 'Les mots en cause' }).click();
+  assert.equal(await souffle.getByText(/Mots absents de la fiche/).isVisible(), true);
   const criteria = page.locator('#ameliorer-criteres li');
   assert.equal(await criteria.nth(0).getAttribute('data-statut'), 'tenu');
   assert.equal(await criteria.nth(1).getAttribute('data-statut'), 'non tenu');

@@ -243,6 +243,9 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             .unwrap_or_default()
     };
     let quoted = |w: &str| format!("«\u{202f}{w}\u{202f}»");
+    // The exercise's catalogue: the words that are missing are the lesson, so they come on
+    // request, after a hint of where to look (a developer's catalogue shows them at once).
+    let exercise = s.data.label.is_none();
     let items = misses.iter().map(|r| {
         let lifted: Vec<String> = r
             .lifted
@@ -250,39 +253,77 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             .map(|(w, c)| format!("{} {}", quoted(w), decimal(*c, 2)))
             .collect();
         let absent: Vec<String> = r.absent.iter().map(|w| quoted(w)).collect();
+        let expected = format!(
+            "Fiche attendue {} {} (rang\u{a0}: {}).",
+            r.expected,
+            name(&r.expected),
+            rank(r.rank)
+        );
+        let words = format!(
+            "Mots absents de la fiche\u{a0}: {}.",
+            if absent.is_empty() {
+                "aucun".into()
+            } else {
+                absent.join(", ")
+            }
+        );
+        let first = match &r.first {
+            Some(id) => format!(
+                "En tête à la place\u{a0}: {id} {}, par {}.",
+                name(id),
+                if lifted.is_empty() {
+                    "aucun mot".into()
+                } else {
+                    lifted.join(", ")
+                }
+            ),
+            None => String::new(),
+        };
+        let question = E::new("p")
+            .class("question-ratee")
+            .text(&r.question)
+            .build();
+        if !exercise {
+            return E::new("li")
+                .children([
+                    question,
+                    E::new("p").text(&format!("{expected} {words}")).build(),
+                    E::new("p").text(&first).build(),
+                ])
+                .build();
+        }
+        let hint = match (r.absent.len(), &r.first) {
+            (0, _) => "Tous les mots de la question sont dans la fiche attendue\u{a0}: c'est une autre fiche qui les a plus souvent, ou de plus rares. Comparez-la à celle qui passe devant.".to_owned(),
+            (n, Some(id)) => format!(
+                "{} de la question {} pas dans la fiche attendue telle que la méthode la lit. Devant elle\u{a0}: {id} {}.",
+                crate::fr::count(n as u64, "mot", "mots"),
+                if n > 1 { "ne sont" } else { "n'est" },
+                name(id)
+            ),
+            (n, None) => format!(
+                "{} de la question {} pas dans la fiche attendue telle que la méthode la lit.",
+                crate::fr::count(n as u64, "mot", "mots"),
+                if n > 1 { "ne sont" } else { "n'est" }
+            ),
+        };
+        let fold = |summary: &str, lines: Vec<Element>| {
+            E::new("details")
+                .child(E::new("summary").text(summary))
+                .children(lines)
+                .build()
+        };
         E::new("li")
             .children([
-                E::new("p")
-                    .class("question-ratee")
-                    .text(&r.question)
-                    .build(),
-                E::new("p")
-                    .text(&format!(
-                        "Fiche attendue {} {} (rang : {}). Mots absents de la fiche : {}.",
-                        r.expected,
-                        name(&r.expected),
-                        rank(r.rank),
-                        if absent.is_empty() {
-                            "aucun".into()
-                        } else {
-                            absent.join(", ")
-                        }
-                    ))
-                    .build(),
-                E::new("p")
-                    .text(&match &r.first {
-                        Some(id) => format!(
-                            "En tête à la place : {id} {}, par {}.",
-                            name(id),
-                            if lifted.is_empty() {
-                                "aucun mot".into()
-                            } else {
-                                lifted.join(", ")
-                            }
-                        ),
-                        None => String::new(),
-                    })
-                    .build(),
+                question,
+                E::new("p").text(&expected).build(),
+                fold("Un indice", vec![E::new("p").text(&hint).build()]),
+                fold(
+                    "Les mots en cause",
+                    vec![
+                        E::new("p").text(&words).build(),
+                        E::new("p").text(&first).build(),
+                    ],
+                ),
             ])
             .build()
     });
@@ -293,6 +334,12 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             if misses.len() > 1 { "s" } else { "" },
             index.analyzer().describe()
         )))
+        .children(exercise.then(|| {
+            E::new("p")
+                .class("etat")
+                .text("Cherchez d'abord vous-même pourquoi chacune manque sa fiche\u{a0}: un indice, puis les mots en cause, sont repliés sous elle.")
+                .build()
+        }))
         .child(E::new("ol").class("ratees-liste").children(items))
         .build();
     out.push(
