@@ -58,6 +58,10 @@ test('a link with settings opens them and gives the terminal\'s figures for them
   const q = m.questions.find((x) => x.question === 'Un isolant qui ne brûle pas');
   assert.ok(q.rank <= 5, JSON.stringify(q));
   assert.match(await page.textContent('.montees'), /Un isolant qui ne brûle pas\s: hors des 10 → \d/);
+  // Why it moved, on request: the words the enrichment gave the expected fiche.
+  const isolant = page.locator('.montees li', { hasText: 'Un isolant qui ne brûle pas' });
+  await isolant.locator('summary').click();
+  assert.match(await isolant.locator('details p').textContent(), /^Score de la fiche attendue AR-0063\s: \d+,\d\d → \d+,\d\d\. Ce qui change, mot par mot\s: .*«\u202fbrûle\u202f» 0,00 → \d+,\d\d/);
   assert.deepEqual(problems, []);
   await context.close();
 });

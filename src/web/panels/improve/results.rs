@@ -102,22 +102,95 @@ fn figures_table(before: &Measurement, after: &Measurement) -> Element {
     scroller("Chiffres avant et après", table)
 }
 
-fn moved_list(title: &str, class: &str, moved: &[Moved]) -> Element {
+fn moved_list(
+    title: &str,
+    class: &str,
+    moved: &[Moved],
+    why: &dyn Fn(&Moved) -> Option<String>,
+) -> Element {
     let items = moved.iter().map(|m| {
-        E::new("li")
-            .text(&format!(
-                "{} : {} → {}",
-                m.question,
-                rank(m.before),
-                rank(m.after)
-            ))
-            .build()
+        let line = format!(
+            "{}\u{a0}: {} → {}",
+            m.question,
+            rank(m.before),
+            rank(m.after)
+        );
+        match why(m) {
+            None => E::new("li").text(&line).build(),
+            Some(why) => E::new("li")
+                .text(&line)
+                .child(
+                    E::new("details")
+                        .class("pourquoi-bouge")
+                        .child(E::new("summary").text("Pourquoi\u{a0}?"))
+                        .child(E::new("p").text(&why)),
+                )
+                .build(),
+        }
     });
     E::new("div")
         .class(class)
         .child(E::new("h3").text(&format!("{title} ({})", moved.len())))
         .child(E::new("ul").children(items))
         .build()
+}
+
+/// Why a question moved, for keyword settings: its expected fiche's score before and after, word
+/// by word (each word's term after the analysis when it differs: « isolant » read « isol »).
+fn moved_why(
+    lab: &crate::lab::Lab,
+    before: &crate::search::bm25::Bm25Index,
+    after: &crate::search::bm25::Bm25Index,
+    question: &str,
+    expected: &str,
+) -> Option<String> {
+    let doc = lab.doc_of(expected)?;
+    let (a, b) = (before.explain(question, doc), after.explain(question, doc));
+    let mut words: Vec<(String, f64, f64, String)> = Vec::new();
+    for t in &a.terms {
+        match words.iter_mut().find(|w| w.0 == t.word) {
+            Some(w) => w.1 += t.contribution,
+            None => words.push((t.word.clone(), t.contribution, 0.0, String::new())),
+        }
+    }
+    for t in &b.terms {
+        match words.iter_mut().find(|w| w.0 == t.word) {
+            Some(w) => {
+                w.2 += t.contribution;
+                w.3 = t.term.clone();
+            }
+            None => words.push((t.word.clone(), 0.0, t.contribution, t.term.clone())),
+        }
+    }
+    let changed: Vec<String> = words
+        .iter()
+        .filter(|w| (w.1 - w.2).abs() > 1e-9)
+        .map(|(word, x, y, term)| {
+            let read = if !term.is_empty() && term != &word.to_lowercase() {
+                format!(" (lu «\u{202f}{term}\u{202f}»)")
+            } else {
+                String::new()
+            };
+            format!(
+                "«\u{202f}{word}\u{202f}»{read} {} → {}",
+                decimal(*x, 2),
+                decimal(*y, 2)
+            )
+        })
+        .collect();
+    Some(format!(
+        "Score de la fiche attendue {expected}\u{a0}: {} → {}. {}",
+        decimal(a.score, 2),
+        decimal(b.score, 2),
+        if changed.is_empty() {
+            "Aucun mot de la question ne compte autrement pour elle\u{a0}: ce sont d'autres fiches qui ont bougé autour d'elle.".to_owned()
+        } else {
+            format!(
+                "Ce qui change, mot par mot\u{a0}: {}.",
+                changed.join("\u{202f}; ")
+            )
+        }
+    ))
 }
 
 fn status_mark(st: Status) -> (&'static str, &'static str) {
@@ -182,6 +255,24 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             "« Bon produit » : la fiche attendue ou une autre variante du même produit (autre longueur, autre coloris). {with_siblings} des {courantes} questions courantes attendent une variante que la question ne nomme pas."
         )).build());
     }
+    // Why each question moved, when both sides are keyword settings: the start method's index
+    // (the lab's own) against the settings'.
+    use crate::lab::Method;
+    let indexes = match (
+        Method::parse(&before.method),
+        settings.base().ok(),
+        im.tuned.as_ref().and_then(|t| t.index()),
+    ) {
+        (Some(Method::Keyword(k)), Some(Method::Keyword(_)), Some(index)) => {
+            Some((s.data.lab.bm25(k), index))
+        }
+        _ => None,
+    };
+    let why = |m: &Moved| {
+        let (was, now) = indexes?;
+        let expected = after.questions.get(m.row)?.expected.as_deref()?;
+        moved_why(&s.data.lab, was, now, &m.question, expected)
+    };
     if let Some(d) = &im.diff {
         out.push(
             E::new("p")
@@ -194,8 +285,8 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             E::new("div")
                 .class("mouvements")
                 .children([
-                    moved_list("Remontées", "montees", &d.up),
-                    moved_list("Descendues", "descentes", &d.down),
+                    moved_list("Remontées", "montees", &d.up, &why),
+                    moved_list("Descendues", "descentes", &d.down, &why),
                 ])
                 .build(),
         );
@@ -253,8 +344,18 @@ pub(super) fn results(s: &State) -> Vec<Element> {
             .map(|(w, c)| format!("{} {}", quoted(w), decimal(*c, 2)))
             .collect();
         let absent: Vec<String> = r.absent.iter().map(|w| quoted(w)).collect();
+        // A tie said as the question grid says it (« 9–10 »), its range in words.
+        let tie = after
+            .questions
+            .iter()
+            .find(|o| o.question == r.question)
+            .filter(|o| o.tied())
+            .and_then(|o| o.tie_ranks)
+            .map_or(String::new(), |(a, b)| {
+                format!(", ex æquo avec d'autres fiches de même score, rangs {a} à {b}")
+            });
         let expected = format!(
-            "Fiche attendue {} {} (rang\u{a0}: {}).",
+            "Fiche attendue {} {} (rang\u{a0}: {}{tie}).",
             r.expected,
             name(&r.expected),
             rank(r.rank)
