@@ -1360,15 +1360,21 @@ fn the_local_model_is_asked_for_once_while_it_comes() {
     assert_eq!(asked, 2);
 }
 
+/// The learner's catalogue loaded, the local model ready, `sens local` ticked: the effects of
+/// the tick (its fiches and questions are to be embedded).
+fn learner_with_local_model(s: &mut State) -> Vec<Effect> {
+    load_learner(s);
+    send(s, Msg::Local(LocalMsg::Ready));
+    send(
+        s,
+        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
+    )
+}
+
 #[test]
 fn b14_unticking_the_local_methods_stops_embedding_the_learners_fiches() {
     let mut s = state();
-    load_learner(&mut s);
-    send(&mut s, Msg::Local(LocalMsg::Ready));
-    let fx = send(
-        &mut s,
-        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
-    );
+    let fx = learner_with_local_model(&mut s);
     let embedding = |w: &Work| matches!(w, Work::EmbedLocalTexts { .. });
     let first = started(&fx, embedding).expect("the learner's texts are embedded");
     let fx = send(
@@ -1400,12 +1406,7 @@ fn b14_unticking_the_local_methods_stops_embedding_the_learners_fiches() {
 fn b14b_the_learners_fiches_and_questions_embedded_locally_are_measured_and_a_new_catalogue_stops_them(
 ) {
     let mut s = state();
-    load_learner(&mut s);
-    send(&mut s, Msg::Local(LocalMsg::Ready));
-    let fx = send(
-        &mut s,
-        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
-    );
+    let fx = learner_with_local_model(&mut s);
     let Some(Work::EmbedLocalTexts { texts, questions }) = fx.iter().find_map(|e| match e {
         Effect::Start { work, .. } => Some(work),
         _ => None,
@@ -1442,12 +1443,7 @@ fn b14b_the_learners_fiches_and_questions_embedded_locally_are_measured_and_a_ne
     assert_eq!(count(&fx, |e| matches!(e, Effect::Stop(_))), 1);
     // Another catalogue while its texts are embedded: the run stops, and the new one's start.
     let mut s = state();
-    load_learner(&mut s);
-    send(&mut s, Msg::Local(LocalMsg::Ready));
-    let fx = send(
-        &mut s,
-        Msg::Search(SearchMsg::MethodToggled(Method::SensLocal, true)),
-    );
+    let fx = learner_with_local_model(&mut s);
     let first = started(&fx, |w| matches!(w, Work::EmbedLocalTexts { .. })).unwrap();
     let fx = load_learner(&mut s);
     assert!(fx
@@ -1677,6 +1673,12 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
         "réseau"
     );
     assert_eq!(s.data.improve.epreuve.passes, 0);
+    // Asked again: read again, not the failure kept.
+    let fx = send(&mut s, Msg::Improve(Change::PassEpreuve));
+    assert!(
+        started(&fx, reads).is_some(),
+        "a failed read is tried again"
+    );
 }
 
 #[test]

@@ -61,7 +61,7 @@ pub async fn embed_texts(
     app.worker
         .progress
         .borrow_mut()
-        .insert(job, Box::new(progress));
+        .insert(job, Rc::new(progress));
     let reply = ask(app, job, &Request::Texts { job, texts }, None).await;
     app.worker.progress.borrow_mut().remove(&job);
     match reply {
@@ -340,8 +340,9 @@ fn replied(app: &Shared, reply: Reply) {
             vector,
         }),
         Reply::Progress { job, done } => {
-            let hears = app.worker.progress.borrow();
-            if let Some(hear) = hears.get(&job) {
+            // Taken out of the table before it is told: telling it dispatches a message.
+            let hear = app.worker.progress.borrow().get(&job).cloned();
+            if let Some(hear) = hear {
                 hear(done);
             }
             return;

@@ -42,7 +42,7 @@ pub struct PendingModel {
 }
 
 /// Told of how many texts of a request are embedded so far.
-pub type Progress = Box<dyn Fn(usize)>;
+pub type Progress = Rc<dyn Fn(usize)>;
 
 /// Everything the page holds of its worker.
 #[derive(Default)]

@@ -383,7 +383,12 @@ pub(super) fn change(s: &mut State, c: Change) {
             next = sw.points[sw.best_calibration].settings.clone();
         }
         Change::PassEpreuve => {
-            s.data.improve.epreuve.asked = true;
+            let e = &mut s.data.improve.epreuve;
+            // Questions that could not be read (the network) are read again.
+            if e.questions.as_ref().is_some_and(Result::is_err) {
+                e.questions = None;
+            }
+            e.asked = true;
             pass_epreuve(s);
             return;
         }
