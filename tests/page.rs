@@ -2377,3 +2377,24 @@ fn a_journal_that_cannot_be_read_keeps_the_one_shown_and_the_page_gets_ready() {
     assert!(fx.iter().any(|e| matches!(e, Effect::Ready)));
     assert_eq!(s.journal, shown);
 }
+
+#[test]
+fn la_reponse_offers_only_the_methods_shown_whose_fiche_vectors_are_there() {
+    let mut s = state();
+    assert!(
+        s.shown.contains(&Method::Sens)
+            && s.shown
+                .contains(&Method::Hybride(rag_fiches::lab::Keyword::Mots))
+    );
+    // No Mistral vectors yet: « sens » and « hybride » find nothing to send.
+    let offered = s.answer_methods();
+    assert!(offered.iter().all(|m| !m.uses_mistral()), "{offered:?}");
+    assert_eq!(s.answer_method(), Some(Method::MOTS_PLUS));
+    // Their vectors there, the fusion is offered first.
+    with_vectors(&mut s, 1);
+    assert!(s.answer_methods().contains(&Method::Sens));
+    assert_eq!(
+        s.answer_method(),
+        Some(Method::Hybride(rag_fiches::lab::Keyword::Mots))
+    );
+}

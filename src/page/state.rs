@@ -344,19 +344,29 @@ impl State {
     /// The method whose fiches an answer is written from: the one chosen if still shown, else the
     /// fusion when vectors are there, else the last keyword method shown.
     pub fn answer_method(&self) -> Option<Method> {
-        let dense_ok = self.data.lab.has_vectors(crate::lab::Encoder::Mistral);
+        let offered = self.answer_methods();
         self.choices
             .answer_method
-            .filter(|m| self.shown.contains(m))
+            .filter(|m| offered.contains(m))
             .or_else(|| {
-                let fusion = self.shown.iter().rev();
-                fusion
-                    .clone()
-                    .find(|m| dense_ok && matches!(m, Method::Hybride(_)))
+                offered
+                    .iter()
+                    .rev()
+                    .find(|m| matches!(m, Method::Hybride(_)))
                     .copied()
             })
-            .or_else(|| self.shown.iter().rev().find(|m| !m.is_dense()).copied())
-            .or_else(|| self.shown.first().copied())
+            .or_else(|| offered.iter().rev().find(|m| !m.is_dense()).copied())
+            .or_else(|| offered.first().copied())
+    }
+
+    /// The methods « La réponse » offers: those shown whose fiche vectors are there (a method
+    /// without them finds nothing to send).
+    pub fn answer_methods(&self) -> Vec<Method> {
+        self.shown
+            .iter()
+            .copied()
+            .filter(|m| m.encoder().is_none_or(|e| self.data.lab.has_vectors(e)))
+            .collect()
     }
 
     /// What « Mesurer les réponses » offers to send with each question: each measured method's

@@ -32,10 +32,11 @@ pub fn method_options(
 pub fn render(s: &State, memo: &mut Memo) {
     let method = s.answer_method();
     let model = model_or_default(&s.choices.answer_model);
-    if memo.changed("reponse-methode", (&s.shown, method)) {
+    let offered = s.answer_methods();
+    if memo.changed("reponse-methode", (&offered, method)) {
         replace_children(
             &by_id(ids::REPONSE_METHODE),
-            method_options(&s.shown, method),
+            method_options(&offered, method),
         );
     }
     if memo.changed("reponse-modele", &model) {
