@@ -1614,7 +1614,10 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
     let run = started(&fx, reads).expect("its questions are read");
     let text = std::fs::read_to_string(format!("{root}/data/epreuve.csv")).unwrap();
     let questions = rag_fiches::data::parse_questions(&text).unwrap();
-    send(&mut s, Msg::Report(run, Report::EpreuveRead(Ok(questions))));
+    send(
+        &mut s,
+        Msg::Report(run, Report::EpreuveRead(Ok(questions))),
+    );
     let e = &s.data.improve.epreuve;
     assert!(!e.asked);
     assert_eq!(e.passes, 1);
@@ -1666,7 +1669,10 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
     let run = started(&fx, reads).unwrap();
     send(
         &mut s,
-        Msg::Report(run, Report::EpreuveRead(Err("réseau".into()))),
+        Msg::Report(
+            run,
+            Report::EpreuveRead(Err("réseau".into())),
+        ),
     );
     assert_eq!(
         s.data.improve.epreuve.pass.clone().unwrap().unwrap_err(),
@@ -2134,7 +2140,7 @@ fn the_effect_of_a_change_is_summed_up_in_three_lines() {
     use rag_fiches::page::improve::{summary, Change};
     let mut s = state();
     send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
-    let first = summary(&s.data.improve, false).expect("the start is measured");
+    let first = summary(&s.data, false).expect("the start is measured");
     assert!(
         first.figures.starts_with(
             "Courantes\u{a0}: en tête 8/20 → 8/20, dans les 5 premières 15/20 → 15/20"
@@ -2144,7 +2150,7 @@ fn the_effect_of_a_change_is_summed_up_in_three_lines() {
     );
     assert_eq!(first.moved, "Aucune question n'a changé de rang.");
     improve(&mut s, Change::Stem(true));
-    let after = summary(&s.data.improve, false).unwrap();
+    let after = summary(&s.data, false).unwrap();
     let d = s.data.improve.diff.as_ref().unwrap();
     assert!(!d.up.is_empty(), "stemming lifts some");
     assert!(
@@ -2179,6 +2185,52 @@ fn the_effect_of_a_change_is_summed_up_in_three_lines() {
         "{}",
         after.figures
     );
+}
+
+#[test]
+fn the_criteria_say_which_change_met_them_and_ask_for_the_three_measurements() {
+    use rag_fiches::improve::checklist::{Status, COURANTES, EXACTES, THREE};
+    use rag_fiches::page::improve::{criteria, met_by, summary, Change, MetBy};
+    let mut s = state();
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
+    assert_eq!(met_by(&s.data.improve, EXACTES), Some(MetBy::Start));
+    assert_eq!(met_by(&s.data.improve, COURANTES), None);
+    improve(&mut s, Change::K1(1.2));
+    improve(&mut s, Change::Stem(true));
+    improve(&mut s, Change::B(0.7));
+    // The courantes' criterion holds since stemming, not since the last change nor the first.
+    let since = MetBy::Change("racine Snowball ajoutée".into());
+    assert_eq!(met_by(&s.data.improve, COURANTES), Some(since.clone()));
+    assert_eq!(met_by(&s.data.improve, EXACTES), Some(MetBy::Start));
+    let list = criteria(&s.data, false).unwrap();
+    let status = |label: &str| list.iter().find(|c| c.label == label).unwrap().status;
+    assert_eq!(status(COURANTES), Status::Met);
+    assert_eq!(status(EXACTES), Status::Met);
+    // Stemming alone does not meet the first three: the sense and the fusion are not measured.
+    assert_eq!(status(THREE), Status::NotMet);
+    let line = summary(&s.data, false).unwrap().criteria;
+    assert!(
+        line.contains("(atteints par «\u{202f}racine Snowball ajoutée\u{202f}»)")
+            && line.contains("pas encore\u{a0}: trois mesures"),
+        "{line}"
+    );
+    // Undone back past stemming, the criterion no longer holds.
+    improve(&mut s, Change::Undo);
+    improve(&mut s, Change::Undo);
+    assert_eq!(met_by(&s.data.improve, COURANTES), None);
+    // « Reprendre » the row with stemming: it holds since stemming again.
+    let row = s
+        .data
+        .improve
+        .history
+        .iter()
+        .position(|t| t.settings.analysis.stem && t.settings.b == 0.75)
+        .unwrap();
+    improve(&mut s, Change::Replay(row));
+    assert_eq!(met_by(&s.data.improve, COURANTES), Some(since));
+    // Another starting method that meets it: from its start, not since a change of another one.
+    improve(&mut s, Change::Start(Method::MOTS_PLUS));
+    assert_eq!(met_by(&s.data.improve, COURANTES), Some(MetBy::Start));
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! - [`sweep`]: a grid tuned on one half of the questions and checked on the other.
 //! - [`checklist`]: the exercise's success criteria for any measurement.
 //! - [`missed`]: « les ratées », the question words missing from the expected fiche.
+//! - [`why`]: why a question moved under a fusion (its expected fiche in each list fused).
 
 pub mod batch;
 pub mod checklist;
@@ -18,6 +19,7 @@ pub mod missed;
 mod settings;
 pub mod sweep;
 mod tuned;
+pub mod why;
 
 pub use settings::{Enrichment, Settings, SettingsError};
 pub use tuned::{dense_tops, DenseTops, Tuned, DENSE_TOP};

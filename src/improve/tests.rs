@@ -1,4 +1,4 @@
-use super::checklist::{checklist, Status};
+use super::checklist::{checklist, Status, THREE};
 use super::diff::{diff, randomisation_test};
 use super::missed::missed;
 use super::sweep::{sweep, Grid};
@@ -226,7 +226,7 @@ fn the_seeds_five_missed_questions_and_its_correction_table() {
 fn the_checklist_on_mots_and_on_a_fusion() {
     let (lab, qs) = exercise();
     let m = lab.measure_keyword(Keyword::Mots, &qs);
-    let c = checklist(&m, None, false);
+    let c = &checklist(&m, None, false, &["mots"])[1..];
     assert_eq!(c[0].status, Status::Met); // 15 of 15 exactes first
     assert_eq!(c[1].status, Status::NotMet); // 15 of 20 courantes in the top 5, 18 needed
     assert_eq!(c[1].detail, "15 sur 20 (il en faut 18)");
@@ -235,10 +235,29 @@ fn the_checklist_on_mots_and_on_a_fusion() {
     // A « fusion » that loses exactes: mots+ reversed, against mots.
     let mut worse = m.clone();
     worse.questions[0].rank = Some(2);
-    let c = checklist(&worse, Some(&m), true);
+    let c = &checklist(&worse, Some(&m), true, &["mots"])[1..];
     assert_eq!(c[2].status, Status::NotMet);
     assert!(c[2].detail.contains(&m.questions[0].question));
     assert_eq!(c[3].status, Status::ToMeasure);
+}
+
+#[test]
+fn the_first_criterion_asks_for_words_sense_and_their_fusion_measured() {
+    let (lab, qs) = exercise();
+    let m = lab.measure_keyword(Keyword::Mots, &qs);
+    let three = |names: &[&str]| checklist(&m, None, false, names).remove(0);
+    let c = three(&["mots", "mots+ (racine Snowball ajoutée)"]);
+    assert_eq!(c.label, THREE);
+    assert_eq!(c.status, Status::NotMet);
+    assert_eq!(
+        c.detail,
+        "mesurées\u{a0}: mots, mots+\u{202f}; il manque la recherche par le sens et leur fusion, à mesurer dans «\u{202f}Mesurer\u{202f}»"
+    );
+    let c = three(&["mots (k1 = 1,2)", "sens local", "hybride local", "mots"]);
+    assert_eq!(c.status, Status::Met);
+    assert_eq!(c.detail, "mesurées\u{a0}: mots, sens local, hybride local");
+    // A name that is no method (an imported run) counts for nothing.
+    assert_eq!(three(&["bm25-lucene"]).detail.as_str(), "aucune méthode mesurée\u{202f}; il manque la recherche par les mots, la recherche par le sens et leur fusion, à mesurer dans «\u{202f}Mesurer\u{202f}»");
 }
 
 #[test]
@@ -316,4 +335,44 @@ fn settings_travel_in_a_link_and_in_json() {
     ];
     assert_eq!(Settings::from_link(&bad), Some(Settings::of(Method::MOTS)));
     assert!(Settings::from_json("{}").is_err());
+}
+
+#[test]
+fn a_fiche_in_a_fusion_stands_where_the_settings_search_puts_it() {
+    use super::why::fused_side;
+    let (lab, qs) = exercise();
+    let q = qs
+        .iter()
+        .find(|q| q.text == "Un isolant qui ne brûle pas")
+        .unwrap();
+    let doc = lab.doc_of(q.expected.as_deref().unwrap()).unwrap();
+    // A dense top of the fiche third, behind two others.
+    let dense: Vec<Ranked> = [3, 7, doc, 11]
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| Ranked {
+            doc: d,
+            score: 0.9 - i as f64 / 10.0,
+        })
+        .collect();
+    let mut settings = Settings::of(Method::HybrideLocal);
+    for (fusion, weights) in [
+        (Fusion::SEED, [1.0, 1.0]),
+        (Fusion::Rrf { k: 5.0 }, [1.0, 0.5]),
+        (Fusion::CombSum { norm: Norm::MinMax }, [0.3, 1.0]),
+    ] {
+        settings.fusion = fusion;
+        settings.weights = weights;
+        let tuned = Tuned::new(&lab, settings.clone(), None).unwrap();
+        let side = fused_side(tuned.index().unwrap(), &settings, &q.text, &dense, doc);
+        let found = tuned.search(&q.text, Some(&dense), settings.depth).unwrap();
+        let at = found.iter().position(|r| r.doc == doc).unwrap();
+        assert_eq!(side.fused, Some((at + 1, found[at].score)), "{fusion:?}");
+        assert_eq!(side.dense, Some(3));
+        let words = tuned.index().unwrap().search(&q.text, settings.depth);
+        assert_eq!(
+            side.keyword,
+            words.iter().position(|h| h.doc == doc).map(|i| i + 1)
+        );
+    }
 }

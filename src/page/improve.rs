@@ -332,10 +332,95 @@ pub struct Summary {
     pub criteria: String,
 }
 
-/// [`Summary`] of `im`'s last measurement (`None` before there is one).
-pub fn summary(im: &Improve, has_key: bool) -> Option<Summary> {
+/// Since which change a criterion holds on the settings in use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MetBy {
+    /// The starting method met it, nothing changed.
+    Start,
+    /// This change of the history, in words.
+    Change(String),
+}
+
+/// Since which change of this session the exactes' or the courantes' criterion (`label`, of
+/// [`crate::improve::checklist`]) holds on the settings in use: the history walked back from
+/// their row while it holds, and the change the first row of that run made to the row before it.
+/// `None` when it does not hold, or for another criterion.
+pub fn met_by(im: &Improve, label: &str) -> Option<MetBy> {
+    use crate::improve::checklist::{courantes_needed, COURANTES, EXACTES};
+    let holds = |t: &Tried| match label {
+        EXACTES => t.exact_hit1.1 > 0 && t.exact_hit1.0 == t.exact_hit1.1,
+        COURANTES => t.common_hit1.1 > 0 && t.common_hit5 >= courantes_needed(t.common_hit1.1),
+        _ => false,
+    };
+    let settings = im.settings.as_ref()?;
+    let now = im.history.iter().rposition(|t| &t.settings == settings)?;
+    if !holds(&im.history[now]) {
+        return None;
+    }
+    // Walked back within the same starting method: another method's rows are another start.
+    let mut first = now;
+    while first > 0
+        && holds(&im.history[first - 1])
+        && im.history[first - 1].settings.method == im.history[now].settings.method
+    {
+        first -= 1;
+    }
+    let row = &im.history[first];
+    let changes = row.settings.changes();
+    let Some(prev) = first.checked_sub(1).map(|i| &im.history[i]) else {
+        return Some(if changes.is_empty() {
+            MetBy::Start
+        } else {
+            MetBy::Change(changes.join("\u{202f}; "))
+        });
+    };
+    if prev.settings.method != row.settings.method {
+        return Some(if changes.is_empty() {
+            MetBy::Start
+        } else {
+            MetBy::Change(row.settings.name())
+        });
+    }
+    let before = prev.settings.changes();
+    let added: Vec<String> = changes
+        .into_iter()
+        .filter(|c| !before.contains(c))
+        .collect();
+    Some(MetBy::Change(if added.is_empty() {
+        row.settings.name()
+    } else {
+        added.join("\u{202f}; ")
+    }))
+}
+
+/// The success criteria of the settings in use (`None` before they are measured): the first one
+/// counts the methods « Mesurer » measured on these questions, and the starting method and the
+/// settings in use.
+pub fn criteria(
+    data: &crate::page::dataset::Dataset,
+    has_key: bool,
+) -> Option<Vec<crate::improve::checklist::Criterion>> {
+    let im = &data.improve;
+    let (before, after) = (im.before.as_ref()?, im.after.as_ref()?);
+    let measured: Vec<&str> = data
+        .measurements
+        .iter()
+        .chain([before, after])
+        .map(|m| m.method.as_str())
+        .collect();
+    Some(crate::improve::checklist::checklist(
+        after,
+        im.keyword_side.as_ref(),
+        has_key,
+        &measured,
+    ))
+}
+
+/// [`Summary`] of the last measurement of « Améliorer » (`None` before there is one).
+pub fn summary(data: &crate::page::dataset::Dataset, has_key: bool) -> Option<Summary> {
     use crate::data::QuestionKind;
-    use crate::improve::checklist::{checklist, Status};
+    use crate::improve::checklist::Status;
+    let im = &data.improve;
     let (before, after) = (im.before.as_ref()?, im.after.as_ref()?);
     fn kind(m: &Measurement, k: QuestionKind) -> Option<&crate::measure::KindStats> {
         m.kinds.iter().find(|s| s.kind == k && s.questions > 0)
@@ -390,21 +475,35 @@ pub fn summary(im: &Improve, has_key: bool) -> Option<Summary> {
             )
         }
     };
-    let list = checklist(after, im.keyword_side.as_ref(), has_key);
+    let list = criteria(data, has_key)?;
     let judged: Vec<_> = list
         .iter()
         .filter(|c| matches!(c.status, Status::Met | Status::NotMet))
         .collect();
     let met = judged.iter().filter(|c| c.status == Status::Met).count();
+    let mut by: Vec<String> = Vec::new();
+    for c in &judged {
+        if let Some(MetBy::Change(change)) = met_by(im, c.label) {
+            let change = format!("«\u{202f}{change}\u{202f}»");
+            if !by.contains(&change) {
+                by.push(change);
+            }
+        }
+    }
+    let by = if by.is_empty() {
+        String::new()
+    } else {
+        format!(" (atteints par {})", by.join(", "))
+    };
     let criteria = match judged.iter().find(|c| c.status == Status::NotMet) {
         Some(c) => format!(
-            "Critères de recherche\u{a0}: {met} tenu{} sur {}\u{202f}; pas encore\u{a0}: {}.",
+            "Critères de recherche\u{a0}: {met} tenu{} sur {}{by}\u{202f}; pas encore\u{a0}: {}.",
             if met > 1 { "s" } else { "" },
             judged.len(),
             c.label.to_lowercase()
         ),
         None => format!(
-            "Critères de recherche\u{a0}: {met} tenu{} sur {}.",
+            "Critères de recherche\u{a0}: {met} tenu{} sur {}{by}.",
             if met > 1 { "s" } else { "" },
             judged.len()
         ),

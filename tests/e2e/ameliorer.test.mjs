@@ -87,10 +87,15 @@ test('each change re-measures every question; undo, history, sweep, checklist an
   await souffle.locator('summary', { hasText: 'Les mots en cause' }).click();
   assert.equal(await souffle.getByText(/Mots absents de la fiche/).isVisible(), true);
   const criteria = page.locator('#ameliorer-criteres li');
-  assert.equal(await criteria.nth(0).getAttribute('data-statut'), 'tenu');
-  assert.equal(await criteria.nth(1).getAttribute('data-statut'), 'non tenu');
-  assert.match(await criteria.nth(1).textContent(), /15 sur 20 \(il en faut 18\)/);
-  assert.equal(await criteria.nth(3).getAttribute('data-statut'), 'clé nécessaire');
+  // The seed's first criterion: words, sense and their fusion measured on the same questions, as
+  // « Mesurer » does from the shipped local vectors as the page opens.
+  await page.waitForFunction(() => document.querySelector('#ameliorer-criteres li').dataset.statut === 'tenu');
+  assert.match(await criteria.nth(0).textContent(), /^.Trois mesures sur les mêmes questions\s: mots, sens, fusion\s: mesurées\s: mots, mots\+, sens local, hybride local \(tenu\)$/);
+  assert.equal(await criteria.nth(1).getAttribute('data-statut'), 'tenu');
+  assert.match(await criteria.nth(1).textContent(), /\(tenu dès la méthode de départ\)$/);
+  assert.equal(await criteria.nth(2).getAttribute('data-statut'), 'non tenu');
+  assert.match(await criteria.nth(2).textContent(), /15 sur 20 \(il en faut 18\)/);
+  assert.equal(await criteria.nth(4).getAttribute('data-statut'), 'clé nécessaire');
   // « peut » made a stop word: typed in the list, committed on change.
   const words = await page.inputValue('#ameliorer-mots-vides');
   await page.fill('#ameliorer-mots-vides', `${words} peut`);
@@ -135,6 +140,10 @@ test('a fusion from the shipped local vectors: its k, its weights and a score fu
   assert.match(await page.textContent('#ameliorer-criteres'), /La fusion ne perd aucune exacte\s: aucune perdue face à mots\+/);
   await page.locator('#ameliorer-rrf-k').fill('5');
   await page.waitForFunction(() => /RRF \(k = 5\)/.test(document.querySelector('#ameliorer-chiffres caption').textContent));
+  // Why a question moved under a fusion: its expected fiche in each list, and what the fusion did.
+  const moved = page.locator('.montees li, .descentes li').first();
+  await moved.locator('summary').click();
+  assert.match(await moved.locator('details p').textContent(), /^Fiche attendue AR-\d{4}, avant → après\. Liste des mots\s: (rang \d+|au-delà des 50) \(inchangé\)\u202f; liste du sens\s: (rang \d+|au-delà des 50) \(inchangé\)\. Fusion\s: RRF \(k = 60\) → RRF \(k = 5\)\. Dans la liste fusionnée\s: rang \d+ \(0,\d{4}\) → rang \d+ \(0,\d{4}\)\.$/);
   // The dense list weighing nothing, RRF keeps the keyword list's order: mots+'s 11 courantes first.
   await page.locator('#ameliorer-poids-sens').fill('0');
   await page.waitForFunction(() => /poids 1 \/ 0/.test(document.querySelector('#ameliorer-chiffres caption').textContent));

@@ -203,8 +203,10 @@ pub fn render(s: &State, memo: &mut Memo) {
         im.history.len(),
         im.sweep.as_ref().map(|sw| sw.verdict.clone()),
         s.key.is_some(),
+        // The first criterion counts the methods « Mesurer » measured.
+        s.data.measure_version,
     );
-    let summary = crate::page::improve::summary(im, s.key.is_some());
+    let summary = crate::page::improve::summary(&s.data, s.key.is_some());
     if memo.changed("ameliorer-effet", &summary) {
         let target = by_id(EFFET);
         set_hidden(&target, summary.is_none());

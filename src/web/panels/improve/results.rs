@@ -6,9 +6,11 @@ use web_sys::Element;
 use super::super::super::dom::{scroller, E};
 use crate::data::QuestionKind;
 use crate::fr::decimal;
-use crate::improve::checklist::{checklist, Status};
+use crate::improve::checklist::Status;
 use crate::improve::diff::Moved;
 use crate::improve::missed::missed;
+use crate::improve::why::{fused_side, FusedSide};
+use crate::improve::Settings;
 use crate::lab::Keyword;
 use crate::measure::Measurement;
 use crate::page::State;
@@ -193,6 +195,60 @@ fn moved_why(
     ))
 }
 
+/// Why a question moved under a fusion: its expected fiche's rank in each list fused and in the
+/// fused list, before → after, and what changed in the fusion itself.
+fn fused_why(
+    expected: &str,
+    before: (&Settings, &FusedSide),
+    after: (&Settings, &FusedSide),
+) -> String {
+    let ((sa, a), (sb, b)) = (before, after);
+    let rank = |r: Option<usize>, depth: usize| {
+        r.map_or(format!("au-delà des {depth}"), |r| format!("rang {r}"))
+    };
+    let list = |name: &str, x: Option<usize>, y: Option<usize>| {
+        if x == y && a.depth == b.depth {
+            format!("{name}\u{a0}: {} (inchangé)", rank(x, a.depth))
+        } else {
+            format!("{name}\u{a0}: {} → {}", rank(x, a.depth), rank(y, b.depth))
+        }
+    };
+    let fused = |f: Option<(usize, f64)>| {
+        f.map_or("absente".to_owned(), |(r, score)| {
+            format!("rang {r} ({})", decimal(score, 4))
+        })
+    };
+    let mut what = Vec::new();
+    if sa.fusion != sb.fusion {
+        what.push(format!("{} → {}", sa.fusion.label(), sb.fusion.label()));
+    }
+    if sa.weights != sb.weights {
+        let w = |s: &Settings| {
+            format!(
+                "{} / {}",
+                crate::fr::numbers::plain(s.weights[0]),
+                crate::fr::numbers::plain(s.weights[1])
+            )
+        };
+        what.push(format!("poids {} → {}", w(sa), w(sb)));
+    }
+    if sa.depth != sb.depth {
+        what.push(format!("profondeur {} → {}", sa.depth, sb.depth));
+    }
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!(" Fusion\u{a0}: {}.", what.join("\u{202f}; "))
+    };
+    format!(
+        "Fiche attendue {expected}, avant → après. {}\u{202f}; {}.{what} Dans la liste fusionnée\u{a0}: {} → {}.",
+        list("Liste des mots", a.keyword, b.keyword),
+        list("liste du sens", a.dense, b.dense),
+        fused(a.fused),
+        fused(b.fused),
+    )
+}
+
 fn status_mark(st: Status) -> (&'static str, &'static str) {
     match st {
         Status::Met => ("✓", "tenu"),
@@ -268,9 +324,27 @@ pub(super) fn results(s: &State) -> Vec<Element> {
         }
         _ => None,
     };
+    // Under a fusion: the start method's keyword index and settings against the settings'.
+    let fused = match (
+        Method::parse(&before.method),
+        im.tuned.as_ref().and_then(|t| t.index()),
+        im.dense.as_ref(),
+    ) {
+        (Some(m), Some(index), Some((_, tops))) => m
+            .fused_keyword()
+            .map(|k| (s.data.lab.bm25(k), Settings::of(m), index, tops)),
+        _ => None,
+    };
     let why = |m: &Moved| {
-        let (was, now) = indexes?;
         let expected = after.questions.get(m.row)?.expected.as_deref()?;
+        if let Some((was, start, now, tops)) = &fused {
+            let doc = s.data.lab.doc_of(expected)?;
+            let dense = tops.get(&m.question)?;
+            let a = fused_side(was, start, &m.question, dense, doc);
+            let b = fused_side(now, settings, &m.question, dense, doc);
+            return Some(fused_why(expected, (start, &a), (settings, &b)));
+        }
+        let (was, now) = indexes?;
         moved_why(&s.data.lab, was, now, &m.question, expected)
     };
     if let Some(d) = &im.diff {
@@ -292,11 +366,17 @@ pub(super) fn results(s: &State) -> Vec<Element> {
         );
     }
     // The success criteria.
-    let keyword_side = im.keyword_side.as_ref();
-    let items = checklist(after, keyword_side, s.key.is_some())
+    use crate::page::improve::{criteria, met_by, MetBy};
+    let items = criteria(&s.data, s.key.is_some())
+        .unwrap_or_default()
         .into_iter()
         .map(|c| {
             let (mark, word) = status_mark(c.status);
+            let since = match met_by(im, c.label) {
+                Some(MetBy::Start) => " dès la méthode de départ".to_owned(),
+                Some(MetBy::Change(change)) => format!(" depuis «\u{202f}{change}\u{202f}»"),
+                None => String::new(),
+            };
             E::new("li")
                 .attr("data-statut", word)
                 .children([
@@ -306,7 +386,7 @@ pub(super) fn results(s: &State) -> Vec<Element> {
                         .text(mark)
                         .build(),
                     E::new("span")
-                        .text(&format!("{} : {} ({word})", c.label, c.detail))
+                        .text(&format!("{} : {} ({word}{since})", c.label, c.detail))
                         .build(),
                 ])
                 .build()
