@@ -144,7 +144,7 @@ fn trec_files_read_back_give_the_measured_mrr() {
         "--all",
         "--vectors",
         "nowhere",
-        "--modele",
+        "--vecteurs-local",
         "nowhere",
         "--trec",
         dir.to_str().unwrap(),
@@ -190,7 +190,7 @@ fn trec_files_read_back_give_the_measured_mrr() {
         "--all",
         "--vectors",
         "nowhere",
-        "--modele",
+        "--vecteurs-local",
         "nowhere",
         "--trec",
         dir.to_str().unwrap(),
@@ -335,15 +335,35 @@ fn all_says_which_methods_it_skipped_and_why() {
         "--all",
         "--vectors",
         "nowhere.safetensors",
-        "--modele",
-        "nowhere",
+        "--vecteurs-local",
+        "nowhere-local.safetensors",
     ]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.ends_with(
             "\nNon mesurées : sens, hybride, hybride+ : pas de fichier de vecteurs (nowhere.safetensors) ; voir vecteurs.\n\
-             \nNon mesurées : sens local, hybride local : pas de modèle local (nowhere) ou de ses vecteurs (data/vecteurs-local.safetensors) ; voir scripts/modele.sh.\n"
+             \nNon mesurées : sens local, hybride local : pas de vecteurs du modèle local (nowhere-local.safetensors) ; voir vecteurs --embedder local.\n"
+        ),
+        "{text}"
+    );
+    // The local vectors ship the 40 questions': measured without the model. Other questions need it.
+    let out = mesurer(&["--all", "--vectors", "nowhere", "--modele", "nowhere"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\nhybride local   15/15     15/15   1.000"), "{text}");
+    let out = mesurer(&[
+        "--all",
+        "--vectors",
+        "nowhere",
+        "--modele",
+        "nowhere",
+        "--questions",
+        "data/epreuve.csv",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.ends_with(
+            "\nNon mesurées : sens local, hybride local : pas de modèle local (nowhere) pour les questions dont data/vecteurs-local.safetensors n'a pas les vecteurs ; voir scripts/modele.sh.\n"
         ),
         "{text}"
     );
@@ -540,7 +560,7 @@ fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
         "--all",
         "--vectors",
         "nowhere",
-        "--modele",
+        "--vecteurs-local",
         "nowhere",
         "--trec",
         &trec,
@@ -556,7 +576,7 @@ fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
         "--all",
         "--vectors",
         "nowhere",
-        "--modele",
+        "--vecteurs-local",
         "nowhere",
         "--run",
         &runs,
@@ -867,11 +887,39 @@ fn l_epreuve_is_a_second_set_of_questions_the_terminal_measures_as_the_readme_sa
             q.text
         );
     }
+    // Its questions' vectors by the local encoder ship beside it, with the same fiche vectors as
+    // the exercise's file: the local methods are measured on it without the model.
+    let vectors = |name: &str| {
+        rag_fiches::data::vectors::VectorSet::from_safetensors(
+            &std::fs::read(format!("{root}/data/{name}")).unwrap(),
+        )
+        .unwrap()
+    };
+    let (shipped, exercise_vectors) = (
+        vectors("epreuve-local.safetensors"),
+        vectors("vecteurs-local.safetensors"),
+    );
+    assert_eq!(
+        shipped.questions.iter().map(|q| &q.0).collect::<Vec<_>>(),
+        epreuve.iter().map(|q| &q.text).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        (shipped.model.as_str(), &shipped.fingerprint),
+        (
+            exercise_vectors.model.as_str(),
+            &exercise_vectors.fingerprint
+        )
+    );
+    assert!((0..shipped.len()).all(|i| shipped.row(i) == exercise_vectors.row(i)));
     let out = mesurer(&[
         "--all",
         "--questions",
         "data/epreuve.csv",
         "--vectors",
+        "nowhere",
+        "--vecteurs-local",
+        "data/epreuve-local.safetensors",
+        "--modele",
         "nowhere",
     ]);
     assert!(
@@ -886,12 +934,10 @@ fn l_epreuve_is_a_second_set_of_questions_the_terminal_measures_as_the_readme_sa
     ] {
         assert!(text.contains(line), "{text}");
     }
-    if std::path::Path::new(&format!("{root}/data/modele-local.safetensors")).exists() {
-        for line in [
-            "sens local        0/0       0/0   0.000     23/40     34/40   0.671",
-            "hybride local     0/0       0/0   0.000     28/40     36/40   0.786",
-        ] {
-            assert!(text.contains(line), "{text}");
-        }
+    for line in [
+        "sens local        0/0       0/0   0.000     23/40     34/40   0.671",
+        "hybride local     0/0       0/0   0.000     28/40     36/40   0.786",
+    ] {
+        assert!(text.contains(line), "{text}");
     }
 }

@@ -1608,7 +1608,7 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
     fx.extend(send(&mut s, Msg::Improve(Change::Start(Method::MOTS_PLUS))));
     fx.extend(send(&mut s, Msg::Improve(Change::K1(1.2))));
     // Kept apart: nothing reads it before the learner asks.
-    let reads = |w: &Work| matches!(w, Work::FetchQuestions { name } if name == "epreuve.csv");
+    let reads = |w: &Work| matches!(w, Work::FetchQuestions { name, .. } if name == "epreuve.csv");
     assert_eq!(count_started(&fx, reads), 0);
     let fx = send(&mut s, Msg::Improve(Change::PassEpreuve));
     let run = started(&fx, reads).expect("its questions are read");
@@ -1616,7 +1616,7 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
     let questions = rag_fiches::data::parse_questions(&text).unwrap();
     send(
         &mut s,
-        Msg::Report(run, Report::EpreuveRead(Ok(questions))),
+        Msg::Report(run, Report::EpreuveRead(Ok(questions), Default::default())),
     );
     let e = &s.data.improve.epreuve;
     assert!(!e.asked);
@@ -1671,7 +1671,7 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
         &mut s,
         Msg::Report(
             run,
-            Report::EpreuveRead(Err("réseau".into())),
+            Report::EpreuveRead(Err("réseau".into()), Default::default()),
         ),
     );
     assert_eq!(
@@ -1684,6 +1684,91 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
     assert!(
         started(&fx, reads).is_some(),
         "a failed read is tried again"
+    );
+}
+
+#[test]
+fn l_epreuve_of_a_fusion_over_the_local_encoder_reads_its_shipped_vectors_as_the_terminal_does() {
+    use rag_fiches::page::improve::Change;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |name: &str| std::fs::read(format!("{root}/data/{name}")).unwrap();
+    let set =
+        |name: &str| rag_fiches::data::vectors::VectorSet::from_safetensors(&read(name)).unwrap();
+    let mut s = state();
+    report_from(
+        &mut s,
+        Subject::LocalVectors,
+        Report::LocalVectors(Some(Box::new(set("vecteurs-local.safetensors")))),
+    );
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
+    improve(&mut s, Change::Start(Method::HybrideLocal));
+    improve(&mut s, Change::RrfK(5.0));
+    assert!(s.data.improve.error.is_none(), "{:?}", s.data.improve.error);
+    let fx = send(&mut s, Msg::Improve(Change::PassEpreuve));
+    let run = started(&fx, |w| {
+        matches!(w, Work::FetchQuestions { vectors, .. } if vectors == "epreuve-local.safetensors")
+    })
+    .expect("its questions and their vectors are read");
+    let text = String::from_utf8(read("epreuve.csv")).unwrap();
+    let questions = rag_fiches::data::parse_questions(&text).unwrap();
+    // Without its questions' vectors, a fusion over the local encoder cannot pass it: said.
+    send(
+        &mut s,
+        Msg::Report(
+            run,
+            Report::EpreuveRead(Ok(questions.clone()), Default::default()),
+        ),
+    );
+    let why = s.data.improve.epreuve.pass.clone().unwrap().unwrap_err();
+    assert!(why.contains("hybride local"), "{why}");
+    let fx = send(&mut s, Msg::Improve(Change::PassEpreuve));
+    let run = started(&fx, |w| matches!(w, Work::FetchQuestions { .. })).unwrap();
+    let vectors = set("epreuve-local.safetensors")
+        .questions
+        .into_iter()
+        .collect();
+    send(
+        &mut s,
+        Msg::Report(run, Report::EpreuveRead(Ok(questions), vectors)),
+    );
+    let pass = s.data.improve.epreuve.pass.clone().unwrap().unwrap();
+    assert_eq!(pass.before.method, "hybride local");
+    // The terminal, on the same questions and vectors, ranks every question the same.
+    let terminal = |args: &[&str]| -> Vec<Option<usize>> {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
+            .args(args)
+            .args([
+                "--questions",
+                "data/epreuve.csv",
+                "--vecteurs-local",
+                "data/epreuve-local.safetensors",
+                "--modele",
+                "nowhere",
+                "--json",
+            ])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["rank"].as_u64().map(|r| r as usize))
+            .collect()
+    };
+    let ranks = |m: &rag_fiches::measure::Measurement| -> Vec<Option<usize>> {
+        m.questions.iter().map(|q| q.rank).collect()
+    };
+    assert_eq!(ranks(&pass.before), terminal(&["hybride local"]));
+    assert_eq!(
+        ranks(&pass.after),
+        terminal(&["hybride local", "--rrf-k", "5"])
     );
 }
 

@@ -131,7 +131,15 @@ fn run() -> Result<ExitCode, Fail> {
     } else {
         "vecteurs"
     };
-    if std::path::Path::new(&out)
+    // Vectors of other questions than the catalogue's beside it (« l'épreuve »'s) are read on
+    // request, by name: the manifest keeps naming the catalogue's.
+    let beside = std::path::Path::new(&out).with_file_name("questions.csv");
+    let own_questions = questions == "none" || std::path::Path::new(&questions) == beside;
+    if !own_questions {
+        eprintln!(
+            "manifeste.json left as it is: {out} holds the vectors of {questions}'s questions"
+        );
+    } else if std::path::Path::new(&out)
         .with_file_name("manifeste.json")
         .exists()
     {

@@ -238,6 +238,9 @@ pub struct Improve {
 
 /// The file of « l'épreuve », beside the exercise's questions (`data/`).
 pub const EPREUVE_FILE: &str = "epreuve.csv";
+/// The local encoder's vectors of its questions (and of the exercise's fiches), beside it: a
+/// start method over the local encoder passes the épreuve without the model.
+pub const EPREUVE_LOCAL_FILE: &str = "epreuve-local.safetensors";
 
 /// « L'épreuve »: the exercise's second set of questions (`data/epreuve.csv`), kept out of every
 /// table until the learner asks to pass it; the settings in use are then measured on it, beside

@@ -213,9 +213,11 @@ pub enum Work {
     },
     /// Reads the stored journal ([`Report::JournalRead`]).
     ReadJournal,
-    /// Fetches the questions file `name` (in `data/`) and reads it ([`Report::EpreuveRead`]).
+    /// Fetches the questions file `name` (in `data/`) and reads it, with the local encoder's
+    /// vectors of its questions from the file `vectors` ([`Report::EpreuveRead`]).
     FetchQuestions {
         name: String,
+        vectors: String,
     },
     /// The page's worker searches `vectors` in its vectors `set` ([`Report::DenseFound`]).
     DenseTops {
@@ -330,8 +332,13 @@ pub enum Report {
     },
     /// The page's worker could not search its vectors set: they are dropped, and why is said.
     DenseLost(String),
-    /// « L'épreuve »'s questions, or why they could not be read (in French).
-    EpreuveRead(Result<Vec<crate::data::Question>, String>),
+    /// « L'épreuve »'s questions, or why they could not be read (in French); and their vectors
+    /// by the local encoder, shipped beside them ([`crate::page::improve::EPREUVE_LOCAL_FILE`];
+    /// empty when that file could not be read).
+    EpreuveRead(
+        Result<Vec<crate::data::Question>, String>,
+        crate::lab::QuestionVectors,
+    ),
     /// Texts of [`Work::EmbedLocalTexts`] embedded so far.
     LocalTextsProgress(usize),
     /// The vectors of [`Work::EmbedLocalTexts`]: its fiches', then its `questions`', in the

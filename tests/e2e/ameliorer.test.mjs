@@ -144,6 +144,18 @@ test('a fusion from the shipped local vectors: its k, its weights and a score fu
   const moved = page.locator('.montees li, .descentes li').first();
   await moved.locator('summary').click();
   assert.match(await moved.locator('details p').textContent(), /^Fiche attendue AR-\d{4}, avant → après\. Liste des mots\s: (rang \d+|au-delà des 50) \(inchangé\)\u202f; liste du sens\s: (rang \d+|au-delà des 50) \(inchangé\)\. Fusion\s: RRF \(k = 60\) → RRF \(k = 5\)\. Dans la liste fusionnée\s: rang \d+ \(0,\d{4}\) → rang \d+ \(0,\d{4}\)\.$/);
+  // « L'épreuve » of a fusion over the local encoder, from its questions' shipped vectors: the
+  // terminal's figures (`mesurer "hybride local" [--rrf-k 5] --questions data/epreuve.csv
+  // --vecteurs-local data/epreuve-local.safetensors`, and the same on the 40 questions).
+  await page.click('[data-ameliorer="epreuve"]');
+  await page.waitForSelector('#ameliorer-epreuve-chiffres');
+  const epreuve = await page.$$eval('#ameliorer-epreuve-chiffres tbody tr', (rows) => rows.map((tr) => [...tr.children].slice(0, 3).map((c) => c.textContent)));
+  assert.deepEqual(epreuve, [
+    ['les 40 questions\u00a0: dans les 5 premières', '19/20', '20/20'],
+    ['les 40 questions\u00a0: MRR@10', '0,725', '0,733'],
+    ['l\'épreuve\u00a0: dans les 5 premières', '36/40', '38/40'],
+    ['l\'épreuve\u00a0: MRR@10', '0,786', '0,816'],
+  ]);
   // The dense list weighing nothing, RRF keeps the keyword list's order: mots+'s 11 courantes first.
   await page.locator('#ameliorer-poids-sens').fill('0');
   await page.waitForFunction(() => /poids 1 \/ 0/.test(document.querySelector('#ameliorer-chiffres caption').textContent));

@@ -13,20 +13,20 @@
 
 use std::process::ExitCode;
 
-use rag_fiches::cli::{read_qrels, Fail, TerminalEmbedder};
-use rag_fiches::data::vectors::VectorSet;
+use rag_fiches::cli::{read_qrels, Fail};
 use rag_fiches::data::{check_expected, parse_questions, Fiche, QuestionKind};
 use rag_fiches::lab::{Encoder, Lab, Method, QuestionVectors};
 use rag_fiches::measure::compare;
 use rag_fiches::measure::graded::{self, Qrels};
 use rag_fiches::measure::{export, import, parity};
 use rag_fiches::measure::{show_score, Measurement};
-use rag_fiches::mistral;
 use rag_fiches::search::bm25::{Explanation, FORMULA};
 
 mod args;
+mod vectors;
 
 use args::{parse_args, Args, USAGE};
+use vectors::{local_covers, local_question_vectors, question_vectors};
 
 fn read(path: &str) -> Result<String, String> {
     rag_fiches::cli::read_text(path)
@@ -70,54 +70,6 @@ fn print_explanation(e: &Explanation, fiche: &Fiche) {
         rag_fiches::outln!("    ignorés : {}", e.dropped.join(", "));
     }
     rag_fiches::outln!("    total = {:.4}", e.score);
-}
-
-/// Loads the local encoder's fiche vectors and model, and embeds `texts` with it.
-fn local_question_vectors(
-    args: &Args,
-    lab: &mut Lab,
-    texts: &[&str],
-) -> Result<QuestionVectors, String> {
-    let bytes = rag_fiches::cli::read_bytes(&args.local_vectors).map_err(|e| {
-        format!("{e} (make it with: cargo run --release --bin vecteurs -- --embedder local)")
-    })?;
-    let set =
-        VectorSet::from_safetensors(&bytes).map_err(|e| format!("{}: {e}", args.local_vectors))?;
-    lab.set_local_vectors(set)
-        .map_err(|e| format!("{}: {e}", args.local_vectors))?;
-    let embedder = TerminalEmbedder::local(&args.model)?;
-    let vectors = embedder.embed(texts, |_, _| {})?;
-    Ok(texts.iter().map(|t| t.to_string()).zip(vectors).collect())
-}
-
-/// Loads the fiche vectors and embeds `texts` for a dense method; empty for keyword methods.
-fn question_vectors(
-    args: &Args,
-    dense: bool,
-    lab: &mut Lab,
-    texts: &[&str],
-) -> Result<QuestionVectors, String> {
-    if !dense {
-        return Ok(QuestionVectors::new());
-    }
-    let bytes = rag_fiches::cli::read_bytes(&args.vectors)
-        .map_err(|e| format!("{e} (make it with: cargo run --release --bin vecteurs)"))?;
-    let set = VectorSet::from_safetensors(&bytes).map_err(|e| format!("{}: {e}", args.vectors))?;
-    let embedder = TerminalEmbedder::parse(&args.embedder)?;
-    set.check_model(embedder.model(), embedder.dim())
-        .map_err(|e| format!("{}: {e}", args.vectors))?;
-    lab.set_vectors(set)
-        .map_err(|e| format!("{}: {e}", args.vectors))?;
-    let vectors = embedder.embed(texts, |_, _| {})?;
-    if embedder.tokens() > 0 {
-        eprintln!(
-            "{} questions embedded: {} tokens, ${:.6}",
-            texts.len(),
-            embedder.tokens(),
-            mistral::cost_usd(embedder.tokens())
-        );
-    }
-    Ok(texts.iter().map(|t| t.to_string()).zip(vectors).collect())
 }
 
 fn run() -> Result<(), Fail> {
@@ -219,7 +171,7 @@ fn run() -> Result<(), Fail> {
     // --all: every keyword method, and the dense ones when a vectors file is there.
     let exists = |p: &str| std::path::Path::new(p).exists();
     let dense = exists(&args.vectors);
-    let local = exists(&args.local_vectors) && exists(&args.model);
+    let local = exists(&args.local_vectors) && (exists(&args.model) || local_covers(&args, &texts));
     let available = |m: &Method| match m.encoder() {
         None => true,
         Some(Encoder::Mistral) => dense,
@@ -254,12 +206,18 @@ fn run() -> Result<(), Fail> {
             );
         }
         if !local {
-            skipped += &format!(
-                "\nNon mesurées : {} : pas de modèle local ({}) ou de ses vecteurs ({}) ; voir scripts/modele.sh.\n",
-                names(Encoder::Local),
-                args.model,
-                args.local_vectors
-            );
+            let why = if exists(&args.local_vectors) {
+                format!(
+                    "pas de modèle local ({}) pour les questions dont {} n'a pas les vecteurs ; voir scripts/modele.sh",
+                    args.model, args.local_vectors
+                )
+            } else {
+                format!(
+                    "pas de vecteurs du modèle local ({}) ; voir vecteurs --embedder local",
+                    args.local_vectors
+                )
+            };
+            skipped += &format!("\nNon mesurées : {} : {why}.\n", names(Encoder::Local));
         }
     }
     let qv = question_vectors(

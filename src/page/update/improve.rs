@@ -383,9 +383,23 @@ pub(super) fn change(s: &mut State, c: Change) {
             next = sw.points[sw.best_calibration].settings.clone();
         }
         Change::PassEpreuve => {
+            // Questions that could not be read (the network) are read again; and so are their
+            // local vectors, missing for a method over the local encoder.
+            let local = s
+                .data
+                .improve
+                .settings
+                .as_ref()
+                .and_then(|t| t.base().ok())
+                .is_some_and(|m| m.encoder() == Some(Encoder::Local));
             let e = &mut s.data.improve.epreuve;
-            // Questions that could not be read (the network) are read again.
-            if e.questions.as_ref().is_some_and(Result::is_err) {
+            let unvectored = |qs: &Vec<crate::data::Question>| {
+                local && qs.iter().any(|q| !s.local_qvectors.contains_key(&q.text))
+            };
+            if e.questions
+                .as_ref()
+                .is_some_and(|r| r.as_ref().map_or(true, unvectored))
+            {
                 e.questions = None;
             }
             e.asked = true;
@@ -416,14 +430,20 @@ pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
 }
 
 /// « L'épreuve »'s questions read (or why not): a pass that waited for them is made.
-pub(super) fn epreuve_read(s: &mut State, read: Result<Vec<crate::data::Question>, String>) {
+pub(super) fn epreuve_read(
+    s: &mut State,
+    read: Result<Vec<crate::data::Question>, String>,
+    local: crate::lab::QuestionVectors,
+) {
     s.data.improve.epreuve.questions = Some(read);
+    s.local_qvectors.extend(local);
     pass_epreuve(s);
 }
 
 /// Passes « l'épreuve » when it is asked and its questions are here: the settings last measured
-/// on the 40 questions, and their starting method, measured on its questions. A dense method's
-/// questions would need their vectors, which the page does not ship for it: said.
+/// on the 40 questions, and their starting method, measured on its questions. A method over the
+/// local encoder reads its questions' shipped vectors; Mistral's would need a paid call for each of
+/// them: said.
 fn pass_epreuve(s: &mut State) {
     let e = &s.data.improve.epreuve;
     if !e.asked {
@@ -442,18 +462,29 @@ fn pass_epreuve(s: &mut State) {
             return Err("Vos réglages ne sont pas encore mesurés sur les 40 questions\u{a0}: l'épreuve les mesurera ensuite.".to_owned());
         };
         let method = settings.base().map_err(|e| e.to_string())?;
-        if method.encoder().is_some() {
-            return Err(format!(
-                "L'épreuve mesure les réglages des méthodes par mots (mots, mots+)\u{a0}: les vecteurs de ses questions, dont {} aurait besoin, ne sont pas livrés avec la page.",
-                method.name()
-            ));
-        }
         let lab = &s.data.lab;
-        let none = DenseTops::new();
         let search = |e: SearchError| messages::search(&e);
-        let after = tuned.measure(lab, questions, &none).map_err(search)?;
+        let dense = match method.encoder() {
+            None => DenseTops::new(),
+            Some(Encoder::Mistral) => {
+                return Err(format!(
+                    "L'épreuve mesure les réglages des méthodes par mots et du modèle local\u{a0}: les vecteurs mistral-embed de ses questions, dont {} aurait besoin, ne sont pas livrés avec la page.",
+                    method.name()
+                ))
+            }
+            Some(Encoder::Local) => {
+                if questions.iter().any(|q| !s.local_qvectors.contains_key(&q.text)) {
+                    return Err(format!(
+                        "Les vecteurs du modèle local des questions de l'épreuve, dont {} a besoin, n'ont pas pu être lus.",
+                        method.name()
+                    ));
+                }
+                dense_tops(lab, Encoder::Local, questions, &s.local_qvectors).map_err(search)?
+            }
+        };
+        let after = tuned.measure(lab, questions, &dense).map_err(search)?;
         let start = Tuned::new(lab, Settings::of(method), None).map_err(|e| e.to_string())?;
-        let before = start.measure(lab, questions, &none).map_err(search)?;
+        let before = start.measure(lab, questions, &dense).map_err(search)?;
         let diff = diff(&before, &after);
         Ok(Pass {
             settings: settings.clone(),

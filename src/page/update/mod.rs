@@ -215,7 +215,7 @@ fn reported(
                 vectors::lost(s, set, reason)
             }
         }
-        Report::EpreuveRead(read) => improve::epreuve_read(s, read),
+        Report::EpreuveRead(read, vectors) => improve::epreuve_read(s, read, vectors),
         Report::LocalTextsProgress(done) => {
             if let Some((d, _)) = s.data.ui.local_texts.as_mut() {
                 *d = done;
@@ -296,7 +296,8 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
             Subject::ReadJournal(_) => Some(Work::ReadJournal),
             Subject::DenseTops { .. } => vectors::dense_work(s, subject),
             Subject::ReadEpreuve => Some(Work::FetchQuestions {
-                name: super::improve::EPREUVE_FILE.to_owned(),
+                name: crate::page::improve::EPREUVE_FILE.to_owned(),
+                vectors: crate::page::improve::EPREUVE_LOCAL_FILE.to_owned(),
             }),
             _ => catalogue::work(s, subject),
         };

@@ -116,8 +116,10 @@ pub async fn read_runs(run: Run, files: Vec<web_sys::File>) {
     run.report(Report::RunsRead(read));
 }
 
-/// A questions file shipped with the page (`data/{name}`: « l'épreuve »), read and checked.
-pub(super) async fn fetch_questions(run: Run, name: String) {
+/// A questions file shipped with the page (`data/{name}`: « l'épreuve »), read and checked;
+/// with the local encoder's vectors of its questions (`data/{vectors}`), when that file reads
+/// and is the local encoder's.
+pub(super) async fn fetch_questions(run: Run, name: String, vectors: String) {
     let name_in = name.clone();
     let read = super::super::dom::fetch_text(&format!("data/{name}"))
         .await
@@ -125,5 +127,21 @@ pub(super) async fn fetch_questions(run: Run, name: String) {
             crate::data::parse_questions(&text)
                 .map_err(|e| messages::data_in(&e, "fiches.jsonl", &name_in))
         });
-    run.report(Report::EpreuveRead(read));
+    let local = match &read {
+        Ok(_) => fetch_bytes(&format!("data/{vectors}"))
+            .await
+            .and_then(|b| {
+                let set = crate::data::vectors::VectorSet::from_safetensors(&b)
+                    .map_err(|e| messages::vectors(&e))?;
+                set.check_model(crate::encoder::MODEL, crate::encoder::DIM)
+                    .map_err(|e| messages::vectors(&e))?;
+                Ok(set.questions.into_iter().collect())
+            })
+            .unwrap_or_else(|e| {
+                web_sys::console::warn_1(&format!("{vectors}\u{a0}: {e}").into());
+                Default::default()
+            }),
+        Err(_) => Default::default(),
+    };
+    run.report(Report::EpreuveRead(read, local));
 }
