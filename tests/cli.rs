@@ -330,6 +330,22 @@ fn devices_fifos_and_directories_are_refused_not_read() {
 }
 
 #[test]
+fn questions_that_name_no_fiche_measure_nothing_and_say_so() {
+    let dir = Scratch::new("mesurer-absentes");
+    let path = dir.0.join("absentes.csv");
+    std::fs::write(
+        &path,
+        "type;question;fiche_attendue\nabsente;Vendez-vous des fenêtres ?;\n",
+    )
+    .unwrap();
+    let err = refused(&["--all", "--questions", path.to_str().unwrap()]);
+    assert!(
+        err.contains("absentes.csv: no question names its expected fiche (absentes only): nothing to measure"),
+        "{err}"
+    );
+}
+
+#[test]
 fn all_says_which_methods_it_skipped_and_why() {
     let out = mesurer(&[
         "--all",
@@ -350,7 +366,10 @@ fn all_says_which_methods_it_skipped_and_why() {
     // The local vectors ship the 40 questions': measured without the model. Other questions need it.
     let out = mesurer(&["--all", "--vectors", "nowhere", "--modele", "nowhere"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("\nhybride local   15/15     15/15   1.000"), "{text}");
+    assert!(
+        text.contains("\nhybride local   15/15     15/15   1.000"),
+        "{text}"
+    );
     let out = mesurer(&[
         "--all",
         "--vectors",

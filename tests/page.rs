@@ -2535,3 +2535,39 @@ fn la_reponse_offers_only_the_methods_shown_whose_fiche_vectors_are_there() {
         Some(Method::Hybride(rag_fiches::lab::Keyword::Mots))
     );
 }
+
+#[test]
+fn a_catalogue_alone_is_read_searched_and_not_measured() {
+    use rag_fiches::page::improve::Change;
+    let mut s = state();
+    // Fiches alone are read: no refusal for want of questions.
+    let fx = send(
+        &mut s,
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["f.jsonl"]))),
+    );
+    let seq = read_seq(&fx);
+    assert!(s.data_errors.is_empty(), "{:?}", s.data_errors);
+    let (f, _) = exercise();
+    let alone = Dataset::new(0, f, Vec::new(), Some("vos données (f.jsonl)".into()));
+    send(
+        &mut s,
+        Msg::Report(seq, Report::DatasetLoaded(Box::new(alone))),
+    );
+    assert_eq!(s.data.label.as_deref(), Some("vos données (f.jsonl)"));
+    assert!(!s.data.measurable());
+    // Searched with every keyless method.
+    send(
+        &mut s,
+        Msg::Search(SearchMsg::Typed("Un isolant qui ne brûle pas".into())),
+    );
+    let top = s
+        .data
+        .lab
+        .keyword_search(rag_fiches::lab::Keyword::MotsPlus, &s.question, 5);
+    assert!(!top.is_empty());
+    // « Améliorer » has nothing to measure: no job, no figures, a change does nothing.
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
+    assert!(s.data.improve.job.is_none() && s.data.improve.after.is_none());
+    improve(&mut s, Change::Stem(true));
+    assert!(s.data.improve.after.is_none());
+}

@@ -55,8 +55,8 @@ pub enum IntakeError {
     TooLarge { name: String, bytes: u64, max: u64 },
     /// Two files of one kind: which one was meant is not guessed.
     Twice { first: String, second: String },
-    /// The fiches or the questions are missing (both are needed, together).
-    Missing { fiches: bool, questions: bool },
+    /// No fiches among the files (the questions and the vectors go with fiches).
+    NoFiches,
     /// A file that is not UTF-8 text: `line` holds the first invalid byte.
     NotUtf8 { name: String, line: usize },
 }
@@ -65,7 +65,8 @@ pub enum IntakeError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
     pub fiches: usize,
-    pub questions: usize,
+    /// The questions, if given: a catalogue alone is searched, and measured once it has some.
+    pub questions: Option<usize>,
     /// A vectors file (`.safetensors` or `.npy`), if one was given.
     pub vectors: Option<(usize, FileKind)>,
 }
@@ -103,16 +104,13 @@ pub fn sort_files(files: &[(String, u64)]) -> Result<Selection, Vec<IntakeError>
             None => *slot = Some((i, kind)),
         }
     }
-    if errors.is_empty() && (fiches.is_none() || questions.is_none()) {
-        errors.push(IntakeError::Missing {
-            fiches: fiches.is_none(),
-            questions: questions.is_none(),
-        });
+    if errors.is_empty() && fiches.is_none() {
+        errors.push(IntakeError::NoFiches);
     }
-    match (fiches, questions) {
-        (Some((f, _)), Some((q, _))) if errors.is_empty() => Ok(Selection {
+    match fiches {
+        Some((f, _)) if errors.is_empty() => Ok(Selection {
             fiches: f,
-            questions: q,
+            questions: questions.map(|(q, _)| q),
             vectors,
         }),
         _ => Err(errors),
@@ -204,7 +202,7 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(s.fiches, 1);
-        assert_eq!(s.questions, 0);
+        assert_eq!(s.questions, Some(0));
         assert_eq!(s.vectors, Some((2, FileKind::Npy)));
     }
 
@@ -236,10 +234,16 @@ mod tests {
         );
         assert_eq!(
             sort_files(&files(&[("q.csv", 1)])).unwrap_err(),
-            vec![IntakeError::Missing {
-                fiches: true,
-                questions: false
-            }]
+            vec![IntakeError::NoFiches]
+        );
+        // Fiches alone are a catalogue.
+        assert_eq!(
+            sort_files(&files(&[("f.jsonl", 1)])),
+            Ok(Selection {
+                fiches: 0,
+                questions: None,
+                vectors: None
+            })
         );
         assert!(FileKind::of("sans-extension").is_none());
     }

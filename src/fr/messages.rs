@@ -322,14 +322,7 @@ pub fn intake(e: &IntakeError) -> String {
         IntakeError::Twice { first, second } => format!(
             "{first} et {second} sont du même type : chargez-en un seul à la fois."
         ),
-        IntakeError::Missing { fiches, questions } => {
-            let what = match (fiches, questions) {
-                (true, true) | (false, false) => "vos fiches (.jsonl) et vos questions (.csv)",
-                (true, false) => "vos fiches (.jsonl)",
-                (false, true) => "vos questions (.csv)",
-            };
-            format!("Il faut au moins vos fiches (.jsonl) et vos questions (.csv), chargées ensemble : il manque {what}.")
-        }
+        IntakeError::NoFiches => "Il faut au moins vos fiches (.jsonl)\u{a0}: vos questions (.csv) et vos vecteurs se chargent avec elles.".to_owned(),
         IntakeError::NotUtf8 { name, line } => format!(
             "{name}, ligne {line} : ce n'est pas du texte UTF-8 valide (enregistrez le fichier en UTF-8)."
         ),

@@ -215,6 +215,12 @@ impl Dataset {
             .collect()
     }
 
+    /// Whether the catalogue can be measured: at least one of its questions names its fiche. A
+    /// catalogue loaded alone has none; it is searched, not measured.
+    pub fn measurable(&self) -> bool {
+        self.questions.iter().any(|q| q.expected.is_some())
+    }
+
     /// Whether a method over mistral-embed's vectors is measured (the local model's methods,
     /// measured without a key, do not count).
     pub fn has_mistral_measurements(&self) -> bool {

@@ -98,11 +98,13 @@ pub struct CostLine<'a> {
 /// The header: the catalogue's summary, the test build's banner, and the cost line, shown once
 /// there is something to pay with (`costs`) or something paid.
 pub fn header(fiches: usize, questions: usize, label: Option<&str>, costs: Option<&CostLine>) {
+    let count = questions;
     let (fiches, questions) = (
         crate::fr::int(fiches as u64),
         crate::fr::int(questions as u64),
     );
     let summary = match label {
+        Some(l) if count == 0 => format!("{fiches} fiches, sans questions : {l}."),
         Some(l) => format!("{fiches} fiches, {questions} questions : {l}."),
         None => format!("{fiches} fiches, {questions} questions dont on connaît la bonne fiche."),
     };

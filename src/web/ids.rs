@@ -59,6 +59,8 @@ pub const VUE_AMELIORER: &str = "vue-ameliorer";
 // « Chercher ».
 pub const QUESTION: &str = "question";
 pub const EXEMPLES: &str = "exemples";
+/// The examples' label: the exercise's questions, or the learner's.
+pub const EXEMPLES_ETIQUETTE: &str = "exemples-etiquette";
 pub const ATTENDUE: &str = "attendue";
 pub const METHODES: &str = "methodes";
 pub const INDISPONIBLES: &str = "indisponibles";
@@ -90,7 +92,7 @@ pub const REPONSES_LIVREES: &str = "reponses-livrees";
 // « Questions sans réponse ».
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 66] = [
+pub const IN_PAGE: [&str; 67] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -134,6 +136,7 @@ pub const IN_PAGE: [&str; 66] = [
     VUE_AMELIORER,
     QUESTION,
     EXEMPLES,
+    EXEMPLES_ETIQUETTE,
     ATTENDUE,
     METHODES,
     RESULTATS,

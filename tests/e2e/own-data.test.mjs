@@ -113,6 +113,38 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   await context.close();
 });
 
+test('a catalogue alone, without questions, is searched with every keyless method; measuring says what it needs', async () => {
+  const { jsonl } = catalogue();
+  const { page, context, problems } = await openPage(browser, server.url);
+  await settings(page);
+  await page.setInputFiles('#fichiers', [file('mes-fiches.jsonl', jsonl)]);
+  await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
+  assert.equal(await page.textContent('#resume'), '24 fiches, sans questions\u00a0: vos données (mes-fiches.jsonl).');
+  assert.equal(await page.isVisible('#exemples'), false);
+  await page.fill('#question', 'fixer dans la brique');
+  await page.waitForSelector('.colonne[data-methode="mots+"] li.resultat');
+  // A wall plug first (P-007 to P-012: « cheville pour fixer dans la brique »).
+  assert.match(await page.getAttribute('.colonne[data-methode="mots+"] li.resultat >> nth=0', 'data-id'), /^P-0(0[7-9]|1[0-2])$/);
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('#partie-sans-questions');
+  assert.match(await page.textContent('#partie-sans-questions'), /^Rien à mesurer\s: ce catalogue n'a pas de questions.*type;question;fiche_attendue/);
+  assert.equal(await page.isVisible('#mesures-reponses'), false);
+  assert.equal(await page.isVisible('#journal'), true);
+  await page.click('#onglet-ameliorer');
+  assert.match(await page.textContent('#ameliorer-reglages'), /ce catalogue n'en a pas/);
+  assert.equal(await page.isVisible('#ameliorer-effet'), false);
+  // Questions loaded with the fiches: measured as any catalogue.
+  const { csv } = catalogue();
+  await page.setInputFiles('#fichiers', [file('mes-fiches.jsonl', jsonl), file('mes-questions.csv', csv)]);
+  await page.waitForFunction(() => /10 questions/.test(document.querySelector('#resume').textContent));
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('table.comparaison');
+  assert.equal(await page.locator('#partie-sans-questions').count(), 0);
+  assert.equal(await page.isVisible('#mesures-reponses'), true);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a long fiche whose words match far in shows an excerpt around the first match, and says which characters', async () => {
   const { fiches, csv } = catalogue();
   // 6,000 characters about something else, then the word asked for.
@@ -208,7 +240,7 @@ test('bad files are refused with the line and field, and the current catalogue s
       /f\.jsonl, ligne 3\s: ce n'est pas du texte UTF-8 valide/],
     [[file('f.jsonl', Buffer.alloc(21 * 1024 * 1024, 0x20)), file('q.csv', csv)], /f\.jsonl\s: 21,0 Mo, au-delà de la limite de 20 Mo/],
     [[file('f.jsonl', jsonl), file('q.csv', csv), file('notes.txt', 'x')], /notes\.txt\s: fichier non reconnu/],
-    [[file('f.jsonl', jsonl)], /Il faut au moins vos fiches \(\.jsonl\) et vos questions \(\.csv\)/],
+    [[file('q.csv', csv)], /Il faut au moins vos fiches \(\.jsonl\)\s: vos questions \(\.csv\) et vos vecteurs se chargent avec elles/],
     [[file('f.jsonl', jsonl), file('q.csv', 'type;question;fiche_attendue\nfacile;Q;P-001\n')], /le type «\sfacile\s» n'existe pas/],
     [[file('f.jsonl', '{"id": "A", "famille": "f", "nom": "n", "texte": "   "}'), file('q.csv', csv)], /ligne 1\s: le champ «\stexte\s» est vide/],
   ];

@@ -155,6 +155,13 @@ fn run() -> Result<(), Fail> {
         );
         return Ok(());
     }
+    // Every measure counts where the expected fiche ranks: absentes alone measure nothing.
+    if !questions.iter().any(|q| q.expected.is_some()) {
+        return Err(Fail::Run(format!(
+            "{}: no question names its expected fiche (absentes only): nothing to measure; add exacte or courante questions (type;question;fiche_attendue), or search one question with --question",
+            args.questions
+        )));
+    }
     // Read before anything is measured: a bad line refuses the run, nothing printed.
     let qrels = match &args.qrels {
         Some(p) => Some((p, read_qrels(p, &questions, lab.fiches())?)),

@@ -298,10 +298,7 @@ fn every_data_api_and_intake_error_variant_has_a_french_sentence() {
             first: "a.csv".into(),
             second: "b.csv".into(),
         },
-        IntakeError::Missing {
-            fiches: false,
-            questions: true,
-        },
+        IntakeError::NoFiches,
         IntakeError::NotUtf8 {
             name: "f.jsonl".into(),
             line: 3,

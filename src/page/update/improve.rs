@@ -208,9 +208,10 @@ fn fail(s: &mut State, settings: Settings, why: String) {
 }
 
 /// Makes « Améliorer » current for the catalogue shown (its session is the catalogue's: a new
-/// catalogue brings a new one): settings are measured once.
+/// catalogue brings a new one): settings are measured once. A catalogue without questions that
+/// name their fiche has nothing to measure them on.
 pub(super) fn ensure(s: &mut State) {
-    if s.view != View::Ameliorer {
+    if s.view != View::Ameliorer || !s.data.measurable() {
         return;
     }
     let settings = s

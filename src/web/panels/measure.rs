@@ -11,12 +11,40 @@ use crate::measure::{compare, Measurement};
 use crate::mistral;
 
 use super::super::dom::options;
-use super::super::dom::{by_id, replace_children, E};
+use super::super::dom::{by_id, replace_children, set_hidden, E};
 use super::super::ids;
 use super::{charts, Memo};
 use crate::page::{embed_estimate, Phase, State};
 
+/// What « Mesurer » says over a catalogue that has no question naming its fiche: why nothing is
+/// measured, and how to get questions.
+fn nothing_to_measure() -> Vec<Element> {
+    vec![section("Rien à mesurer\u{a0}: ce catalogue n'a pas de questions", "partie-sans-questions")
+        .child(E::new("p").text(
+            "Mesurer, c'est compter, question par question, si chaque méthode met la bonne fiche en tête ou dans \
+             les 5 premières\u{a0}: il faut des questions dont on connaît la bonne fiche. Chargez-les avec vos \
+             fiches\u{a0}: un fichier .csv, une question par ligne, au format «\u{202f}type;question;fiche_attendue\u{202f}» \
+             (type exacte, courante ou absente\u{202f}; fiche_attendue vide pour une question sans réponse dans le \
+             catalogue).",
+        ))
+        .child(E::new("p").text(
+            "En attendant, «\u{202f}Chercher\u{202f}» interroge vos fiches avec chaque méthode, et les questions que \
+             vous y validez sans réponse s'inscrivent ci-dessous.",
+        ))
+        .build()]
+}
+
 pub fn render(s: &State, memo: &mut Memo) {
+    let measurable = s.data.measurable();
+    set_hidden(&by_id(ids::MESURES_REPONSES), !measurable);
+    if !measurable {
+        if memo.changed("mesures", (s.data.epoch, "sans questions")) {
+            replace_children(&by_id(ids::MESURES), nothing_to_measure());
+            replace_children(&by_id(ids::MESURES_SENS), Vec::new());
+            memo.forget("mesures-sens");
+        }
+        return;
+    }
     let methods: Vec<&str> = s
         .data
         .measurements

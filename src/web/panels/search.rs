@@ -8,7 +8,7 @@ use crate::data::{Question, QuestionKind};
 use crate::fr::{self, labels, messages};
 use crate::lab::Method;
 
-use super::super::dom::{by_id, input, replace_children, E};
+use super::super::dom::{by_id, input, replace_children, set_hidden, set_text, E};
 use super::super::results::{self, empty};
 use super::super::{frame, ids};
 use super::Memo;
@@ -21,6 +21,19 @@ pub fn render(s: &State, memo: &mut Memo) {
     }
     if memo.changed("exemples", s.data.epoch) {
         fill_examples(&s.data.questions);
+        // A catalogue alone has no questions to pick from.
+        let none = s.data.questions.is_empty();
+        let label = by_id(ids::EXEMPLES_ETIQUETTE);
+        set_hidden(&label, none);
+        set_hidden(&by_id(ids::EXEMPLES), none);
+        set_text(
+            &label,
+            if s.data.label.is_none() {
+                "ou une des questions de l'exercice"
+            } else {
+                "ou une de vos questions"
+            },
+        );
     }
     let select: HtmlSelectElement = by_id(ids::EXEMPLES).unchecked_into();
     let value = s.data.ui.example.map(|i| i.to_string()).unwrap_or_default();

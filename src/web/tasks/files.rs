@@ -45,7 +45,8 @@ pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, select
     let superseded = || run.call.is_cancelled();
     let parsed = async {
         let file = |i: usize| files.get(i).ok_or_else(|| "fichier introuvable.".to_owned());
-        let (f_file, q_file) = (file(selection.fiches)?, file(selection.questions)?);
+        let f_file = file(selection.fiches)?;
+        let q_file = selection.questions.map(file).transpose()?;
         // Checked, parsed and indexed in steps (see `Pacer`).
         let pacer = Pacer::new();
         let pacer = &pacer;
@@ -55,8 +56,12 @@ pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, select
                 .map_err(|e| messages::intake(&e))
         };
         let fiches_text = text(f_file.name(), read_file(f_file).await?).await?;
-        let questions_text = text(q_file.name(), read_file(q_file).await?).await?;
-        let (f_name, q_name) = (f_file.name(), q_file.name());
+        let questions_text = match q_file {
+            Some(q) => Some(text(q.name(), read_file(q).await?).await?),
+            None => None,
+        };
+        let f_name = f_file.name();
+        let q_name = q_file.map_or_else(|| "questions.csv".to_owned(), |q| q.name());
         let said = |e: crate::data::DataError| messages::data_in(&e, &f_name, &q_name);
         // Parsed and indexed in steps, with turns of the event loop between them: 50,000 fiches
         // parsed in one go held the page's thread for seconds.
@@ -66,10 +71,17 @@ pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, select
         // The check builds a set of every id, long enough at 50,000 fiches to be a step of its
         // own.
         pacer.turn().await;
-        let questions = parse_questions_with(&questions_text, super::super::nfc).map_err(said)?;
+        // A catalogue alone has no questions: it is searched, and measured once it has some.
+        let questions = match &questions_text {
+            Some(t) => parse_questions_with(t, super::super::nfc).map_err(said)?,
+            None => Vec::new(),
+        };
         check_expected(&fiches, &questions).map_err(said)?;
         pacer.turn().await;
-        let label = format!("vos données ({}, {})", f_file.name(), q_file.name());
+        let label = match q_file {
+            Some(q) => format!("vos données ({}, {})", f_file.name(), q.name()),
+            None => format!("vos données ({})", f_file.name()),
+        };
         let mut data =
             Dataset::new_pausing(0, fiches, questions, Some(label), |_| pacer.pause()).await;
         if superseded() {

@@ -179,6 +179,22 @@ fn button(label: &str, attr: (&str, &str)) -> Element {
 
 pub fn render(s: &State, memo: &mut Memo) {
     let im = &s.data.improve;
+    if !s.data.measurable() {
+        if memo.changed("ameliorer-reglages", (s.data.epoch, "sans questions")) {
+            replace_children(&by_id(REGLAGES), vec![E::new("p").class("etat").text(
+                "Améliorer, c'est changer la recherche et mesurer aussitôt ce que le changement fait sur des questions dont on connaît la bonne fiche\u{a0}: ce catalogue n'en a pas. Chargez un fichier de questions avec vos fiches (voir «\u{202f}Mesurer\u{202f}»).",
+            ).build()]);
+            // The memo's keys are these ids: each is drawn again once there are questions.
+            for id in [RESULTATS, EFFET, CALCUL, EPREUVE] {
+                replace_children(&by_id(id), Vec::new());
+                memo.forget(id);
+            }
+            for id in [EFFET, CALCUL, EPREUVE] {
+                set_hidden(&by_id(id), true);
+            }
+        }
+        return;
+    }
     let Some(settings) = &im.settings else {
         return;
     };
