@@ -370,6 +370,15 @@ fn all_says_which_methods_it_skipped_and_why() {
         text.contains("\nhybride local   15/15     15/15   1.000"),
         "{text}"
     );
+    // The best fusion against the best single method: its gap, interval (bootstrap, fixed seed),
+    // t-test and the gap these 20 courantes can detect (measure::stats).
+    assert!(
+        text.contains(
+            "\nhybride local contre mots+ (questions courantes) : 2 mieux, 3 moins bien, 15 à égalité ; test du signe p = 1.000\n  \
+             écart de MRR@10 : -0.033, intervalle à 95 % [-0.133 ; +0.054] ; t apparié p = 0.510 ; décelable sur ces 20 questions (puissance 80 %) : 0.147\n"
+        ),
+        "{text}"
+    );
     let out = mesurer(&[
         "--all",
         "--vectors",

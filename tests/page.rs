@@ -2571,3 +2571,28 @@ fn a_catalogue_alone_is_read_searched_and_not_measured() {
     improve(&mut s, Change::Stem(true));
     assert!(s.data.improve.after.is_none());
 }
+
+#[test]
+fn a_change_says_its_gap_with_its_interval_and_the_questions_it_would_take() {
+    use rag_fiches::page::improve::Change;
+    let mut s = state();
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
+    improve(&mut s, Change::Stem(true));
+    let im = &s.data.improve;
+    let d = im.diff.as_ref().unwrap();
+    // The gap is MRR@10's over the answerable questions, before → after.
+    let mrr = |m: &rag_fiches::measure::Measurement| rag_fiches::improve::sweep::mrr(m, |_| true);
+    let (before, after) = (im.before.as_ref().unwrap(), im.after.as_ref().unwrap());
+    assert!((d.gap.delta - (mrr(after) - mrr(before))).abs() < 1e-12);
+    assert_eq!(d.gap.n, 35);
+    assert!(d.gap.ci.0 <= d.gap.delta && d.gap.delta <= d.gap.ci.1);
+    assert!(
+        d.gap_said.starts_with("Écart de MRR@10\u{a0}: +0,")
+            && d.gap_said.contains("intervalle à 95\u{a0}% ["),
+        "{}",
+        d.gap_said
+    );
+    // Undone, nothing moves: nothing to say.
+    improve(&mut s, Change::Undo);
+    assert_eq!(s.data.improve.diff.as_ref().unwrap().gap_said, "");
+}

@@ -116,6 +116,67 @@ pub fn paired_sentence(a: &str, b: &str, kind: QuestionKind, p: &Paired) -> Stri
     format!("{base} {verdict}")
 }
 
+/// What a difference of `measure` between two methods is worth, in words a learner reads first:
+/// the gap with its 95 % interval, whether it is sure, the paired t-test and the effect size, and
+/// when it is not sure, the gap these questions could detect and the questions this gap would
+/// need. `num` writes a number (the page's commas, the terminal's points).
+pub fn gap_sentence(
+    measure: &str,
+    s: &crate::measure::stats::PairStats,
+    num: &dyn Fn(f64) -> String,
+) -> String {
+    use crate::measure::stats::questions_needed;
+    let signed = |x: f64| {
+        if x > 0.0 {
+            format!("+{}", num(x))
+        } else if x < 0.0 {
+            format!("\u{2212}{}", num(-x))
+        } else {
+            num(0.0)
+        }
+    };
+    if s.n == 0 {
+        return String::new();
+    }
+    if s.sd == 0.0 && s.delta == 0.0 {
+        return format!("Écart de {measure}\u{a0}: nul sur ces {} questions.", s.n);
+    }
+    let sure = s.ci.0 > 0.0 || s.ci.1 < 0.0;
+    let head = format!(
+        "Écart de {measure}\u{a0}: {}, intervalle à 95\u{a0}% [{}\u{202f}; {}]\u{a0}: {} (t apparié p = {}, d = {}).",
+        signed(s.delta),
+        signed(s.ci.0),
+        signed(s.ci.1),
+        if sure {
+            "l'écart est sûr à 95\u{a0}%"
+        } else {
+            "on ne peut pas conclure"
+        },
+        crate::fr::numbers::p_value(s.t_p),
+        decimal(s.effect, 2),
+    );
+    if sure {
+        return head;
+    }
+    let Some(detectable) = s.detectable else {
+        return head;
+    };
+    let need = questions_needed(s.sd, s.delta.abs())
+        .map(|n| {
+            format!(
+                "\u{202f}; pour en déceler un de {}, il en faudrait environ {}",
+                num(s.delta.abs()),
+                crate::fr::int(n as u64)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{head} Avec ces {} questions, un écart de {} serait décelé 8 fois sur 10{need}.",
+        s.n,
+        num(detectable)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,11 @@ pub struct Diff {
     /// Whether the randomisation test enumerated every sign pattern (else [`DRAWS`] draws).
     pub exact: bool,
     pub verdict: String,
+    /// The reciprocal ranks' difference (MRR@10's), with its interval, t-test and the questions
+    /// it would take ([`crate::measure::stats`]).
+    pub gap: crate::measure::stats::PairStats,
+    /// [`Diff::gap`] in words.
+    pub gap_said: String,
 }
 
 /// A rank's reciprocal (0 outside the first ten).
@@ -166,7 +171,15 @@ pub fn diff(before: &Measurement, after: &Measurement) -> Diff {
     let (wins, losses) = (up.len(), down.len());
     let sign_p = sign_test(wins, losses);
     let (randomisation_p, exact) = randomisation_test(&d);
+    let gap = crate::measure::stats::paired(&vec![0.0; d.len()], &d);
+    let gap_said = if wins + losses == 0 {
+        String::new()
+    } else {
+        crate::fr::labels::gap_sentence("MRR@10", &gap, &|x| crate::fr::decimal(x, 3))
+    };
     Diff {
+        gap,
+        gap_said,
         verdict: verdict(wins, losses, sign_p, randomisation_p),
         up,
         down,

@@ -29,6 +29,9 @@ pub mod parity;
 pub mod products;
 /// Python's `round` and `repr(float)`, for the seed's report byte for byte.
 pub mod pyfmt;
+/// A difference between two methods: bootstrap interval, t-test, effect size, the questions
+/// needed; Holm's correction.
+pub mod stats;
 
 use serde::Serialize;
 

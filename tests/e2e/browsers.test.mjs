@@ -616,6 +616,9 @@ inEngines('« L\'épreuve » is passed on request: the settings measured on ques
     assert.deepEqual(rows, EPREUVE_ROWS);
     const verdict = await tab.run(() => document.querySelector('#ameliorer-epreuve-verdict').textContent);
     assert.match(verdict, /^Sur l'épreuve\u00a0: /);
+    // The gap with its interval and the questions it would take (measure::stats).
+    const gap = await tab.run(() => document.querySelector('#ameliorer-epreuve-ecart').textContent);
+    assert.match(gap, /^Écart de MRR@10\u00a0: \+0,11\d, intervalle à 95\u00a0% \[[+−]0,\d{3}\u202f; \+0,\d{3}\]\u00a0: (l'écart est sûr à 95\u00a0%|on ne peut pas conclure) \(t apparié p = /);
     const widths = await tab.run(() => {
       const table = document.querySelector('#ameliorer-epreuve-chiffres');
       const box = table.parentElement;

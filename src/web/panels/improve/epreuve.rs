@@ -122,6 +122,15 @@ pub(super) fn epreuve(s: &State) -> Vec<Element> {
                     .text(&format!("Sur l'épreuve\u{a0}: {}", pass.diff.verdict))
                     .build(),
             );
+            if !pass.diff.gap_said.is_empty() {
+                out.push(
+                    E::new("p")
+                        .class("etat")
+                        .attr("id", "ameliorer-epreuve-ecart")
+                        .text(&pass.diff.gap_said)
+                        .build(),
+                );
+            }
             let now = s.data.improve.settings.as_ref();
             if now.is_some_and(|n| *n != pass.settings) {
                 out.push(

@@ -355,6 +355,15 @@ pub(super) fn results(s: &State) -> Vec<Element> {
                 .text(&d.verdict)
                 .build(),
         );
+        if !d.gap_said.is_empty() {
+            out.push(
+                E::new("p")
+                    .class("etat")
+                    .attr("id", "ameliorer-ecart")
+                    .text(&d.gap_said)
+                    .build(),
+            );
+        }
         out.push(
             E::new("div")
                 .class("mouvements")
