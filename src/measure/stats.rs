@@ -37,6 +37,22 @@ pub struct PairStats {
     pub detectable: Option<f64>,
 }
 
+/// The reciprocal ranks (MRR@10's terms: 0 beyond the tenth) of `m`'s questions of `kind`.
+pub fn reciprocal_ranks(
+    m: &crate::measure::Measurement,
+    kind: crate::data::QuestionKind,
+) -> Vec<f64> {
+    m.questions
+        .iter()
+        .filter(|q| q.kind == kind)
+        .map(|q| {
+            q.rank
+                .filter(|&r| r <= crate::measure::DEPTH)
+                .map_or(0.0, |r| 1.0 / r as f64)
+        })
+        .collect()
+}
+
 /// `b − a`, question by question, summed up. `a` and `b` are the same questions' values.
 pub fn paired(a: &[f64], b: &[f64]) -> PairStats {
     let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();

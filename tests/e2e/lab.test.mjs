@@ -46,6 +46,10 @@ test('« Mesurer » compares every method: tables, bars, grid, paired test, thre
   // method: the local encoder's fusion against mots+.
   assert.match(await page.textContent('#comparaison p[data-type="courante"]'),
     /hybride local place la bonne fiche plus haut que mots\+ 2 fois, plus bas 3 fois, au même rang 15 fois\./);
+  // Its gap with the interval and the gap these questions detect: the terminal's figures
+  // (`mesurer --all`: -0.033, [-0.133 ; +0.054], t p = 0.510, detectable 0.147).
+  assert.match(await page.textContent('#comparaison p[data-type="courante"]'),
+    /Écart de MRR@10 \(hybride local − mots\+\)\s: −0,033, intervalle à 95\s% \[−0,133\u202f; \+0,054\]\s: on ne peut pas conclure \(t apparié p = 0,51\d*, d = [−-]0,\d\d\)\. Avec ces 20 questions, un écart de 0,147 serait décelé 8 fois sur 10\u202f; pour en déceler un de 0,033, il en faudrait environ \d+\./);
   await page.selectOption('#comparer-a', 'mots+');
   await page.selectOption('#comparer-b', 'mots');
   assert.match(await page.textContent('#comparaison p[data-type="courante"]'),

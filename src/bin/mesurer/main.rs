@@ -551,13 +551,7 @@ fn comparison(ms: &[Measurement]) -> String {
             "\n{} contre {} (questions courantes) : {} mieux, {} moins bien, {} à égalité ; test du signe p = {:.3}\n",
             f.method, b.method, p.wins, p.losses, p.ties, p.p_value
         );
-        let rr = |m: &Measurement| -> Vec<f64> {
-            m.questions
-                .iter()
-                .filter(|q| q.kind == QuestionKind::Courante)
-                .map(|q| q.rank.filter(|&r| r <= 10).map_or(0.0, |r| 1.0 / r as f64))
-                .collect()
-        };
+        let rr = |m| rag_fiches::measure::stats::reciprocal_ranks(m, QuestionKind::Courante);
         let s = rag_fiches::measure::stats::paired(&rr(b), &rr(f));
         out += &format!(
             "  écart de MRR@10 : {:+.3}, intervalle à 95 % [{:+.3} ; {:+.3}] ; t apparié p = {:.3} ; décelable sur ces {} questions (puissance 80 %) : {}\n",

@@ -151,9 +151,18 @@ fn grid_and_pair(s: &State, ms: &[Measurement]) -> Vec<Element> {
                 .iter()
                 .map(|&kind| {
                     let p = compare::paired(ma, mb, kind);
+                    // The gap of `a` over `b`, with its interval and the questions it would take.
+                    let rr = |m| crate::measure::stats::reciprocal_ranks(m, kind);
+                    let gap = crate::measure::stats::paired(&rr(mb), &rr(ma));
+                    let said = labels::gap_sentence(&format!("MRR@10 ({a} − {b})"), &gap, &|x| {
+                        fr::decimal(x, 3)
+                    });
                     E::new("p")
                         .attr("data-type", kind.as_str())
-                        .text(&labels::paired_sentence(&a, &b, kind, &p))
+                        .text(&format!(
+                            "{} {said}",
+                            labels::paired_sentence(&a, &b, kind, &p)
+                        ))
                         .build()
                 })
                 .collect(),
