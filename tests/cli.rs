@@ -969,3 +969,22 @@ fn l_epreuve_is_a_second_set_of_questions_the_terminal_measures_as_the_readme_sa
         assert!(text.contains(line), "{text}");
     }
 }
+
+/// `--exporter-fiches` writes the catalogue as the seed's file is written: with no enrichment, the
+/// exercise's `fiches.jsonl` byte for byte.
+#[test]
+fn the_catalogue_exported_without_enrichment_is_the_exercises_file() {
+    let dir = Scratch::new("mesurer-export-fiches");
+    let out = dir.0.join("fiches.jsonl");
+    let run = mesurer(&["--exporter-fiches", out.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let root = env!("CARGO_MANIFEST_DIR");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(format!("{root}/data/fiches.jsonl")).unwrap()
+    );
+}

@@ -2596,3 +2596,82 @@ fn a_change_says_its_gap_with_its_interval_and_the_questions_it_would_take() {
     improve(&mut s, Change::Undo);
     assert_eq!(s.data.improve.diff.as_ref().unwrap().gap_said, "");
 }
+
+#[test]
+fn the_enriched_catalogue_leaves_the_lab_as_the_terminal_writes_it() {
+    use rag_fiches::page::improve::Change;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut s = state();
+    send(&mut s, Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)));
+    let download = |s: &mut State, what: &str| -> Option<(String, Vec<u8>)> {
+        send(s, Msg::Measure(MeasureMsg::ExportRequested(what.into())))
+            .into_iter()
+            .find_map(|e| match e {
+                Effect::Download(name, bytes) => Some((name, bytes)),
+                _ => None,
+            })
+    };
+    // Nothing enriched: nothing to export.
+    assert!(download(&mut s, "fiches-enrichies").is_none());
+    for (id, words, product) in [
+        ("AR-0063", "ne brûle pas", false),
+        ("AR-0016", "pour soufflage", true),
+    ] {
+        improve(
+            &mut s,
+            Change::Enrich(rag_fiches::improve::Enrichment {
+                id: id.into(),
+                words: words.into(),
+                product,
+            }),
+        );
+    }
+    let (name, added) = download(&mut s, "enrichissements").unwrap();
+    assert_eq!(name, "enrichissements.txt");
+    assert_eq!(
+        String::from_utf8(added.clone()).unwrap(),
+        "AR-0063;ne brûle pas\nAR-0016+;pour soufflage\n"
+    );
+    let (name, page) = download(&mut s, "fiches-enrichies").unwrap();
+    assert_eq!(name, "fiches-enrichies.jsonl");
+    // The terminal, given the page's additions, writes the same bytes.
+    let dir = std::env::temp_dir().join(format!("enrichi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (list, out) = (dir.join("enrichissements.txt"), dir.join("fiches.jsonl"));
+    std::fs::write(&list, &added).unwrap();
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
+            .args(args)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let enriched = run(&[
+        "--enrichir",
+        list.to_str().unwrap(),
+        "--exporter-fiches",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read(&out).unwrap(), page);
+    // Re-measured as a catalogue, it gives the enriched figures; only its enriched lines differ.
+    let again = run(&["--fiches", out.to_str().unwrap()]);
+    let courantes = |t: &str| t.lines().nth(2).unwrap().to_owned();
+    assert_eq!(courantes(&again), courantes(&enriched));
+    let original = std::fs::read_to_string(format!("{root}/data/fiches.jsonl")).unwrap();
+    let page = String::from_utf8(page).unwrap();
+    let changed: Vec<&str> = original
+        .lines()
+        .zip(page.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| &a[8..15])
+        .collect();
+    // AR-0063, and AR-0016 with every variant of its product.
+    assert!(
+        changed.contains(&"AR-0063") && changed.contains(&"AR-0016"),
+        "{changed:?}"
+    );
+    assert!(changed.len() > 2, "{changed:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

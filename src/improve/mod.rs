@@ -22,7 +22,7 @@ mod tuned;
 pub mod why;
 
 pub use settings::{Enrichment, Settings, SettingsError};
-pub use tuned::{dense_tops, DenseTops, Tuned, DENSE_TOP};
+pub use tuned::{dense_tops, enriched_jsonl, DenseTops, Tuned, DENSE_TOP};
 
 /// Why settings could not be measured.
 #[derive(Debug, Clone, PartialEq)]

@@ -195,6 +195,15 @@ impl Settings {
         Ok(out)
     }
 
+    /// `enrich` in the format [`Settings::enrichments`] reads (`AR-0063;ne brûle pas`, `+` after
+    /// the id for a whole product): the difference the enriched catalogue makes, one line each.
+    pub fn enrichments_text(enrich: &[Enrichment]) -> String {
+        enrich
+            .iter()
+            .map(|e| format!("{}{};{}\n", e.id, if e.product { "+" } else { "" }, e.words))
+            .collect()
+    }
+
     /// The keyword side in use (`None` for a dense method alone).
     pub fn keyword(&self) -> Option<Keyword> {
         match self.base().ok()? {

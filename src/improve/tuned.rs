@@ -79,6 +79,32 @@ fn extras(lab: &Lab, enrich: &[Enrichment]) -> Result<HashMap<usize, String>, Se
     Ok(out)
 }
 
+/// The catalogue with `enrich`'s words in its fiches' texts, as JSON lines written as the seed's
+/// `fiches.jsonl` is (Python's `json.dumps(…, ensure_ascii=False)`: `id`, `famille`, `nom`,
+/// `texte`, `", "` and `": "` between them), so that `diff` against the exercise's file shows the
+/// enriched fiches only. The page's « Exporter le catalogue enrichi » and
+/// `mesurer --exporter-fiches` write it.
+pub fn enriched_jsonl(lab: &Lab, enrich: &[Enrichment]) -> Result<String, SettingsError> {
+    // A string's JSON: serialising a `str` cannot fail.
+    let json = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let extras = extras(lab, enrich)?;
+    let mut out = String::new();
+    for (i, f) in lab.fiches().iter().enumerate() {
+        let texte = match extras.get(&i) {
+            Some(extra) => format!("{}{extra}", f.texte),
+            None => f.texte.clone(),
+        };
+        out += &format!(
+            "{{\"id\": {}, \"famille\": {}, \"nom\": {}, \"texte\": {}}}\n",
+            json(&f.id),
+            json(&f.famille),
+            json(&f.nom),
+            json(&texte)
+        );
+    }
+    Ok(out)
+}
+
 /// The keyword index of some settings being built, a bounded number of bytes at a time
 /// ([`Building::step`]): at 50,000 fiches one rebuild is hundreds of milliseconds.
 #[derive(Debug, Clone)]

@@ -58,6 +58,15 @@ test('a link with settings opens them and gives the terminal\'s figures for them
   const q = m.questions.find((x) => x.question === 'Un isolant qui ne brûle pas');
   assert.ok(q.rank <= 5, JSON.stringify(q));
   assert.match(await page.textContent('.montees'), /Un isolant qui ne brûle pas\s: hors des 10 → \d/);
+  // The enriched catalogue leaves the lab: the terminal, given the page's additions, writes the
+  // same file (`mesurer --enrichir … --exporter-fiches …`).
+  const [added] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="enrichissements"]')]);
+  assert.equal(await readFile(await added.path(), 'utf8'), 'AR-0063;ne brûle pas\n');
+  const [enriched] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="fiches-enrichies"]')]);
+  assert.equal(enriched.suggestedFilename(), 'fiches-enrichies.jsonl');
+  const written = join(await mkdtemp(join(tmpdir(), 'enrichi-')), 'fiches.jsonl');
+  await promisify(execFile)(join(ROOT, 'target/release/mesurer'), ['--enrichir', await added.path(), '--exporter-fiches', written], { cwd: ROOT });
+  assert.equal(await readFile(await enriched.path(), 'utf8'), await readFile(written, 'utf8'));
   // Why it moved, on request: the words the enrichment gave the expected fiche.
   const isolant = page.locator('.montees li', { hasText: 'Un isolant qui ne brûle pas' });
   await isolant.locator('summary').click();

@@ -48,6 +48,8 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
   --rrf-k K        RRF's constant for a fusion (default 60)
   --enrichir FILE  words added to fiches, one line each: AR-0063;ne brûle pas
                    (AR-0063+;… adds them to every variant of the product)
+  --exporter-fiches OUT  writes the catalogue with the settings' enrichments in its texts
+                   (JSON lines, ready to index; the page's « Exporter le catalogue enrichi »)
   --reglages FILE  the settings exported by the page's « Améliorer » (JSON); the flags
                    above change them further
   --ratees         the questions missed (not in the top 5): the question words the
@@ -83,6 +85,8 @@ pub struct Args {
     pub b: Option<f64>,
     pub rrf_k: Option<f64>,
     pub enrich: Option<String>,
+    /// `--exporter-fiches`: where the catalogue enriched by the settings is written.
+    pub export_fiches: Option<String>,
     pub settings: Option<String>,
     pub missed: bool,
     /// `--qrels`: graded judgments the methods are also measured against.
@@ -99,6 +103,7 @@ impl Args {
             || self.b.is_some()
             || self.rrf_k.is_some()
             || self.enrich.is_some()
+            || self.export_fiches.is_some()
             || self.settings.is_some()
             || self.missed
     }
@@ -127,6 +132,7 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
         b: None,
         rrf_k: None,
         enrich: None,
+        export_fiches: None,
         settings: None,
         missed: false,
         qrels: None,
@@ -170,6 +176,7 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
             "--b" => out.b = Some(number("--b", &value("--b")?)?),
             "--rrf-k" => out.rrf_k = Some(number("--rrf-k", &value("--rrf-k")?)?),
             "--enrichir" => out.enrich = Some(value("--enrichir")?),
+            "--exporter-fiches" => out.export_fiches = Some(value("--exporter-fiches")?),
             "--reglages" => out.settings = Some(value("--reglages")?),
             "--ratees" => out.missed = true,
             "--qrels" => out.qrels = Some(value("--qrels")?),

@@ -337,6 +337,16 @@ fn tuned(
             .extend(Settings::enrichments(&read(path)?).map_err(|e| format!("{path}: {e}"))?);
     }
     settings.check().map_err(|e| e.to_string())?;
+    if let Some(out) = &args.export_fiches {
+        let text = rag_fiches::improve::enriched_jsonl(lab, &settings.enrich)
+            .map_err(|e| e.to_string())?;
+        std::fs::write(out, text).map_err(|e| format!("cannot write {out}: {e}"))?;
+        eprintln!(
+            "{out}: {} fiches, {} enrichments",
+            lab.fiches().len(),
+            settings.enrich.len()
+        );
+    }
     let method = settings.base().map_err(|e| e.to_string())?;
     let dense = match method.encoder() {
         None => DenseTops::new(),

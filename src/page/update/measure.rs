@@ -217,6 +217,22 @@ pub(super) fn export_file(s: &State, what: &str) -> Option<(String, String)> {
             .settings
             .as_ref()
             .map(|r| ("reglages.json".into(), r.to_json())),
+        // « Améliorer »'s enrichments: the enriched catalogue to index, and the words added (the
+        // `--enrichir` format).
+        "fiches-enrichies" => {
+            let enrich = &s.data.improve.settings.as_ref()?.enrich;
+            let text = crate::improve::enriched_jsonl(&s.data.lab, enrich).ok()?;
+            (!enrich.is_empty()).then(|| ("fiches-enrichies.jsonl".into(), text))
+        }
+        "enrichissements" => {
+            let enrich = &s.data.improve.settings.as_ref()?.enrich;
+            (!enrich.is_empty()).then(|| {
+                (
+                    "enrichissements.txt".into(),
+                    crate::improve::Settings::enrichments_text(enrich),
+                )
+            })
+        }
         other => {
             let name = other.strip_prefix("run:")?;
             let m = ms.iter().find(|m| m.method == name)?;

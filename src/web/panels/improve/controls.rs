@@ -236,6 +236,22 @@ pub(super) fn controls(s: &State, settings: &Settings) -> Vec<Element> {
                     button("Ajouter", ("data-ameliorer", "enrichir")),
                 ]))
                 .child(E::new("ul").class("enrichies").children(enriched))
+                // What was improved leaves the lab: the catalogue to index, and its difference.
+                .children((!settings.enrich.is_empty()).then(|| {
+                    E::new("div")
+                        .class("ligne")
+                        .children([
+                            button(
+                                "Exporter le catalogue enrichi (fiches-enrichies.jsonl)",
+                                ("data-export", "fiches-enrichies"),
+                            ),
+                            button(
+                                "Exporter les ajouts (enrichissements.txt)",
+                                ("data-export", "enrichissements"),
+                            ),
+                        ])
+                        .build()
+                }))
                 .build(),
         );
     }
