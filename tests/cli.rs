@@ -106,13 +106,7 @@ fn an_unknown_method_is_refused() {
 
 #[test]
 fn all_prints_every_method_with_its_refusal_threshold() {
-    let out = mesurer(&[
-        "--all",
-        "--vectors",
-        "nowhere.safetensors",
-        "--modele",
-        "nowhere",
-    ]);
+    let out = mesurer(&["--all", "--vectors", "none", "--modele", "nowhere"]);
     assert!(
         out.status.success(),
         "{}",
@@ -143,9 +137,9 @@ fn trec_files_read_back_give_the_measured_mrr() {
     let out = mesurer(&[
         "--all",
         "--vectors",
-        "nowhere",
+        "none",
         "--vecteurs-local",
-        "nowhere",
+        "none",
         "--trec",
         dir.to_str().unwrap(),
     ]);
@@ -189,9 +183,9 @@ fn trec_files_read_back_give_the_measured_mrr() {
     let args = [
         "--all",
         "--vectors",
-        "nowhere",
+        "none",
         "--vecteurs-local",
-        "nowhere",
+        "none",
         "--trec",
         dir.to_str().unwrap(),
     ];
@@ -347,24 +341,18 @@ fn questions_that_name_no_fiche_measure_nothing_and_say_so() {
 
 #[test]
 fn all_says_which_methods_it_skipped_and_why() {
-    let out = mesurer(&[
-        "--all",
-        "--vectors",
-        "nowhere.safetensors",
-        "--vecteurs-local",
-        "nowhere-local.safetensors",
-    ]);
+    let out = mesurer(&["--all", "--vectors", "none", "--vecteurs-local", "none"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.ends_with(
-            "\nNon mesurées : sens, hybride, hybride+ : pas de fichier de vecteurs (nowhere.safetensors) ; voir vecteurs.\n\
-             \nNon mesurées : sens local, hybride local : pas de vecteurs du modèle local (nowhere-local.safetensors) ; voir vecteurs --embedder local.\n"
+            "\nNon mesurées : sens, hybride, hybride+ : pas de fichier de vecteurs (none) ; voir vecteurs.\n\
+             \nNon mesurées : sens local, hybride local : pas de fichier de vecteurs (none) ; voir vecteurs --embedder local.\n"
         ),
         "{text}"
     );
     // The local vectors ship the 40 questions': measured without the model. Other questions need it.
-    let out = mesurer(&["--all", "--vectors", "nowhere", "--modele", "nowhere"]);
+    let out = mesurer(&["--all", "--vectors", "none", "--modele", "nowhere"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("\nhybride local   15/15     15/15   1.000"),
@@ -382,7 +370,7 @@ fn all_says_which_methods_it_skipped_and_why() {
     let out = mesurer(&[
         "--all",
         "--vectors",
-        "nowhere",
+        "none",
         "--modele",
         "nowhere",
         "--questions",
@@ -587,9 +575,9 @@ fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
     let out = mesurer(&[
         "--all",
         "--vectors",
-        "nowhere",
+        "none",
         "--vecteurs-local",
-        "nowhere",
+        "none",
         "--trec",
         &trec,
         "--json",
@@ -603,9 +591,9 @@ fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
     let out = mesurer(&[
         "--all",
         "--vectors",
-        "nowhere",
+        "none",
         "--vecteurs-local",
-        "nowhere",
+        "none",
         "--run",
         &runs,
         "--json",
@@ -664,7 +652,7 @@ fn the_local_methods_are_measured_with_the_shipped_vectors_and_the_local_model()
         eprintln!("\n*** SKIPPED: no data/modele-local.safetensors (bash scripts/modele.sh makes it) ***\n");
         return;
     }
-    let out = mesurer(&["--all", "--vectors", "nowhere"]);
+    let out = mesurer(&["--all", "--vectors", "none"]);
     assert!(
         out.status.success(),
         "{}",
@@ -944,7 +932,7 @@ fn l_epreuve_is_a_second_set_of_questions_the_terminal_measures_as_the_readme_sa
         "--questions",
         "data/epreuve.csv",
         "--vectors",
-        "nowhere",
+        "none",
         "--vecteurs-local",
         "data/epreuve-local.safetensors",
         "--modele",
@@ -987,4 +975,53 @@ fn the_catalogue_exported_without_enrichment_is_the_exercises_file() {
         std::fs::read(&out).unwrap(),
         std::fs::read(format!("{root}/data/fiches.jsonl")).unwrap()
     );
+}
+
+/// Another catalogue from the repository's root: `--all` skips the exercise's default vectors,
+/// which do not fit it, with a note; a vectors path given on the command line must be there and
+/// fit, or nothing is measured.
+#[test]
+fn all_skips_default_vectors_that_do_not_fit_and_refuses_named_ones() {
+    let dir = Scratch::new("mesurer-autre-catalogue");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(["--fiches", "334", "--questions", "35", "--out"])
+        .arg(&dir.0)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (f, q) = (dir.0.join("fiches.jsonl"), dir.0.join("questions.csv"));
+    let (f, q) = (f.to_str().unwrap(), q.to_str().unwrap());
+    let run = mesurer(&["--all", "--fiches", f, "--questions", q]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.contains("\nmots+ "), "{text}");
+    assert!(
+        text.contains(
+            "\nNon mesurées : sens local, hybride local : data/vecteurs-local.safetensors ne convient pas : 200 vecteurs pour 334 fiches\u{a0}: il a été fait pour un autre catalogue ; voir vecteurs --embedder local --fiches.\n"
+        ),
+        "{text}"
+    );
+    let err = refused(&[
+        "--all",
+        "--fiches",
+        f,
+        "--questions",
+        q,
+        "--vecteurs-local",
+        "data/vecteurs-local.safetensors",
+    ]);
+    assert!(
+        err.contains("data/vecteurs-local.safetensors: the file holds 200 vectors for 334 fiches"),
+        "{err}"
+    );
+    let err = refused(&["--all", "--vecteurs-local", "nowhere.safetensors"]);
+    assert!(err.contains("nowhere.safetensors: no such file"), "{err}");
 }

@@ -81,7 +81,7 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   await writeFile(join(dir, 'f.jsonl'), jsonl);
   await writeFile(join(dir, 'q.csv'), csv);
   const { stdout } = await promisify(execFile)(new URL('target/release/mesurer', ROOT).pathname,
-    ['--all', '--json', '--fiches', join(dir, 'f.jsonl'), '--questions', join(dir, 'q.csv'), '--vectors', join(dir, 'none')]);
+    ['--all', '--json', '--fiches', join(dir, 'f.jsonl'), '--questions', join(dir, 'q.csv'), '--vectors', 'none']);
   const terminal = JSON.parse(stdout);
   await page.click('#onglet-mesurer');
   for (const m of terminal) {

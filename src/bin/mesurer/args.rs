@@ -70,6 +70,10 @@ pub struct Args {
     pub vectors: String,
     pub local_vectors: String,
     pub model: String,
+    /// Whether `--vectors` and `--vecteurs-local` were given: a path given must fit; a default
+    /// that does not is skipped by `--all`, with a note.
+    pub vectors_named: bool,
+    pub local_vectors_named: bool,
     pub all: bool,
     pub trec: Option<String>,
     pub force: bool,
@@ -121,6 +125,8 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
         vectors: "data/vecteurs.safetensors".into(),
         local_vectors: "data/vecteurs-local.safetensors".into(),
         model: "data/modele-local.safetensors".into(),
+        vectors_named: false,
+        local_vectors_named: false,
         all: false,
         trec: None,
         force: false,
@@ -152,8 +158,14 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
             "--json" => out.json = true,
             "--explain" => out.explain = true,
             "--embedder" => out.embedder = value("--embedder")?,
-            "--vectors" => out.vectors = value("--vectors")?,
-            "--vecteurs-local" => out.local_vectors = value("--vecteurs-local")?,
+            "--vectors" => {
+                out.vectors = value("--vectors")?;
+                out.vectors_named = true;
+            }
+            "--vecteurs-local" => {
+                out.local_vectors = value("--vecteurs-local")?;
+                out.local_vectors_named = true;
+            }
             "--modele" => out.model = value("--modele")?,
             "--all" => out.all = true,
             "--trec" => out.trec = Some(value("--trec")?),

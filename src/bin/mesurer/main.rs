@@ -26,7 +26,7 @@ mod args;
 mod vectors;
 
 use args::{parse_args, Args, USAGE};
-use vectors::{local_covers, local_question_vectors, question_vectors};
+use vectors::{available, local_question_vectors, question_vectors};
 
 fn read(path: &str) -> Result<String, String> {
     rag_fiches::cli::read_text(path)
@@ -175,17 +175,15 @@ fn run() -> Result<(), Fail> {
     if args.tuned() {
         return tuned(&args, &mut lab, &questions, &texts);
     }
-    // --all: every keyword method, and the dense ones when a vectors file is there.
-    let exists = |p: &str| std::path::Path::new(p).exists();
-    let dense = exists(&args.vectors);
-    let local = exists(&args.local_vectors) && (exists(&args.model) || local_covers(&args, &texts));
-    let available = |m: &Method| match m.encoder() {
+    // --all: every keyword method, and the dense ones whose vectors fit this catalogue.
+    let found = available(&args, &lab, &texts)?;
+    let usable = |m: &Method| match m.encoder() {
         None => true,
-        Some(Encoder::Mistral) => dense,
-        Some(Encoder::Local) => local,
+        Some(Encoder::Mistral) => found.mistral,
+        Some(Encoder::Local) => found.local,
     };
     let mut methods: Vec<Method> = if args.all {
-        Method::ALL.into_iter().filter(available).collect()
+        Method::ALL.into_iter().filter(usable).collect()
     } else {
         vec![args.method]
     };
@@ -195,38 +193,11 @@ fn run() -> Result<(), Fail> {
         }
     }
     // What --all could not measure, said in the report itself.
-    let mut skipped = String::new();
-    if args.all {
-        let names = |e: Encoder| -> String {
-            Method::ALL
-                .iter()
-                .filter(|m| m.encoder() == Some(e))
-                .map(|m| m.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if !dense {
-            skipped += &format!(
-                "\nNon mesurées : {} : pas de fichier de vecteurs ({}) ; voir vecteurs.\n",
-                names(Encoder::Mistral),
-                args.vectors
-            );
-        }
-        if !local {
-            let why = if exists(&args.local_vectors) {
-                format!(
-                    "pas de modèle local ({}) pour les questions dont {} n'a pas les vecteurs ; voir scripts/modele.sh",
-                    args.model, args.local_vectors
-                )
-            } else {
-                format!(
-                    "pas de vecteurs du modèle local ({}) ; voir vecteurs --embedder local",
-                    args.local_vectors
-                )
-            };
-            skipped += &format!("\nNon mesurées : {} : {why}.\n", names(Encoder::Local));
-        }
-    }
+    let skipped = if args.all {
+        found.skipped
+    } else {
+        String::new()
+    };
     let qv = question_vectors(
         &args,
         methods

@@ -2,20 +2,107 @@
 
 use rag_fiches::cli::TerminalEmbedder;
 use rag_fiches::data::vectors::VectorSet;
-use rag_fiches::lab::{Lab, QuestionVectors};
+use rag_fiches::lab::{Encoder, Lab, Method, QuestionVectors};
 use rag_fiches::mistral;
 
 use super::args::Args;
 
-/// Whether the local vectors file ships a vector for each of `texts` (no model needed then).
-pub fn local_covers(args: &Args, texts: &[&str]) -> bool {
-    let Ok(bytes) = rag_fiches::cli::read_bytes(&args.local_vectors) else {
-        return false;
+/// Which encoders `--all` measures, and what its report says of those it skips.
+pub struct Available {
+    pub mistral: bool,
+    pub local: bool,
+    /// The report's « Non mesurées » lines.
+    pub skipped: String,
+}
+
+/// The vectors file at `path` read and checked against `lab`'s fiches: `Ok(None)` when missing;
+/// why not, for the command line (English) and for the report (French).
+fn read_fitting(path: &str, lab: &Lab) -> Result<Option<VectorSet>, (String, String)> {
+    if !std::path::Path::new(path).exists() {
+        return Ok(None);
+    }
+    let bytes = rag_fiches::cli::read_bytes(path).map_err(|e| (e.clone(), e))?;
+    let said = |e: rag_fiches::data::vectors::VectorsError| {
+        (
+            format!("{path}: {e}"),
+            rag_fiches::fr::messages::vectors(&e),
+        )
     };
-    VectorSet::from_safetensors(&bytes).is_ok_and(|set| {
+    let set = VectorSet::from_safetensors(&bytes).map_err(said)?;
+    set.check_fiches_with(lab.fiches(), lab.fingerprint())
+        .map_err(said)?;
+    Ok(Some(set))
+}
+
+/// What `--all` can measure with the vectors at hand. A file given on the command line must be
+/// there and fit the catalogue (`none` asks for no file); a default one that is missing or made
+/// for another catalogue is skipped, and the report says why. The local methods also need the model, unless the file
+/// ships every question's vector.
+pub fn available(args: &Args, lab: &Lab, texts: &[&str]) -> Result<Available, String> {
+    let names = |e: Encoder| -> String {
+        Method::ALL
+            .iter()
+            .filter(|m| m.encoder() == Some(e))
+            .map(|m| m.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut skipped = String::new();
+    let mut check =
+        |path: &str, named: bool, e: Encoder, how: &str| -> Result<Option<VectorSet>, String> {
+            if !args.all {
+                return Ok(None);
+            }
+            // `none`: measured without these vectors, on purpose.
+            let named = named && path != "none";
+            let why = match read_fitting(path, lab) {
+                Ok(Some(set)) => return Ok(Some(set)),
+                Ok(None) if named => return Err(format!("{path}: no such file")),
+                Err((e, _)) if named => return Err(e),
+                Ok(None) => format!("pas de fichier de vecteurs ({path}) ; voir {how}"),
+                Err((_, why)) => format!(
+                    "{path} ne convient pas : {} ; voir {how} --fiches",
+                    why.trim_end_matches('.')
+                ),
+            };
+            skipped += &format!("\nNon mesurées : {} : {why}.\n", names(e));
+            Ok(None)
+        };
+    let mistral = check(
+        &args.vectors,
+        args.vectors_named,
+        Encoder::Mistral,
+        "vecteurs",
+    )?
+    .is_some();
+    let local_set = check(
+        &args.local_vectors,
+        args.local_vectors_named,
+        Encoder::Local,
+        "vecteurs --embedder local",
+    )?;
+    let covered = |set: &VectorSet| {
         texts
             .iter()
             .all(|t| set.questions.iter().any(|(q, _)| q == t))
+    };
+    let local = match local_set {
+        Some(set) if std::path::Path::new(&args.model).exists() || covered(&set) => true,
+        Some(_) => {
+            skipped += &format!(
+                "\nNon mesurées : {} : pas de modèle local ({}) pour les questions dont {} n'a pas les vecteurs ; voir scripts/modele.sh.\n",
+                names(Encoder::Local),
+                args.model,
+                args.local_vectors
+            );
+            false
+        }
+        None => false,
+    };
+    Ok(Available {
+        mistral,
+        local,
+        skipped,
     })
 }
 
