@@ -124,6 +124,14 @@ fn all_prints_every_method_with_its_refusal_threshold() {
         pessimistic.contains("mots+           15/15     15/15   1.000     10/20     19/20   0.708"),
         "{text}"
     );
+    // The product level (any variant of the expected product), as the page's « Bon produit ».
+    let product = text.split("Bon produit").nth(1).unwrap_or_default();
+    for row in [
+        "mots            15/15     15/15   1.000     14/20     16/20   0.741",
+        "mots+           15/15     15/15   1.000     19/20     20/20   0.960",
+    ] {
+        assert!(product.contains(row), "{text}");
+    }
     assert!(text.contains("mots+ "), "{text}");
     assert!(text.contains("Seuil de refus"), "{text}");
     assert!(text.contains("aucun seuil ne sépare"), "{text}");

@@ -369,6 +369,30 @@ pub fn text_tables(ms: &[Measurement]) -> String {
     for m in ms {
         out += &table_row(m, true, width);
     }
+    // The product level, where the catalogue has products of several variants.
+    if ms
+        .iter()
+        .any(|m| m.kinds.iter().any(|k| k.product.is_some()))
+    {
+        out += "\nBon produit : la fiche attendue ou une autre variante du même produit :\n";
+        for m in ms {
+            let cell = |k: &KindStats| match &k.product {
+                Some(p) => format!(
+                    "{:>6} {:>9} {:>7.3}",
+                    format!("{}/{}", p.hit1, k.questions),
+                    format!("{}/{}", p.hit5, k.questions),
+                    p.mrr10
+                ),
+                None => format!("{:>6} {:>9} {:>7}", "—", "—", "—"),
+            };
+            out += &format!(
+                "{:<width$}  {}    {}\n",
+                m.method,
+                cell(&m.kinds[0]),
+                cell(&m.kinds[1])
+            );
+        }
+    }
     out
 }
 

@@ -258,8 +258,8 @@ fn explanation(e: &Explanation, keyword: Keyword, label: &str) -> Element {
                 "k1 = {} ; b = {} ; N = {} fiches ; longueur de cette fiche : {} termes ; longueur moyenne : {}. Analyse : {}.",
                 fr::decimal(e.params.k1, 2),
                 fr::decimal(e.params.b, 2),
-                e.n,
-                e.doc_len,
+                fr::int(e.n as u64),
+                fr::int(e.doc_len as u64),
                 fr::decimal(e.avg_len, 2),
                 keyword.analyzer().describe()
             ))
