@@ -2675,3 +2675,84 @@ fn the_enriched_catalogue_leaves_the_lab_as_the_terminal_writes_it() {
     assert!(changed.len() > 2, "{changed:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_catalogue_read_without_its_refused_vectors_says_so_and_keeps_its_local_question_vectors() {
+    let mut s = state();
+    let seq = read_seq(&send(
+        &mut s,
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&[
+            "f.jsonl",
+            "q.csv",
+            "v.safetensors",
+        ]))),
+    ));
+    let mut data = learner_dataset("vos données");
+    data.intake_note = Some(
+        "v.safetensors : refusé. Vos fiches et vos questions sont chargées sans ce fichier.".into(),
+    );
+    data.shipped_local_questions = vec![("Une question".into(), unit(3))];
+    send(
+        &mut s,
+        Msg::Report(seq, Report::DatasetLoaded(Box::new(data))),
+    );
+    assert_eq!(s.data.label.as_deref(), Some("vos données"));
+    assert_eq!(
+        s.data_errors,
+        vec![
+            "v.safetensors : refusé. Vos fiches et vos questions sont chargées sans ce fichier."
+                .to_owned()
+        ]
+    );
+    assert_eq!(s.local_qvectors.get("Une question"), Some(&unit(3)));
+    assert!(s.data.intake_note.is_none() && s.data.shipped_local_questions.is_empty());
+}
+
+#[test]
+fn the_local_vectors_of_a_learners_catalogue_from_its_file_are_measured_at_once() {
+    let mut s = state();
+    let seq = read_seq(&send(
+        &mut s,
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&[
+            "f.jsonl",
+            "q.csv",
+            "v.safetensors",
+        ]))),
+    ));
+    let mut data = learner_dataset("vos données");
+    let dim = rag_fiches::encoder::DIM;
+    let one = |i: usize| {
+        let mut v = vec![0.0; dim];
+        v[i % dim] = 1.0;
+        v
+    };
+    let rows = (0..data.lab.fiches().len()).map(one).collect();
+    let set = rag_fiches::data::vectors::VectorSet::new(
+        rag_fiches::encoder::MODEL,
+        data.lab.fiches(),
+        rows,
+    )
+    .unwrap();
+    data.lab.set_local_vectors(set).unwrap();
+    data.shipped_local_questions = data
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.text.clone(), one(i)))
+        .collect();
+    let fx = send(
+        &mut s,
+        Msg::Report(seq, Report::DatasetLoaded(Box::new(data))),
+    );
+    settle(&mut s, fx);
+    let measured: Vec<&str> = s
+        .data
+        .measurements
+        .iter()
+        .map(|m| m.method.as_str())
+        .collect();
+    assert!(
+        measured.contains(&"sens local") && measured.contains(&"hybride local"),
+        "{measured:?}"
+    );
+}

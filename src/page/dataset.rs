@@ -68,6 +68,12 @@ pub struct Dataset {
     /// Question vectors that came in the learner's vectors file, moved into the page's question
     /// vectors when the catalogue is installed.
     pub shipped_questions: Vec<(String, Vec<f32>)>,
+    /// The same for a file of the local encoder's vectors (`vecteurs --embedder local`): moved
+    /// into the page's local question vectors.
+    pub shipped_local_questions: Vec<(String, Vec<f32>)>,
+    /// A file of the selection that was refused while the others were read (a vectors file that
+    /// does not fit): said with the catalogue, which is loaded without it.
+    pub intake_note: Option<String>,
     /// Counts every change of `measurements`: a method measured again keeps its name.
     pub measure_version: u64,
     /// What the learner did with this catalogue and what runs over it: gone with it.
@@ -195,6 +201,8 @@ impl Dataset {
             qrels,
             reranked: Vec::new(),
             shipped_questions: Vec::new(),
+            shipped_local_questions: Vec::new(),
+            intake_note: None,
             measure_version: 0,
             ui: CatalogueUi::default(),
             improve: Default::default(),

@@ -220,6 +220,43 @@ test('a vectors file that carries the questions\' vectors measures sens and the 
   await context.close();
 });
 
+test('the local encoder\'s vectors the terminal makes for a catalogue give its local methods in the page, as the terminal measures them; a refused vectors file leaves the rest loaded', async () => {
+  const { jsonl, csv } = catalogue();
+  const dir = await mkdtemp(join(tmpdir(), 'vos-vecteurs-locaux-'));
+  const [f, q, v] = ['f.jsonl', 'q.csv', 'v.safetensors'].map((n) => join(dir, n));
+  await writeFile(f, jsonl);
+  await writeFile(q, csv);
+  const root = new URL('.', ROOT).pathname;
+  await promisify(execFile)(new URL('target/release/vecteurs', ROOT).pathname,
+    ['--embedder', 'local', '--fiches', f, '--questions', q, '--out', v], { cwd: root });
+  const { stdout } = await promisify(execFile)(new URL('target/release/mesurer', ROOT).pathname,
+    ['--all', '--json', '--fiches', f, '--questions', q, '--vectors', 'none', '--vecteurs-local', v], { cwd: root });
+  const terminal = JSON.parse(stdout).filter((m) => m.method.endsWith('local'));
+  assert.deepEqual(terminal.map((m) => m.method), ['sens local', 'hybride local']);
+  const { page, context, problems } = await openPage(browser, server.url);
+  await settings(page);
+  const bytes = await readFile(v);
+  await page.setInputFiles('#fichiers', [file('f.jsonl', jsonl), file('q.csv', csv), file('v.safetensors', bytes)]);
+  await page.waitForFunction(() => /vos données/.test(document.querySelector('#resume').textContent));
+  assert.equal(await page.textContent('#donnees-erreurs'), '');
+  await page.click('#onglet-mesurer');
+  for (const m of terminal) {
+    for (const k of m.kinds) {
+      const row = page.locator(`table.comparaison[data-type="${k.type}"] tr[data-methode="${m.method}"]`);
+      await row.waitFor();
+      assert.equal(await ranked(row.locator('.hit1')), `${k.hit1}/${k.questions}`, m.method);
+      assert.equal(await ranked(row.locator('.hit5')), `${k.hit5}/${k.questions}`, m.method);
+    }
+  }
+  // Another model's file is refused alone: the fiches and the questions are loaded without it.
+  await page.click('#onglet-chercher');
+  await page.setInputFiles('#fichiers', [file('g.jsonl', jsonl), file('q.csv', csv), file('v.safetensors', renamed(bytes, 'autre-modele'))]);
+  await page.waitForFunction(() => /g\.jsonl/.test(document.querySelector('#resume').textContent));
+  assert.match(await page.textContent('#donnees-erreurs'), /^v\.safetensors\s: .*Vos fiches et vos questions sont chargées sans ce fichier\.$/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('bad files are refused with the line and field, and the current catalogue stays', async () => {
   const { jsonl, csv } = catalogue();
   const { page, context, problems } = await openPage(browser, server.url);

@@ -136,6 +136,17 @@ fn install(s: &mut State, mut data: Dataset, fx: &mut Vec<Effect>) {
         "Mesure arrêtée : un autre catalogue a été chargé ; relancez-la sur celui-ci.".into()
     });
     s.data_errors.clear();
+    // A vectors file refused while the fiches and questions were read: said, the rest kept.
+    if let Some(note) = s.data.intake_note.take() {
+        s.data_errors.push(note);
+    }
+    // The local encoder's vectors of the learner's fiches and questions, from their file: the
+    // local methods are measured at once.
+    let local = std::mem::take(&mut s.data.shipped_local_questions);
+    s.local_qvectors.extend(local);
+    if s.data.lab.local_vectors().is_some() {
+        super::local::measure_local(s);
+    }
     s.data_status = match &s.data.label {
         Some(_) => "Vos données sont chargées, dans ce navigateur seulement.".into(),
         None => "Catalogue de l'exercice.".into(),

@@ -146,7 +146,7 @@ pub(super) fn worker_not_started(s: &mut State, detail: String) {
 }
 
 /// The local methods measured, when every question has its local vector.
-fn measure_local(s: &mut State) {
+pub(super) fn measure_local(s: &mut State) {
     let all = s
         .data
         .questions

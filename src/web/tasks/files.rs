@@ -44,7 +44,11 @@ pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, select
     // stops at the next step, and what it would report is dropped by `update`.
     let superseded = || run.call.is_cancelled();
     let parsed = async {
-        let file = |i: usize| files.get(i).ok_or_else(|| "fichier introuvable.".to_owned());
+        let file = |i: usize| {
+            files
+                .get(i)
+                .ok_or_else(|| "fichier introuvable.".to_owned())
+        };
         let f_file = file(selection.fiches)?;
         let q_file = selection.questions.map(file).transpose()?;
         // Checked, parsed and indexed in steps (see `Pacer`).
@@ -90,20 +94,19 @@ pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, select
         if let Some((i, kind)) = selection.vectors {
             let v = file(i)?;
             let name = v.name();
-            // Read, checked and kept by the page's worker, from the file itself: the page's
-            // thread never reads it (50,000 vectors, 103 MB).
-            let ids = data.lab.fiches().iter().map(|f| f.id.clone()).collect();
-            let fingerprint = data.lab.fingerprint().to_owned();
-            let a = attach_vectors(&app, v, ids, fingerprint, kind == FileKind::Npy)
-                .await
-                .map_err(|e| format!("{name} : {e}"))?;
-            data.shipped_questions = a.questions;
-            data.lab.set_vectors_away(a.set, a.info);
-            data.vectors_origin = if kind == FileKind::Npy {
-                format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
+            let local = kind != FileKind::Npy
+                && header_model(v).await.as_deref() == Some(crate::encoder::MODEL);
+            let read = if local {
+                local_vectors(v, &mut data).await
             } else {
-                format!("chargés depuis {name}")
+                mistral_vectors(&app, v, kind, &mut data).await
             };
+            // A vectors file that does not fit is said; the fiches and questions stay loaded.
+            if let Err(e) = read {
+                data.intake_note = Some(format!(
+                    "{name} : {e} Vos fiches et vos questions sont chargées sans ce fichier."
+                ));
+            }
         }
         Ok::<_, String>(data)
     }
@@ -112,6 +115,66 @@ pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, select
         Ok(data) => run.report(Report::DatasetLoaded(Box::new(data))),
         Err(e) => run.report(Report::FilesRefused(vec![e])),
     }
+}
+
+/// The model a `.safetensors` file says it holds, from its header alone (`None` when it cannot be
+/// read as one).
+async fn header_model(file: &web_sys::File) -> Option<String> {
+    let slice = |from: f64, to: f64| async move {
+        let part = file.slice_with_f64_and_f64(from, to).ok()?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(part.array_buffer())
+            .await
+            .ok()?;
+        Some(js_sys::Uint8Array::new(&buffer).to_vec())
+    };
+    let size = slice(0.0, 8.0).await?;
+    let n = u64::from_le_bytes(size.try_into().ok()?);
+    // A header is JSON, at most a few MB even with 100,000 ids.
+    if n > 64 << 20 {
+        return None;
+    }
+    let header = slice(8.0, 8.0 + n as f64).await?;
+    let json: serde_json::Value = serde_json::from_slice(&header).ok()?;
+    json.get("__metadata__")?
+        .get("model")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// The local encoder's vectors of the learner's fiches (`vecteurs --embedder local`), read and
+/// checked here and kept by the page's lab as the exercise's are; their questions' vectors too.
+async fn local_vectors(file: &web_sys::File, data: &mut Dataset) -> Result<(), String> {
+    let bytes = read_file(file).await?;
+    let mut set = crate::data::vectors::VectorSet::from_safetensors(&bytes)
+        .map_err(|e| messages::vectors(&e))?;
+    let questions = std::mem::take(&mut set.questions);
+    data.lab
+        .set_local_vectors(set)
+        .map_err(|e| messages::vectors(&e))?;
+    data.shipped_local_questions = questions;
+    Ok(())
+}
+
+/// Mistral's vectors of the learner's fiches (or the seed's `.npy`): read, checked and kept by the
+/// page's worker, from the file itself; the page's thread never reads it (50,000 vectors, 103 MB).
+async fn mistral_vectors(
+    app: &Shared,
+    file: &web_sys::File,
+    kind: FileKind,
+    data: &mut Dataset,
+) -> Result<(), String> {
+    let name = file.name();
+    let ids = data.lab.fiches().iter().map(|f| f.id.clone()).collect();
+    let fingerprint = data.lab.fingerprint().to_owned();
+    let a = attach_vectors(app, file, ids, fingerprint, kind == FileKind::Npy).await?;
+    data.shipped_questions = a.questions;
+    data.lab.set_vectors_away(a.set, a.info);
+    data.vectors_origin = if kind == FileKind::Npy {
+        format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
+    } else {
+        format!("chargés depuis {name}")
+    };
+    Ok(())
 }
 
 /// Reads TREC run files, in the order chosen; nothing leaves the browser.
