@@ -104,7 +104,7 @@ pub async fn read_files(app: Shared, run: Run, files: Vec<web_sys::File>, select
             // A vectors file that does not fit is said; the fiches and questions stay loaded.
             if let Err(e) = read {
                 data.intake_note = Some(format!(
-                    "{name} : {e} Vos fiches et vos questions sont chargées sans ce fichier."
+                    "{name}\u{a0}: {e} Vos fiches et vos questions sont chargées sans ce fichier."
                 ));
             }
         }
@@ -170,7 +170,7 @@ async fn mistral_vectors(
     data.shipped_questions = a.questions;
     data.lab.set_vectors_away(a.set, a.info);
     data.vectors_origin = if kind == FileKind::Npy {
-        format!("chargés depuis {name} (un .npy ne porte pas d'empreinte : seule sa forme a été vérifiée)")
+        format!("chargés depuis {name} (un .npy ne porte pas d'empreinte\u{a0}: seule sa forme a été vérifiée)")
     } else {
         format!("chargés depuis {name}")
     };
