@@ -2316,6 +2316,16 @@ fn the_criteria_say_which_change_met_them_and_ask_for_the_three_measurements() {
     // Another starting method that meets it: from its start, not since a change of another one.
     improve(&mut s, Change::Start(Method::MOTS_PLUS));
     assert_eq!(met_by(&s.data.improve, COURANTES), Some(MetBy::Start));
+    // Settings opened by a link are the history's first row: the exactes held before them.
+    let mut s = state();
+    let link = ViewState::from_fragment("#vue=ameliorer&rm=mots&rk1=1.2");
+    send(&mut s, Msg::Nav(NavMsg::FragmentChanged(link)));
+    assert_eq!(
+        s.data.improve.history.len(),
+        1,
+        "the link's settings, not the start"
+    );
+    assert_eq!(met_by(&s.data.improve, EXACTES), Some(MetBy::Start));
 }
 
 #[test]

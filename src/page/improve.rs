@@ -370,8 +370,14 @@ pub fn met_by(im: &Improve, label: &str) -> Option<MetBy> {
     }
     let row = &im.history[first];
     let changes = row.settings.changes();
+    // The first row of the history can be settings a link opened: the starting method, measured
+    // beside them, says whether it held before them.
+    let start_holds = im
+        .before
+        .as_ref()
+        .is_some_and(|m| holds(&Tried::of(&row.settings, m)));
     let Some(prev) = first.checked_sub(1).map(|i| &im.history[i]) else {
-        return Some(if changes.is_empty() {
+        return Some(if changes.is_empty() || start_holds {
             MetBy::Start
         } else {
             MetBy::Change(changes.join("\u{202f}; "))
