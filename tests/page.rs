@@ -1599,6 +1599,34 @@ fn ameliorer_opens_on_mots_and_each_change_remeasures_every_question() {
     assert_eq!(s.data.improve.settings.as_ref().unwrap().enrich.len(), 1);
 }
 
+/// Each question's rank as `mesurer ARGS MORE --json` gives it, from the repository's root.
+fn terminal_ranks(args: &[&str], more: &[&str]) -> Vec<Option<usize>> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
+        .args(args)
+        .args(more)
+        .arg("--json")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["rank"].as_u64().map(|r| r as usize))
+        .collect()
+}
+
+/// Each question's rank in `m`.
+fn ranks_of(m: &rag_fiches::measure::Measurement) -> Vec<Option<usize>> {
+    m.questions.iter().map(|q| q.rank).collect()
+}
+
 #[test]
 fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_does() {
     use rag_fiches::page::improve::Change;
@@ -1627,34 +1655,12 @@ fn l_epreuve_is_read_only_when_asked_and_measures_the_settings_as_the_terminal_d
     // The terminal, given the same settings, ranks every question of it the same.
     let settings = std::env::temp_dir().join(format!("epreuve-{}.json", std::process::id()));
     std::fs::write(&settings, pass.settings.to_json()).unwrap();
-    let terminal = |args: &[&str]| -> Vec<Option<usize>> {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
-            .args(args)
-            .args(["--questions", "data/epreuve.csv", "--json"])
-            .current_dir(root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["questions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|q| q["rank"].as_u64().map(|r| r as usize))
-            .collect()
-    };
-    let ranks = |m: &rag_fiches::measure::Measurement| -> Vec<Option<usize>> {
-        m.questions.iter().map(|q| q.rank).collect()
-    };
+    let terminal = |args: &[&str]| terminal_ranks(args, &["--questions", "data/epreuve.csv"]);
     assert_eq!(
-        ranks(&pass.after),
+        ranks_of(&pass.after),
         terminal(&["--reglages", settings.to_str().unwrap()])
     );
-    assert_eq!(ranks(&pass.before), terminal(&["mots+"]));
+    assert_eq!(ranks_of(&pass.before), terminal(&["mots+"]));
     std::fs::remove_file(&settings).ok();
     // Passed again after another change: counted, and its figures are the new settings'.
     improve(&mut s, Change::K1(1.5));
@@ -1734,40 +1740,22 @@ fn l_epreuve_of_a_fusion_over_the_local_encoder_reads_its_shipped_vectors_as_the
     let pass = s.data.improve.epreuve.pass.clone().unwrap().unwrap();
     assert_eq!(pass.before.method, "hybride local");
     // The terminal, on the same questions and vectors, ranks every question the same.
-    let terminal = |args: &[&str]| -> Vec<Option<usize>> {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesurer"))
-            .args(args)
-            .args([
+    let terminal = |args: &[&str]| {
+        terminal_ranks(
+            args,
+            &[
                 "--questions",
                 "data/epreuve.csv",
                 "--vecteurs-local",
                 "data/epreuve-local.safetensors",
                 "--modele",
                 "nowhere",
-                "--json",
-            ])
-            .current_dir(root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["questions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|q| q["rank"].as_u64().map(|r| r as usize))
-            .collect()
+            ],
+        )
     };
-    let ranks = |m: &rag_fiches::measure::Measurement| -> Vec<Option<usize>> {
-        m.questions.iter().map(|q| q.rank).collect()
-    };
-    assert_eq!(ranks(&pass.before), terminal(&["hybride local"]));
+    assert_eq!(ranks_of(&pass.before), terminal(&["hybride local"]));
     assert_eq!(
-        ranks(&pass.after),
+        ranks_of(&pass.after),
         terminal(&["hybride local", "--rrf-k", "5"])
     );
 }

@@ -171,7 +171,7 @@ pub fn diff(before: &Measurement, after: &Measurement) -> Diff {
     let (wins, losses) = (up.len(), down.len());
     let sign_p = sign_test(wins, losses);
     let (randomisation_p, exact) = randomisation_test(&d);
-    let gap = crate::measure::stats::paired(&vec![0.0; d.len()], &d);
+    let gap = crate::measure::stats::differences(&d);
     let gap_said = if wins + losses == 0 {
         String::new()
     } else {

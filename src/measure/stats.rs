@@ -56,14 +56,19 @@ pub fn reciprocal_ranks(
 /// `b − a`, question by question, summed up. `a` and `b` are the same questions' values.
 pub fn paired(a: &[f64], b: &[f64]) -> PairStats {
     let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    differences(&d)
+}
+
+/// Per-question differences `d`, summed up (as [`paired`] does of `b − a`).
+pub fn differences(d: &[f64]) -> PairStats {
     let n = d.len();
-    let delta = mean(&d);
-    let sd = sd(&d);
+    let delta = mean(d);
+    let sd = sd(d);
     PairStats {
         n,
         delta,
-        ci: bootstrap_ci(&d),
-        t_p: t_test(&d),
+        ci: bootstrap_ci(d),
+        t_p: t_test(d),
         effect: if sd > 0.0 { delta / sd } else { 0.0 },
         sd,
         detectable: detectable(n, sd),
@@ -276,28 +281,21 @@ fn beta_fraction(x: f64, a: f64, b: f64) -> f64 {
     for m in 1..=300 {
         let m = f64::from(m);
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        // Two terms per step, even then odd, each one Lentz update of `c` and `d`.
+        let mut term = |aa: f64| {
+            d = 1.0 + aa * d;
+            if d.abs() < TINY {
+                d = TINY;
+            }
+            c = 1.0 + aa / c;
+            if c.abs() < TINY {
+                c = TINY;
+            }
+            d = 1.0 / d;
+            d * c
+        };
+        h *= term(m * (b - m) * x / ((qam + m2) * (a + m2)));
+        let del = term(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)));
         h *= del;
         if (del - 1.0).abs() < 1e-15 {
             break;
