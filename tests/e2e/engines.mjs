@@ -115,8 +115,24 @@ class Tab {
         // A navigation in progress: try again.
         last = e.message;
       }
-      if (Date.now() > end) throw new Error(`${this.engine}: not reached in ${timeout} ms: ${what} (last: ${JSON.stringify(last)})`);
+      if (Date.now() > end) {
+        throw new Error(`${this.engine}: not reached in ${timeout} ms: ${what} (last: ${JSON.stringify(last)})`
+          + `\n  the page then: ${JSON.stringify(await this.state())}`);
+      }
       await new Promise((ok) => setTimeout(ok, 100));
+    }
+  }
+
+  /** What a failed wait reports of the page: its alert, its results' text and what went wrong. */
+  async state() {
+    try {
+      return await this.run(() => {
+        const text = (sel) => document.querySelector(sel)?.innerText?.replace(/\s+/g, ' ').slice(0, 800) ?? null;
+        return { ready: document.body?.dataset.ready ?? null, erreur: text('#erreur'), resultats: text('#resultats'),
+          problemes: window.__problemes ?? null };
+      });
+    } catch (e) {
+      return `unreadable: ${e.message}`;
     }
   }
 
