@@ -742,6 +742,18 @@ fn settings_on_the_command_line_measure_what_the_page_measures() {
         .find(|q| q["question"] == "Un isolant qui ne brûle pas")
         .unwrap();
     assert!(q["rank"].as_u64().unwrap() <= 5, "{q}");
+    // « brûle » is that question's own word: the gain is measured on the question that inspired
+    // it, said on stderr (the report's format is the seed's); words it does not ask say nothing.
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        said.contains("des mots ajoutés viennent des questions mesurées (AR-0063 + «\u{202f}brûle\u{202f}» (1 question))")
+            && said.contains("--questions AUTRES.csv (sur l'exercice, data/epreuve.csv)"),
+        "{said}"
+    );
+    std::fs::write(&file, "AR-0063;incombustible\n").unwrap();
+    let out = mesurer(&["mots", "--enrichir", file.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(!String::from_utf8(out.stderr).unwrap().contains("Attention"));
 
     let out = mesurer(&["mots+", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

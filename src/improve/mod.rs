@@ -10,9 +10,11 @@
 //! - [`sweep`]: a grid tuned on one half of the questions and checked on the other.
 //! - [`checklist`]: the exercise's success criteria for any measurement.
 //! - [`missed`]: « les ratées », the question words missing from the expected fiche.
+//! - [`borrowed`]: enrichments whose words come from the questions they are measured on.
 //! - [`why`]: why a question moved under a fusion (its expected fiche in each list fused).
 
 pub mod batch;
+pub mod borrowed;
 pub mod checklist;
 pub mod diff;
 pub mod missed;

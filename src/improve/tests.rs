@@ -376,3 +376,51 @@ fn a_fiche_in_a_fusion_stands_where_the_settings_search_puts_it() {
         );
     }
 }
+
+#[test]
+fn enrichments_made_of_the_measured_questions_words_are_found_and_said() {
+    use super::borrowed::{borrowed, warning};
+    let (lab, qs) = exercise();
+    let row = qs
+        .iter()
+        .position(|q| q.text == "Un isolant qui ne brûle pas")
+        .unwrap();
+    let enrich = |id: &str, words: &str, product: bool| Enrichment {
+        id: id.into(),
+        words: words.into(),
+        product,
+    };
+    // The seed's own fix: « ne » and « pas » are its stop words, « brûle » is the question's.
+    let mut s = Settings::of(Method::MOTS);
+    s.enrich = vec![
+        enrich("AR-0063", "ne brûle pas", false),
+        enrich("AR-0063", "incombustible", false),
+        enrich("AR-0010", "brûle", false),
+    ];
+    let found = borrowed(&lab, &s, &qs);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (
+            found[0].enrichment,
+            found[0].words.clone(),
+            found[0].rows.clone()
+        ),
+        (0, vec!["brûle".to_owned()], vec![row])
+    );
+    assert_eq!(
+        warning(&found, "Passez l'épreuve."),
+        "Attention\u{a0}: des mots ajoutés viennent des questions mesurées (AR-0063 + «\u{202f}brûle\u{202f}» (1 question)). Le gain est mesuré sur les questions mêmes qui les ont inspirés\u{a0}: il ne dit pas ce que l'enrichissement vaut pour d'autres. Passez l'épreuve."
+    );
+    // A sibling variant, only when the whole product is enriched.
+    s.enrich = vec![enrich("AR-0061", "brûle", false)];
+    assert!(borrowed(&lab, &s, &qs).is_empty());
+    s.enrich = vec![enrich("AR-0061", "brûle", true)];
+    assert_eq!(borrowed(&lab, &s, &qs)[0].rows, vec![row]);
+    // Compared as the analysis sees them: stemmed, « brûler » is « brûle ».
+    s.enrich = vec![enrich("AR-0063", "brûler", false)];
+    assert!(borrowed(&lab, &s, &qs).is_empty());
+    let mut stemmed = Settings::of(Method::MOTS_PLUS);
+    stemmed.enrich = s.enrich.clone();
+    assert_eq!(borrowed(&lab, &stemmed, &qs)[0].words, vec!["brûler"]);
+    assert_eq!(warning(&[], "Passez l'épreuve."), "");
+}

@@ -330,6 +330,7 @@ fn tuned(
             dense_tops(lab, Encoder::Mistral, questions, &qv).map_err(|e| e.to_string())?
         }
     };
+    let borrowed = rag_fiches::improve::borrowed::borrowed(lab, &settings, questions);
     let t = Tuned::new(lab, settings, None).map_err(|e| e.to_string())?;
     let m = t
         .measure(lab, questions, &dense)
@@ -341,6 +342,9 @@ fn tuned(
         );
     } else {
         rag_fiches::out!("{}", m.seed_report());
+    }
+    if !borrowed.is_empty() {
+        eprintln!("{}", rag_fiches::improve::borrowed::warning(&borrowed, "Pour le vérifier, mesurez-le sur des questions gardées à part, écrites sans regarder celles-ci\u{a0}: --questions AUTRES.csv (sur l'exercice, data/epreuve.csv)."));
     }
     if args.missed {
         let index = match t.index() {

@@ -364,6 +364,22 @@ pub(super) fn results(s: &State) -> Vec<Element> {
                     .build(),
             );
         }
+        let borrowed = crate::improve::borrowed::borrowed(&s.data.lab, settings, &s.data.questions);
+        if !borrowed.is_empty() {
+            // The exercise keeps « l'épreuve » apart; another catalogue has no such questions here.
+            let check = if s.data.label.is_none() {
+                "Passez l'épreuve, plus bas, pour le vérifier sur des questions jamais vues."
+            } else {
+                "Pour le vérifier, mesurez-le sur des questions gardées à part, écrites sans regarder celles-ci (dans le terminal\u{a0}: mesurer --enrichir … --questions AUTRES.csv)."
+            };
+            out.push(
+                E::new("p")
+                    .class("avertissement")
+                    .attr("id", "ameliorer-emprunt")
+                    .text(&crate::improve::borrowed::warning(&borrowed, check))
+                    .build(),
+            );
+        }
         out.push(
             E::new("div")
                 .class("mouvements")
