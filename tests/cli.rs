@@ -1045,3 +1045,50 @@ fn all_skips_default_vectors_that_do_not_fit_and_refuses_named_ones() {
     let err = refused(&["--all", "--vecteurs-local", "nowhere.safetensors"]);
     assert!(err.contains("nowhere.safetensors: no such file"), "{err}");
 }
+
+#[test]
+fn a_sweep_in_the_terminal_is_ameliorers_chosen_on_one_half_and_reported_on_the_other() {
+    let out = mesurer(&["hybride-local", "--balayer", "rrf-k"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with(
+            "Balayage de k de RRF (8 réglages) depuis hybride local, sur 40 questions"
+        ),
+        "{text}"
+    );
+    // RRF's k from 60 to 1, chosen on the odd-ranked questions, holds on the others.
+    assert!(text.contains("\nChoisi sur la moitié de calibrage, k = 1 (0,861 → 0,866 sur cette moitié) donne 0,828 sur l'autre moitié, contre 0,824 au départ"), "{text}");
+    // As JSON: the grid and the choice, the page's verdict word for word.
+    let out = mesurer(&["mots", "--balayer", "k1b", "--json"]);
+    let sweep: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sweep["points"].as_array().unwrap().len(), 35);
+    assert_eq!(sweep["grid"], "K1B");
+    assert!(sweep["verdict"].as_str().unwrap().starts_with("Sur la moitié de calibrage, aucun réglage de la grille ne fait mieux que le départ (0,773)"), "{sweep}");
+    // A grid the method does not have, and a grid that does not exist: said.
+    for (args, said) in [
+        (
+            &["sens-local", "--balayer", "rrf-k"][..],
+            "sens local has no fusion",
+        ),
+        (
+            &["mots", "--balayer", "k1"][..],
+            "unknown grid \"k1\": expected k1b or rrf-k",
+        ),
+        (
+            &["mots", "--balayer", "k1b", "--ratees"][..],
+            "run them one at a time",
+        ),
+    ] {
+        let out = mesurer(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8(out.stderr).unwrap().contains(said),
+            "{args:?}"
+        );
+    }
+}

@@ -136,6 +136,16 @@ test('each change re-measures every question; undo, history, sweep, checklist an
   await page.waitForSelector('#ameliorer-balayage-verdict');
   assert.match(await page.textContent('#ameliorer-balayage-verdict'), /moitié de calibrage/);
   assert.equal(await page.locator('#ameliorer-balayage tbody tr').count(), 3);
+  // The terminal's sweep from the same settings (`mesurer --reglages … --balayer k1b`): the same
+  // verdict, word for word, and the same three rows.
+  const { m: sweep } = await terminal(page, ['--balayer', 'k1b']);
+  assert.equal(sweep.points.length, 35);
+  assert.equal(await page.textContent('#ameliorer-balayage-verdict'), sweep.verdict);
+  const rows = await page.locator('#ameliorer-balayage tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  const expected = [sweep.start, sweep.points[sweep.best_calibration], sweep.points[sweep.best_all]]
+    .map((p) => [p.calibration, p.test, p.all].map((x) => fr(x, 3)));
+  assert.deepEqual(rows, expected);
   // The link carries the settings.
   assert.match(decodeURIComponent(await page.evaluate(() => location.hash)), /vue=ameliorer.*rm=mots-plus.*ran=u1101/);
   assert.deepEqual(problems, []);

@@ -12,7 +12,7 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
        mesurer [METHOD] --question \"…\" [--explain]
        mesurer mots+ [--sans-mot-vide WORD[,WORD…]] [--mot-vide WORD[,WORD…]]
        mesurer [METHOD] [--k1 X] [--b Y] [--rrf-k K] [--enrichir FILE] [--reglages FILE.json]
-                [--ratees] [--json]
+                [--ratees] [--balayer k1b|rrf-k] [--json]
 
   METHOD           mots (default): the seed's BM25; mots+: French-aware BM25;
                    sens: cosine of embeddings; hybride: RRF of mots and sens;
@@ -53,7 +53,10 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
   --reglages FILE  the settings exported by the page's « Améliorer » (JSON); the flags
                    above change them further
   --ratees         the questions missed (not in the top 5): the question words the
-                   expected fiche lacks, and the words that lifted the first fiche";
+                   expected fiche lacks, and the words that lifted the first fiche
+  --balayer GRID   from those settings, sweeps k1b (BM25's k1 × b, 35 settings) or rrf-k
+                   (a fusion's RRF k, 8 settings): chosen on the questions of odd rank,
+                   reported on the others (« Améliorer »'s « Régler sur une moitié »)";
 
 /// What an unknown method's message lists.
 const EXPECTED_METHODS: &str =
@@ -93,6 +96,8 @@ pub struct Args {
     pub export_fiches: Option<String>,
     pub settings: Option<String>,
     pub missed: bool,
+    /// `--balayer`: the grid swept from the settings.
+    pub sweep: Option<rag_fiches::improve::sweep::Grid>,
     /// `--qrels`: graded judgments the methods are also measured against.
     pub qrels: Option<String>,
     /// `--qrels-derivees`: the derived graded qrels, printed.
@@ -110,6 +115,7 @@ impl Args {
             || self.export_fiches.is_some()
             || self.settings.is_some()
             || self.missed
+            || self.sweep.is_some()
     }
 }
 
@@ -141,6 +147,7 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
         export_fiches: None,
         settings: None,
         missed: false,
+        sweep: None,
         qrels: None,
         derive_qrels: false,
         method_named: false,
@@ -191,6 +198,18 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
             "--exporter-fiches" => out.export_fiches = Some(value("--exporter-fiches")?),
             "--reglages" => out.settings = Some(value("--reglages")?),
             "--ratees" => out.missed = true,
+            "--balayer" => {
+                use rag_fiches::improve::sweep::Grid;
+                out.sweep = Some(match value("--balayer")?.as_str() {
+                    "k1b" => Grid::K1B,
+                    "rrf-k" => Grid::RrfK,
+                    other => {
+                        return Err(Fail::Usage(format!(
+                            "--balayer: unknown grid \"{other}\": expected k1b or rrf-k"
+                        )))
+                    }
+                });
+            }
             "--qrels" => out.qrels = Some(value("--qrels")?),
             "--qrels-derivees" => out.derive_qrels = true,
             "-h" | "--help" => return Err(Fail::Help),
@@ -206,8 +225,13 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
     }
     if out.tuned() && (out.all || out.question.is_some() || !out.runs.is_empty()) {
         return Err(Fail::Usage(
-            "--k1, --b, --rrf-k, --enrichir, --reglages and --ratees measure one method: mesurer mots --b 0"
+            "--k1, --b, --rrf-k, --enrichir, --reglages, --ratees and --balayer measure one method: mesurer mots --b 0"
                 .into(),
+        ));
+    }
+    if out.sweep.is_some() && out.missed {
+        return Err(Fail::Usage(
+            "--balayer reports a sweep, --ratees one measurement: run them one at a time".into(),
         ));
     }
     if (!out.keep.is_empty() || !out.drop.is_empty())

@@ -23,6 +23,7 @@ use rag_fiches::measure::{show_score, Measurement};
 use rag_fiches::search::bm25::{Explanation, FORMULA};
 
 mod args;
+mod balayer;
 mod vectors;
 
 use args::{parse_args, Args, USAGE};
@@ -330,6 +331,9 @@ fn tuned(
             dense_tops(lab, Encoder::Mistral, questions, &qv).map_err(|e| e.to_string())?
         }
     };
+    if let Some(grid) = args.sweep {
+        return balayer::run(lab, questions, &dense, &settings, grid, args.json);
+    }
     let borrowed = rag_fiches::improve::borrowed::borrowed(lab, &settings, questions);
     let t = Tuned::new(lab, settings, None).map_err(|e| e.to_string())?;
     let m = t
