@@ -1,5 +1,8 @@
-"""What every recipe shares: the catalogue, the questions and the shipped local vectors read
+"""What every recipe shares: the catalogue, the questions and the local encoder's vectors read
 as the lab reads them, and TREC runs written as `mesurer --run` reads them.
+
+The files are the exercise's (`data/`) unless engines/run.sh is given others: it passes them as
+RAG_FICHES_FICHES, RAG_FICHES_QUESTIONS and RAG_FICHES_VECTEURS_LOCAL.
 
 Standard library only: each recipe adds its engine's package.
 """
@@ -17,23 +20,28 @@ FUSED = 50
 DEPTH = 10
 
 
-def fiches(path=os.path.join(ROOT, "data", "fiches.jsonl")):
+def given(variable, name):
+    """The file run.sh was given for `variable`, else the exercise's `data/name`."""
+    return os.environ.get(variable) or os.path.join(ROOT, "data", name)
+
+
+def fiches(path=None):
     """[(id, texte)]: the seed indexes the fiche's `texte` alone."""
-    with open(path, encoding="utf-8") as f:
+    with open(path or given("RAG_FICHES_FICHES", "fiches.jsonl"), encoding="utf-8") as f:
         return [(d["id"], d["texte"]) for d in map(json.loads, filter(str.strip, f))]
 
 
-def questions(path=os.path.join(ROOT, "data", "questions.csv")):
+def questions(path=None):
     """[(qid, text)], qids q01, q02… in the file's order, as `mesurer --trec` writes them."""
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path or given("RAG_FICHES_QUESTIONS", "questions.csv"), encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f, delimiter=";"))
     return [(f"q{i + 1:02}", r["question"]) for i, r in enumerate(rows)]
 
 
-def local_vectors(path=os.path.join(ROOT, "data", "vecteurs-local.safetensors")):
-    """({fiche id: vector}, [question vector]): the local encoder's shipped vectors (f16 in the
-    file, read as Python floats), the fiches' in the order of the file's ids."""
-    with open(path, "rb") as f:
+def local_vectors(path=None):
+    """({fiche id: vector}, [question vector]): the local encoder's vectors (f16 in the file,
+    read as Python floats), the fiches' in the order of the file's ids."""
+    with open(path or given("RAG_FICHES_VECTEURS_LOCAL", "vecteurs-local.safetensors"), "rb") as f:
         data = f.read()
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8 : 8 + n])
@@ -47,7 +55,35 @@ def local_vectors(path=os.path.join(ROOT, "data", "vecteurs-local.safetensors"))
         return [list(flat[i * dim : (i + 1) * dim]) for i in range(count)]
 
     ids = json.loads(meta["ids"])
-    return dict(zip(ids, rows("vectors"))), rows("questions")
+    return dict(zip(ids, rows("vectors"))), rows("questions") if "questions" in header else []
+
+
+def refuse(why):
+    """Stops the recipe as engines/run.sh does for a file that does not fit (status 2)."""
+    print(why, file=sys.stderr)
+    sys.exit(2)
+
+
+def catalogue():
+    """(fiches, questions, {fiche id: vector}, [question vector], dimension): the files every
+    recipe ranks, refused (exit 2, with what to do) when the vectors are not the catalogue's."""
+    listed, asked = fiches(), questions()
+    vectors, question_vectors = local_vectors()
+    where = given("RAG_FICHES_VECTEURS_LOCAL", "vecteurs-local.safetensors")
+    missing = [i for i, _ in listed if i not in vectors]
+    if missing or len(vectors) != len(listed):
+        refuse(
+            f"{where}: its {len(vectors)} vectors are not the {len(listed)} fiches' "
+            f"({len(missing)} fiches without a vector, first {missing[:1]}): make them with "
+            "vecteurs --embedder local --fiches FICHES --questions QUESTIONS --out VECTORS"
+        )
+    if len(question_vectors) != len(asked):
+        refuse(
+            f"{where}: it holds {len(question_vectors)} question vectors for {len(asked)} questions: "
+            "make them with vecteurs --embedder local --fiches FICHES --questions QUESTIONS --out VECTORS"
+        )
+    dimension = len(next(iter(vectors.values())))
+    return listed, asked, vectors, question_vectors, dimension
 
 
 def topic_line(qid, text):

@@ -18,9 +18,7 @@ import tempfile
 import commun
 
 jar, out = sys.argv[1], sys.argv[2]
-fiches = commun.fiches()
-questions = commun.questions()
-vectors, question_vectors = commun.local_vectors()
+fiches, questions, vectors, question_vectors, _ = commun.catalogue()
 
 
 def java(main, *args):

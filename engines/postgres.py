@@ -22,9 +22,7 @@ import psycopg
 import commun
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(commun.ROOT, "target", "engines")
-fiches = commun.fiches()
-questions = commun.questions()
-vectors, question_vectors = commun.local_vectors()
+fiches, questions, vectors, question_vectors, dimension = commun.catalogue()
 literal = lambda v: "[" + ",".join(repr(x) for x in v) + "]"
 
 with tempfile.TemporaryDirectory(prefix="rag-fiches-pg-") as data:
@@ -34,11 +32,11 @@ with tempfile.TemporaryDirectory(prefix="rag-fiches-pg-") as data:
             print(db.execute("select version()").fetchone()[0], file=sys.stderr)
             db.execute("create extension if not exists vector")
             print("pgvector", db.execute("select extversion from pg_extension where extname = 'vector'").fetchone()[0], file=sys.stderr)
-            db.execute("""create table fiches (
+            db.execute(f"""create table fiches (
                 id text primary key,
                 texte text not null,
                 mots tsvector generated always as (to_tsvector('french', texte)) stored,
-                v vector(512) not null)""")
+                v vector({dimension}) not null)""")
             with db.cursor() as c:
                 c.executemany("insert into fiches (id, texte, v) values (%s, %s, %s::vector)",
                               [(i, t, literal(vectors[i])) for i, t in fiches])

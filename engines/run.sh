@@ -1,24 +1,60 @@
 #!/usr/bin/env bash
-# Runs real engines on the exercise and measures them beside the lab's methods:
+# Runs real engines on a catalogue and measures them beside the lab's methods:
 #
-#   bash engines/run.sh [sqlite|postgres|lucene|all] [OUT_DIR]
+#   bash engines/run.sh [--fiches F] [--questions Q] [--vecteurs-local V] [sqlite|postgres|lucene|all] [OUT_DIR]
 #
+# The files default to the exercise's (data/). With --fiches, the local vectors default to
+# vecteurs-local.safetensors beside F (make them with `vecteurs --embedder local --fiches F
+# --questions Q --out V`) and the runs go to runs/ beside F; else to target/engines/runs.
 # Each recipe installs what it needs from the registries (PyPI; Java from Debian for Lucene) into
-# target/engines/, starts and stops its engine itself, writes TREC runs into OUT_DIR (default
-# target/engines/runs), then `mesurer --run … --comparer` measures each run beside the method it
-# mirrors and says where its first 10 fiches differ. Exit status 3: a package could not be
-# installed (no registry); anything else non-zero: a recipe failed.
+# target/engines/, starts and stops its engine itself, writes TREC runs into OUT_DIR, then
+# `mesurer --run … --comparer` measures each run on the same files beside the method it mirrors
+# and says where its first 10 fiches differ. Exit status 3: a package could not be installed (no
+# registry); 2: a file is missing or does not fit; anything else non-zero: a recipe failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-WHICH=${1:-all}
-OUT=${2:-target/engines/runs}
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+wrong() { echo "engines/run.sh: $*" >&2; exit 2; }
+FICHES='' QUESTIONS='' VECTORS='' positional=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --fiches | --questions | --vecteurs-local)
+      [ $# -ge 2 ] || wrong "$1 needs a file"
+      case "$1" in
+        --fiches) FICHES=$2 ;;
+        --questions) QUESTIONS=$2 ;;
+        *) VECTORS=$2 ;;
+      esac
+      shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    --*) wrong "unknown option \"$1\": expected --fiches, --questions or --vecteurs-local" ;;
+    *) positional+=("$1"); shift ;;
+  esac
+done
+[ ${#positional[@]} -le 2 ] || wrong "too many arguments: ${positional[*]}"
+WHICH=${positional[0]:-all}
 case "$WHICH" in
   sqlite | postgres | lucene | all) ;;
-  -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "engines/run.sh: unknown recipe \"$WHICH\": expected sqlite, postgres, lucene or all" >&2; exit 2 ;;
+  *) wrong "unknown recipe \"$WHICH\": expected sqlite, postgres, lucene or all" ;;
 esac
+if [ -n "$FICHES" ]; then
+  VECTORS=${VECTORS:-$(dirname "$FICHES")/vecteurs-local.safetensors}
+  OUT=${positional[1]:-$(dirname "$FICHES")/runs}
+else
+  OUT=${positional[1]:-target/engines/runs}
+fi
+FICHES=${FICHES:-data/fiches.jsonl} QUESTIONS=${QUESTIONS:-data/questions.csv}
+VECTORS=${VECTORS:-data/vecteurs-local.safetensors}
+for file in "$FICHES" "$QUESTIONS" "$VECTORS"; do
+  [ -f "$file" ] || wrong "no file $file$([ "$file" = "$VECTORS" ] && echo ": the engines' dense runs need the local encoder's vectors of these fiches and questions (vecteurs --embedder local --fiches $FICHES --questions $QUESTIONS --out $VECTORS)")"
+done
+# The recipes (Python, run from elsewhere) read them by absolute path.
+absolute() { (cd "$(dirname "$1")" && printf '%s/%s' "$PWD" "$(basename "$1")"); }
+RAG_FICHES_FICHES=$(absolute "$FICHES") RAG_FICHES_QUESTIONS=$(absolute "$QUESTIONS")
+RAG_FICHES_VECTEURS_LOCAL=$(absolute "$VECTORS")
+export RAG_FICHES_FICHES RAG_FICHES_QUESTIONS RAG_FICHES_VECTEURS_LOCAL
 say() { printf '[engines] %s\n' "$*" >&2; }
 cannot() { say "cannot install $*"; exit 3; }
 
@@ -74,5 +110,6 @@ if [ -z "${MESURER:-}" ]; then
 fi
 for pair in "${ran[@]}"; do
   method=${pair%%:*} run=${pair#*:}
-  "$MESURER" "$method" --run "$OUT/run-$run.txt" --comparer "$method" | sed -n '/^Parité/,$p'
+  "$MESURER" "$method" --fiches "$FICHES" --questions "$QUESTIONS" --vecteurs-local "$VECTORS" \
+    --run "$OUT/run-$run.txt" --comparer "$method" | sed -n '/^Parité/,$p'
 done

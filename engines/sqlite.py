@@ -19,9 +19,7 @@ import sqlite_vec
 import commun
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(commun.ROOT, "target", "engines")
-fiches = commun.fiches()
-questions = commun.questions()
-vectors, question_vectors = commun.local_vectors()
+fiches, questions, vectors, question_vectors, dimension = commun.catalogue()
 
 db = sqlite3.connect(":memory:")
 db.enable_load_extension(True)
@@ -33,7 +31,7 @@ print(f"SQLite {sqlite3.sqlite_version}, sqlite-vec {db.execute('select vec_vers
 # remove_diacritics 2, folds accents; no stemming, no stop words.
 db.execute("create virtual table mots using fts5(id unindexed, texte, tokenize = 'unicode61 remove_diacritics 2')")
 db.executemany("insert into mots(id, texte) values (?, ?)", fiches)
-db.execute("create virtual table sens using vec0(id text primary key, v float[512] distance_metric=cosine)")
+db.execute(f"create virtual table sens using vec0(id text primary key, v float[{dimension}] distance_metric=cosine)")
 f32 = lambda v: struct.pack(f"<{len(v)}f", *v)
 db.executemany("insert into sens(id, v) values (?, ?)", [(i, f32(vectors[i])) for i, _ in fiches])
 

@@ -105,3 +105,35 @@ fn test_sh_with_the_mock_port_taken_fails_at_once_naming_port_and_holder() {
         "{text}"
     );
 }
+
+#[test]
+fn the_engines_recipes_refuse_a_missing_file_or_option_before_installing_anything() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["--fiches", "/nulle-part/fiches.jsonl"], "no file /nulle-part/fiches.jsonl"),
+        (
+            &["--fiches", "data/fiches.jsonl", "--vecteurs-local", "/nulle-part/v.safetensors"],
+            "no file /nulle-part/v.safetensors: the engines' dense runs need the local encoder's vectors",
+        ),
+        (&["--fiches"], "--fiches needs a file"),
+        (&["--fichier", "x"], "unknown option \"--fichier\""),
+        (&["elastic"], "unknown recipe \"elastic\""),
+    ];
+    for (args, said) in cases {
+        let mut cmd = Command::new("bash");
+        cmd.arg("engines/run.sh").args(args);
+        let (code, text, took) = run_for(cmd, Duration::from_secs(30));
+        assert_eq!(code, Some(2), "{args:?}: {text}");
+        assert!(text.contains(said), "{args:?}: {text}");
+        assert!(!text.contains("installing"), "{args:?}: {text}");
+        assert!(took < Duration::from_secs(5), "{args:?}: {took:?}");
+    }
+    // Its usage names the options.
+    let mut cmd = Command::new("bash");
+    cmd.args(["engines/run.sh", "--help"]);
+    let (code, text, _) = run_for(cmd, Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("[--fiches F] [--questions Q] [--vecteurs-local V]"),
+        "{text}"
+    );
+}
