@@ -746,7 +746,7 @@ fn settings_on_the_command_line_measure_what_the_page_measures() {
     // it, said on stderr (the report's format is the seed's); words it does not ask say nothing.
     let said = String::from_utf8(out.stderr).unwrap();
     assert!(
-        said.contains("des mots ajoutés viennent des questions mesurées (AR-0063 + «\u{202f}brûle\u{202f}» (1 question))")
+        said.contains("des mots ajoutés viennent des questions mesurées (AR-0063 + «\u{202f}brûle\u{202f}»\u{a0}: 1 question)")
             && said.contains("--questions AUTRES.csv (sur l'exercice, data/epreuve.csv)"),
         "{said}"
     );

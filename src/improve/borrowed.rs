@@ -77,7 +77,7 @@ pub fn warning(borrowed: &[Borrowed], check: &str) -> String {
                 .collect();
             let n = b.rows.len();
             format!(
-                "{} + {} ({n} question{})",
+                "{} + {}\u{a0}: {n} question{}",
                 b.id,
                 words.join(", "),
                 if n > 1 { "s" } else { "" }

@@ -409,7 +409,7 @@ fn enrichments_made_of_the_measured_questions_words_are_found_and_said() {
     );
     assert_eq!(
         warning(&found, "Passez l'épreuve."),
-        "Attention\u{a0}: des mots ajoutés viennent des questions mesurées (AR-0063 + «\u{202f}brûle\u{202f}» (1 question)). Le gain est mesuré sur les questions mêmes qui les ont inspirés\u{a0}: il ne dit pas ce que l'enrichissement vaut pour d'autres. Passez l'épreuve."
+        "Attention\u{a0}: des mots ajoutés viennent des questions mesurées (AR-0063 + «\u{202f}brûle\u{202f}»\u{a0}: 1 question). Le gain est mesuré sur les questions mêmes qui les ont inspirés\u{a0}: il ne dit pas ce que l'enrichissement vaut pour d'autres. Passez l'épreuve."
     );
     // A sibling variant, only when the whole product is enriched.
     s.enrich = vec![enrich("AR-0061", "brûle", false)];

@@ -59,7 +59,7 @@ test('a link with settings opens them and gives the terminal\'s figures for them
   assert.ok(q.rank <= 5, JSON.stringify(q));
   assert.match(await page.textContent('.montees'), /Un isolant qui ne brûle pas\s: hors des 10 → \d/);
   // « brûle » is the measured question's own word: the verdict says the gain proves nothing yet.
-  assert.equal(await page.textContent('#ameliorer-emprunt'), 'Attention\u00a0: des mots ajoutés viennent des questions mesurées (AR-0063 + «\u202fbrûle\u202f» (1 question)). Le gain est mesuré sur les questions mêmes qui les ont inspirés\u00a0: il ne dit pas ce que l\'enrichissement vaut pour d\'autres. Passez l\'épreuve, plus bas, pour le vérifier sur des questions jamais vues.');
+  assert.equal(await page.textContent('#ameliorer-emprunt'), 'Attention\u00a0: des mots ajoutés viennent des questions mesurées (AR-0063 + «\u202fbrûle\u202f»\u00a0: 1 question). Le gain est mesuré sur les questions mêmes qui les ont inspirés\u00a0: il ne dit pas ce que l\'enrichissement vaut pour d\'autres. Passez l\'épreuve, plus bas, pour le vérifier sur des questions jamais vues.');
   // The enriched catalogue leaves the lab: the terminal, given the page's additions, writes the
   // same file (`mesurer --enrichir … --exporter-fiches …`).
   const [added] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="enrichissements"]')]);
