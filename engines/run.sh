@@ -12,7 +12,7 @@
 # and says where its first 10 fiches differ. Exit status 3: a package could not be installed (no
 # registry); 2: a file is missing or does not fit; anything else non-zero: a recipe failed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+HERE=$(dirname "$0")
 export PATH="$HOME/.cargo/bin:$PATH"
 
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -22,10 +22,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --fiches | --questions | --vecteurs-local)
       [ $# -ge 2 ] || wrong "$1 needs a file"
+      # Paths are the caller's, read from where they ran the script.
+      given=$(realpath -m -- "$2")
       case "$1" in
-        --fiches) FICHES=$2 ;;
-        --questions) QUESTIONS=$2 ;;
-        *) VECTORS=$2 ;;
+        --fiches) FICHES=$given ;;
+        --questions) QUESTIONS=$given ;;
+        *) VECTORS=$given ;;
       esac
       shift 2 ;;
     -h | --help) usage; exit 0 ;;
@@ -39,21 +41,19 @@ case "$WHICH" in
   sqlite | postgres | lucene | all) ;;
   *) wrong "unknown recipe \"$WHICH\": expected sqlite, postgres, lucene or all" ;;
 esac
+OUT=${positional[1]:+$(realpath -m -- "${positional[1]}")}
 if [ -n "$FICHES" ]; then
   VECTORS=${VECTORS:-$(dirname "$FICHES")/vecteurs-local.safetensors}
-  OUT=${positional[1]:-$(dirname "$FICHES")/runs}
-else
-  OUT=${positional[1]:-target/engines/runs}
+  OUT=${OUT:-$(dirname "$FICHES")/runs}
 fi
-FICHES=${FICHES:-data/fiches.jsonl} QUESTIONS=${QUESTIONS:-data/questions.csv}
-VECTORS=${VECTORS:-data/vecteurs-local.safetensors}
+cd "$HERE/.."
+OUT=${OUT:-target/engines/runs}
+FICHES=${FICHES:-$PWD/data/fiches.jsonl} QUESTIONS=${QUESTIONS:-$PWD/data/questions.csv}
+VECTORS=${VECTORS:-$PWD/data/vecteurs-local.safetensors}
 for file in "$FICHES" "$QUESTIONS" "$VECTORS"; do
   [ -f "$file" ] || wrong "no file $file$([ "$file" = "$VECTORS" ] && echo ": the engines' dense runs need the local encoder's vectors of these fiches and questions (vecteurs --embedder local --fiches $FICHES --questions $QUESTIONS --out $VECTORS)")"
 done
-# The recipes (Python, run from elsewhere) read them by absolute path.
-absolute() { (cd "$(dirname "$1")" && printf '%s/%s' "$PWD" "$(basename "$1")"); }
-RAG_FICHES_FICHES=$(absolute "$FICHES") RAG_FICHES_QUESTIONS=$(absolute "$QUESTIONS")
-RAG_FICHES_VECTEURS_LOCAL=$(absolute "$VECTORS")
+RAG_FICHES_FICHES=$FICHES RAG_FICHES_QUESTIONS=$QUESTIONS RAG_FICHES_VECTEURS_LOCAL=$VECTORS
 export RAG_FICHES_FICHES RAG_FICHES_QUESTIONS RAG_FICHES_VECTEURS_LOCAL
 say() { printf '[engines] %s\n' "$*" >&2; }
 cannot() { say "cannot install $*"; exit 3; }

@@ -67,10 +67,16 @@ static ENGINES: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Runs `engines/run.sh` with `args`; `None` when a package could not be installed and the
 /// engines are not required (said loudly).
 fn run_engines(args: &[&str]) -> Option<std::process::Output> {
+    run_engines_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// [`run_engines`] started from `cwd`: the paths given are read from there.
+fn run_engines_in(cwd: &std::path::Path, args: &[&str]) -> Option<std::process::Output> {
     let _alone = ENGINES.lock().unwrap_or_else(|e| e.into_inner());
     let run = Command::new("bash")
-        .arg("engines/run.sh")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/engines/run.sh"))
         .args(args)
+        .current_dir(cwd)
         .env("MESURER", env!("CARGO_BIN_EXE_mesurer"))
         .output()
         .unwrap();
@@ -183,7 +189,12 @@ fn the_recipes_run_on_a_developers_own_files_and_refuse_vectors_that_are_not_the
         "{}",
         String::from_utf8_lossy(&made.stderr)
     );
-    let run = run_engines(&["--fiches", fiches, "--questions", questions]).unwrap();
+    // From the developer's own directory, with the paths they would type.
+    let run = run_engines_in(
+        &dir,
+        &["--fiches", "fiches.jsonl", "--questions", "questions.csv"],
+    )
+    .unwrap();
     let report = String::from_utf8(run.stdout).unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "engines/run.sh failed:\n{stderr}");
