@@ -302,3 +302,43 @@ fn the_served_head_and_blocks_inflate_to_the_model_s() {
     }
     eprintln!("{blocks} blocks served in {bytes} bytes");
 }
+
+/// `vecteurs --embedder local` embeds on every core, each text as the model embeds it alone: the
+/// file it writes is the shipped one, byte for byte (the vectors, their order, the fingerprint).
+#[test]
+fn the_terminals_local_vectors_on_every_core_are_the_shipped_file() {
+    let path = root().join(rag_fiches::encoder::identity::MODEL_FILE);
+    if !path.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "with CI=true the local model is required: no {}",
+            path.display()
+        );
+        eprintln!(
+            "\n*** SKIPPED the local vectors' test: no {} (bash scripts/modele.sh) ***\n",
+            path.display()
+        );
+        return;
+    }
+    let out = std::env::temp_dir().join(format!(
+        "rag-fiches-vecteurs-{}.safetensors",
+        std::process::id()
+    ));
+    let made = Command::new(env!("CARGO_BIN_EXE_vecteurs"))
+        .args(["--embedder", "local", "--out"])
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let written = std::fs::read(&out).unwrap();
+    std::fs::remove_file(&out).ok();
+    assert!(
+        written == std::fs::read(root().join("data/vecteurs-local.safetensors")).unwrap(),
+        "vecteurs --embedder local no longer writes data/vecteurs-local.safetensors"
+    );
+}

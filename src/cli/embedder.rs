@@ -66,15 +66,7 @@ impl TerminalEmbedder {
         let _ = &progress;
         match self {
             TerminalEmbedder::Fake(f) => Ok(f.embed(texts)),
-            TerminalEmbedder::Local(m) => Ok(texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    let v = m.embed(t);
-                    progress(i + 1, texts.len());
-                    v
-                })
-                .collect()),
+            TerminalEmbedder::Local(m) => Ok(embed_local(m, texts, progress)),
             #[cfg(not(target_arch = "wasm32"))]
             TerminalEmbedder::Mistral(m) => m.embed_all(texts, progress).map_err(|e| e.to_string()),
         }
@@ -93,4 +85,59 @@ impl TerminalEmbedder {
             TerminalEmbedder::Mistral(m) => m.tokens.get(),
         }
     }
+}
+
+/// The local encoder over `texts`, each text's vector exactly as [`crate::encoder::Model::embed`]
+/// computes it alone. Natively, on every core: each thread takes the next text not yet taken, and
+/// `progress` is called here as the vectors come back.
+#[cfg(not(target_arch = "wasm32"))]
+fn embed_local(
+    m: &crate::encoder::Model,
+    texts: &[&str],
+    progress: impl Fn(usize, usize),
+) -> Vec<Vec<f32>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(texts.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let send = send.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(text) = texts.get(i) else { break };
+                if send.send((i, m.embed(text))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(send);
+        for (done, (i, v)) in receive.into_iter().enumerate() {
+            out[i] = v;
+            progress(done + 1, texts.len());
+        }
+    });
+    out
+}
+
+/// The local encoder over `texts`, one after the other (no threads in a page's module).
+#[cfg(target_arch = "wasm32")]
+fn embed_local(
+    m: &crate::encoder::Model,
+    texts: &[&str],
+    progress: impl Fn(usize, usize),
+) -> Vec<Vec<f32>> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let v = m.embed(t);
+            progress(i + 1, texts.len());
+            v
+        })
+        .collect()
 }
