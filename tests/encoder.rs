@@ -47,6 +47,24 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The whole local model's file, or `None` said loudly (a failure with `CI=true`).
+fn model(test: &str) -> Option<PathBuf> {
+    let path = root().join(rag_fiches::encoder::identity::MODEL_FILE);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "with CI=true the local model is required: no {}",
+        path.display()
+    );
+    eprintln!(
+        "\n*** SKIPPED {test}: no {} (bash scripts/modele.sh) ***\n",
+        path.display()
+    );
+    None
+}
+
 /// The package's files and the reference's Python, or why they are missing.
 fn prerequisites() -> Option<(PathBuf, PathBuf)> {
     let paquet = root().join(DIR).join("paquet");
@@ -171,19 +189,9 @@ fn our_encoder_agrees_with_the_reference_on_fiches_questions_and_awkward_inputs(
 /// them (`encoder::blocks`). Its vectors are the whole model's, bit for bit, and its ids too.
 #[test]
 fn the_head_and_its_blocks_embed_exactly_as_the_whole_model() {
-    let path = root().join(rag_fiches::encoder::identity::MODEL_FILE);
-    if !path.exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "with CI=true the local model is required: no {}",
-            path.display()
-        );
-        eprintln!(
-            "\n*** SKIPPED the head's test: no {} (bash scripts/modele.sh) ***\n",
-            path.display()
-        );
+    let Some(path) = model("the head's test") else {
         return;
-    }
+    };
     let model = Model::from_safetensors(&std::fs::read(&path).unwrap()).unwrap();
     let head_bytes = model.page_head().unwrap();
     let mut head = Model::from_safetensors(&head_bytes).unwrap();
@@ -307,17 +315,7 @@ fn the_served_head_and_blocks_inflate_to_the_model_s() {
 /// file it writes is the shipped one, byte for byte (the vectors, their order, the fingerprint).
 #[test]
 fn the_terminals_local_vectors_on_every_core_are_the_shipped_file() {
-    let path = root().join(rag_fiches::encoder::identity::MODEL_FILE);
-    if !path.exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "with CI=true the local model is required: no {}",
-            path.display()
-        );
-        eprintln!(
-            "\n*** SKIPPED the local vectors' test: no {} (bash scripts/modele.sh) ***\n",
-            path.display()
-        );
+    if model("the local vectors' test").is_none() {
         return;
     }
     let out = std::env::temp_dir().join(format!(

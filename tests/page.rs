@@ -31,10 +31,7 @@ fn learner_dataset(label: &str) -> Dataset {
 
 /// The learner's files chosen and read: their catalogue installed; the effects of its arrival.
 fn load_learner(s: &mut State) -> Vec<Effect> {
-    let seq = read_seq(&send(
-        s,
-        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["f.jsonl", "q.csv"]))),
-    ));
+    let seq = choose(s, &["f.jsonl", "q.csv"]);
     send(
         s,
         Msg::Report(
@@ -166,6 +163,14 @@ fn files(names: &[&str]) -> Vec<FileRef> {
             size: 1000,
         })
         .collect()
+}
+
+/// Chooses the files `names` in « Vos données »: the run reading them.
+fn choose(s: &mut State, names: &[&str]) -> RunId {
+    read_seq(&send(
+        s,
+        Msg::Catalogue(CatalogueMsg::FilesChosen(files(names))),
+    ))
 }
 
 /// The run reading the files a `FilesChosen` started.
@@ -872,14 +877,8 @@ fn run_files_are_read_by_a_job_whose_report_a_new_catalogue_drops() {
 #[test]
 fn b2_an_older_file_selection_never_overwrites_a_newer_one() {
     let mut s = state();
-    let big = read_seq(&send(
-        &mut s,
-        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["grand.jsonl", "q.csv"]))),
-    ));
-    let small = read_seq(&send(
-        &mut s,
-        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["petit.jsonl", "q.csv"]))),
-    ));
+    let big = choose(&mut s, &["grand.jsonl", "q.csv"]);
+    let small = choose(&mut s, &["petit.jsonl", "q.csv"]);
     send(
         &mut s,
         Msg::Report(
@@ -915,10 +914,7 @@ fn b2_an_older_file_selection_never_overwrites_a_newer_one() {
 #[test]
 fn b2_revenir_au_catalogue_de_lexercice_during_a_load_is_not_undone() {
     let mut s = state();
-    let seq = read_seq(&send(
-        &mut s,
-        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&["grand.jsonl", "q.csv"]))),
-    ));
+    let seq = choose(&mut s, &["grand.jsonl", "q.csv"]);
     send(&mut s, Msg::Catalogue(CatalogueMsg::BackToExercise));
     let epoch = s.data.epoch;
     send(
@@ -2677,14 +2673,7 @@ fn the_enriched_catalogue_leaves_the_lab_as_the_terminal_writes_it() {
 #[test]
 fn a_catalogue_read_without_its_refused_vectors_says_so_and_keeps_its_local_question_vectors() {
     let mut s = state();
-    let seq = read_seq(&send(
-        &mut s,
-        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&[
-            "f.jsonl",
-            "q.csv",
-            "v.safetensors",
-        ]))),
-    ));
+    let seq = choose(&mut s, &["f.jsonl", "q.csv", "v.safetensors"]);
     let mut data = learner_dataset("vos données");
     data.intake_note = Some(
         "v.safetensors : refusé. Vos fiches et vos questions sont chargées sans ce fichier.".into(),
@@ -2709,14 +2698,7 @@ fn a_catalogue_read_without_its_refused_vectors_says_so_and_keeps_its_local_ques
 #[test]
 fn the_local_vectors_of_a_learners_catalogue_from_its_file_are_measured_at_once() {
     let mut s = state();
-    let seq = read_seq(&send(
-        &mut s,
-        Msg::Catalogue(CatalogueMsg::FilesChosen(files(&[
-            "f.jsonl",
-            "q.csv",
-            "v.safetensors",
-        ]))),
-    ));
+    let seq = choose(&mut s, &["f.jsonl", "q.csv", "v.safetensors"]);
     let mut data = learner_dataset("vos données");
     let dim = rag_fiches::encoder::DIM;
     let one = |i: usize| {
