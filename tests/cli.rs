@@ -611,7 +611,8 @@ fn a_run_written_by_trec_and_read_back_by_run_gives_the_same_figures() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let all: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let export: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all = &export["methods"];
     let names: Vec<&str> = all
         .as_array()
         .unwrap()

@@ -55,34 +55,9 @@ fn scipy_and_statsmodels_give_the_labs_statistics() {
     let ours: Vec<stats::PairStats> = pairs.iter().map(|(a, b)| stats::paired(a, b)).collect();
     let p: Vec<f64> = ours.iter().map(|s| s.t_p).collect();
     let input = serde_json::json!({ "pairs": pairs, "p": p });
-    let mut child = Command::new("bash")
-        .arg("engines/statistiques.sh")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(3) {
-        assert!(
-            std::env::var("RAG_FICHES_ENGINES").as_deref() != Ok("required"),
-            "RAG_FICHES_ENGINES=required, and scipy or statsmodels could not be installed:\n{stderr}"
-        );
-        eprintln!(
-            "\n*** SKIPPED the check by scipy and statsmodels: {} ***\n",
-            stderr.trim()
-        );
+    let Some(reference) = references(&input.to_string()) else {
         return;
-    }
-    assert!(out.status.success(), "{stderr}");
-    let reference: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    };
     for (i, s) in ours.iter().enumerate() {
         let r = &reference["pairs"][i];
         let t_p = r["t_p"].as_f64().unwrap();
@@ -111,4 +86,111 @@ fn scipy_and_statsmodels_give_the_labs_statistics() {
     }
     // The check can fail: mots+ does beat mots on the courantes' reciprocal ranks here.
     assert!(ours[1].t_p < 0.05, "{:?}", ours[1]);
+}
+
+/// What `engines/statistiques.sh` computes for `input`; `None` when scipy or statsmodels could
+/// not be installed (said loudly; a failure with `RAG_FICHES_ENGINES=required`).
+fn references(input: &str) -> Option<serde_json::Value> {
+    let mut child = Command::new("bash")
+        .arg("engines/statistiques.sh")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(3) {
+        assert!(
+            std::env::var("RAG_FICHES_ENGINES").as_deref() != Ok("required"),
+            "RAG_FICHES_ENGINES=required, and scipy or statsmodels could not be installed:\n{stderr}"
+        );
+        eprintln!(
+            "\n*** SKIPPED the check by scipy and statsmodels: {} ***\n",
+            stderr.trim()
+        );
+        return None;
+    }
+    assert!(out.status.success(), "{stderr}");
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// `mesurer --all --json`'s pairs computed again by scipy and statsmodels from the methods' ranks
+/// in the same file: the differences, the t-test's p-values (1e-6), their Holm correction over
+/// the pairs of each type and measure (1e-6), and the randomisation test's p-values — equal
+/// where both enumerate every sign pattern, within 0.02 where ours draws 10,000 of them. On the
+/// exercise's questions and on l'épreuve's (more questions differ there: drawn p-values).
+#[test]
+fn mesurer_all_json_pairs_are_scipys_and_statsmodels() {
+    let mut drawn = 0;
+    for extra in [
+        &[][..],
+        &[
+            "--questions",
+            "data/epreuve.csv",
+            "--vecteurs-local",
+            "data/epreuve-local.safetensors",
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mesurer"))
+            .args(["--all", "--json", "--vectors", "none"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let methods = ours["methods"].as_array().unwrap().len();
+        let pairs = ours["pairs"].as_array().unwrap();
+        assert!(methods >= 2, "{ours}");
+        // Every pair, once per type of answerable question asked (l'épreuve has no exactes).
+        let per_type = methods * (methods - 1) / 2;
+        assert!(
+            pairs.len() == per_type || pairs.len() == 2 * per_type,
+            "{}",
+            pairs.len()
+        );
+        let Some(reference) = references(&String::from_utf8(out.stdout).unwrap()) else {
+            return;
+        };
+        let theirs = reference["pairs"].as_array().unwrap();
+        assert_eq!(theirs.len(), pairs.len());
+        for (p, r) in pairs.iter().zip(theirs) {
+            let name = format!("{} / {} ({})", p["a"], p["b"], p["type"]);
+            assert_eq!(
+                (&p["a"], &p["b"], &p["type"]),
+                (&r["a"], &r["b"], &r["type"])
+            );
+            for g in p["gaps"].as_array().unwrap() {
+                let measure = g["measure"].as_str().unwrap();
+                let t = &r["gaps"][measure];
+                let close = |field: &str, tolerance: f64| {
+                    let (a, b) = (g[field].as_f64().unwrap(), t[field].as_f64().unwrap());
+                    assert!(
+                        (a - b).abs() <= tolerance,
+                        "{name} {measure} {field}: {a} against {b}"
+                    );
+                };
+                close("delta", 1e-12);
+                close("t_p", 1e-6);
+                close("t_p_holm", 1e-6);
+                if g["randomisation_exact"].as_bool().unwrap() {
+                    close("randomisation_p", 1e-9);
+                } else {
+                    drawn += 1;
+                    close("randomisation_p", 0.02);
+                }
+            }
+        }
+    }
+    assert!(drawn > 0, "no drawn randomisation test was checked");
 }

@@ -447,4 +447,26 @@ fn main() {
         "full evaluation, 40 questions × 5 methods (200 fiches, vectors given): {}",
         show(eval)
     );
+    // The statistics of pairs (`measure::pairs`): the page's table of every pair (t-tests and
+    // Holm only), one pair compared in full (bootstrap and randomisation test, three measures),
+    // and every pair in full (`mesurer --all --json`, the page's JSON export).
+    let ms: Vec<_> = Method::ALL
+        .iter()
+        .filter(|m| m.encoder() != Some(rag_fiches::lab::Encoder::Local))
+        .map(|&m| lab.measure(m, &questions, &qv).expect("measured"))
+        .collect();
+    use rag_fiches::data::QuestionKind::Courante;
+    use rag_fiches::measure::pairs;
+    let table = time(200, || pairs::t_tests(&ms, Courante, pairs::MEASURES[0]));
+    let holm = pairs::holm(&ms, Courante);
+    let one = time(50, || pairs::pair(&ms, (0, 1), Courante, &holm));
+    let all = time(10, || pairs::all(&ms));
+    rag_fiches::outln!(
+        "pairs of {} methods on 40 questions: table of every pair's t-test and Holm {}; one pair in full (20 courantes, 3 measures) {}; every pair in full ({} pairs) {}",
+        ms.len(),
+        show(table),
+        show(one),
+        pairs::all(&ms).len(),
+        show(all)
+    );
 }

@@ -177,6 +177,65 @@ pub fn gap_sentence(
     )
 }
 
+/// `a`, `a et b`, `a, b et c`.
+fn and_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} et {last}", rest.join(", ")),
+    }
+}
+
+/// Which method leads on MRR@10 for the questions of `kind`, and whether that survives Holm's
+/// correction over the `pairs` compared: `names` and `mrr` are every method's, `best` the first
+/// of the leaders, `close` the others whose corrected p against it is at least 0.05
+/// ([`crate::measure::pairs::leader`]).
+pub fn leader_sentence(
+    names: &[&str],
+    mrr: &[f64],
+    kind: QuestionKind,
+    (best, close): (usize, &[usize]),
+    pairs: usize,
+) -> String {
+    let leaders: Vec<usize> = (0..names.len()).filter(|&i| mrr[i] == mrr[best]).collect();
+    let title = kind_title(kind);
+    if leaders.len() == names.len() {
+        return format!("{title}\u{a0}: toutes les méthodes ont le même MRR@10.");
+    }
+    let many = leaders.len() > 1;
+    let head = format!(
+        "{title}\u{a0}: {} {} le meilleur MRR@10",
+        and_list(&leaders.iter().map(|&i| names[i]).collect::<Vec<_>>()),
+        if many { "ont" } else { "a" }
+    );
+    let others: Vec<&str> = close
+        .iter()
+        .filter(|i| !leaders.contains(i))
+        .map(|&i| names[i])
+        .collect();
+    let (correction, p) = if pairs > 1 {
+        (
+            format!("après correction de Holm sur les {pairs} paires de méthodes (t apparié)"),
+            "p corrigé",
+        )
+    } else {
+        ("au test t apparié".to_owned(), "p")
+    };
+    if others.is_empty() {
+        return format!(
+            "{head}, et l'écart avec chacune des autres reste sûr {correction}\u{a0}: {p} < 0,05."
+        );
+    }
+    format!(
+        "{head}\u{202f}; mais {correction}, rien ne {} distingue de {} ({p} ≥ 0,05)\u{a0}: on ne peut pas {} dire meilleure{} qu'{}.",
+        if many { "les" } else { "la" },
+        and_list(&others),
+        if many { "les" } else { "la" },
+        if many { "s" } else { "" },
+        if others.len() > 1 { "elles" } else { "elle" },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +276,58 @@ mod tests {
         assert_eq!(lines[0], "mots+ : rang 2 → 1/(60 + 2) = 0,01613");
         assert_eq!(lines[1], "sens : absente des 50 premières → 0");
         assert!(lines[2].starts_with("total : 0,01613 (constante k = 60, 50 premières"));
+    }
+
+    #[test]
+    fn the_leader_is_said_best_only_where_holm_lets_it() {
+        let names = ["mots", "mots+", "sens local"];
+        let text = leader_sentence(
+            &names,
+            &[0.5, 0.7, 0.6],
+            QuestionKind::Courante,
+            (1, &[2]),
+            3,
+        );
+        assert_eq!(
+            text,
+            "Questions courantes\u{a0}: mots+ a le meilleur MRR@10\u{202f}; mais après correction de Holm sur les 3 paires de méthodes (t apparié), rien ne la distingue de sens local (p corrigé ≥ 0,05)\u{a0}: on ne peut pas la dire meilleure qu'elle."
+        );
+        let text = leader_sentence(
+            &names,
+            &[0.5, 0.7, 0.6],
+            QuestionKind::Courante,
+            (1, &[]),
+            3,
+        );
+        assert!(text.ends_with("reste sûr après correction de Holm sur les 3 paires de méthodes (t apparié)\u{a0}: p corrigé < 0,05."), "{text}");
+        let text = leader_sentence(
+            &names,
+            &[1.0, 1.0, 0.9],
+            QuestionKind::Exacte,
+            (0, &[1, 2]),
+            3,
+        );
+        assert!(
+            text.starts_with("Questions exactes\u{a0}: mots et mots+ ont le meilleur MRR@10"),
+            "{text}"
+        );
+        assert!(
+            text.contains("rien ne les distingue de sens local"),
+            "{text}"
+        );
+        let text = leader_sentence(
+            &names[..2],
+            &[0.5, 0.7],
+            QuestionKind::Courante,
+            (1, &[0]),
+            1,
+        );
+        assert!(text.ends_with("mais au test t apparié, rien ne la distingue de mots (p ≥ 0,05)\u{a0}: on ne peut pas la dire meilleure qu'elle."), "{text}");
+        let text = leader_sentence(&names, &[1.0; 3], QuestionKind::Exacte, (0, &[1, 2]), 3);
+        assert!(
+            text.ends_with("toutes les méthodes ont le même MRR@10."),
+            "{text}"
+        );
     }
 
     #[test]

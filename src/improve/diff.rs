@@ -31,7 +31,7 @@ pub struct Diff {
     pub sign_p: f64,
     /// Two-sided paired randomisation test on the reciprocal ranks (MRR@10's terms).
     pub randomisation_p: f64,
-    /// Whether the randomisation test enumerated every sign pattern (else [`DRAWS`] draws).
+    /// Whether the randomisation test enumerated every sign pattern (else `measure::stats::DRAWS` draws).
     pub exact: bool,
     pub verdict: String,
     /// The reciprocal ranks' difference (MRR@10's), with its interval, t-test and the questions
@@ -44,63 +44,6 @@ pub struct Diff {
 /// A rank's reciprocal (0 outside the first ten).
 fn rr(rank: Option<usize>) -> f64 {
     rank.filter(|&r| r <= DEPTH).map_or(0.0, |r| 1.0 / r as f64)
-}
-
-/// Non-zero differences up to which every sign pattern is enumerated (4,096 patterns).
-const EXACT_UP_TO: usize = 12;
-/// Patterns drawn beyond.
-const DRAWS: u32 = 10_000;
-
-/// Two-sided paired randomisation test on differences `d` (zeros left out): the share of sign
-/// patterns whose sum is at least as far from 0 as the observed one. Exact (every pattern) up to
-/// [`EXACT_UP_TO`] non-zero differences; beyond, [`DRAWS`] patterns from a fixed seed, so the page and the
-/// terminal print the same p. Returns `(p, exact)`.
-pub fn randomisation_test(d: &[f64]) -> (f64, bool) {
-    let d: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
-    if d.is_empty() {
-        return (1.0, true);
-    }
-    let observed: f64 = d.iter().sum::<f64>().abs();
-    // Sums are compared with a little slack: the same set of values summed in another order.
-    let at_least = |s: f64| s.abs() >= observed - 1e-12;
-    let n = d.len();
-    if n <= EXACT_UP_TO {
-        let mut count = 0u64;
-        for pattern in 0u32..(1 << n) {
-            let s: f64 = d
-                .iter()
-                .enumerate()
-                .map(|(i, x)| if pattern >> i & 1 == 1 { -x } else { *x })
-                .sum();
-            if at_least(s) {
-                count += 1;
-            }
-        }
-        return (count as f64 / f64::from(1u32 << n), true);
-    }
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
-        // xorshift64*
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
-    let mut count = 1u32; // the observed pattern itself
-    for _ in 0..DRAWS {
-        let mut bits = 0u64;
-        let mut s = 0.0;
-        for (i, x) in d.iter().enumerate() {
-            if i % 64 == 0 {
-                bits = next();
-            }
-            s += if bits >> (i % 64) & 1 == 1 { -x } else { *x };
-        }
-        if at_least(s) {
-            count += 1;
-        }
-    }
-    (f64::from(count) / f64::from(DRAWS + 1), false)
 }
 
 /// The fewest questions that differ for which a sign test can reach p < 0.05: with 5, even 5 to
@@ -170,8 +113,8 @@ pub fn diff(before: &Measurement, after: &Measurement) -> Diff {
     }
     let (wins, losses) = (up.len(), down.len());
     let sign_p = sign_test(wins, losses);
-    let (randomisation_p, exact) = randomisation_test(&d);
     let gap = crate::measure::stats::differences(&d);
+    let (randomisation_p, exact) = (gap.randomisation_p, gap.randomisation_exact);
     let gap_said = if wins + losses == 0 {
         String::new()
     } else {

@@ -1,10 +1,11 @@
 use super::checklist::{checklist, Status, THREE};
-use super::diff::{diff, randomisation_test};
+use super::diff::diff;
 use super::missed::missed;
 use super::sweep::{sweep, Grid};
 use super::*;
 use crate::data::{parse_fiches, parse_questions, Question};
 use crate::lab::{Keyword, Lab, Method, Ranked};
+use crate::measure::stats::randomisation_test;
 use crate::search::fusion::{Fusion, Norm};
 
 fn exercise() -> (Lab, Vec<Question>) {

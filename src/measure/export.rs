@@ -101,9 +101,21 @@ pub fn csv(measurements: &[Measurement]) -> String {
     out
 }
 
-/// All measurements as JSON (the same structure as `mesurer --json`, in a list).
+/// All measurements as JSON: `methods` (each as `mesurer --json` prints one), `statistics` (how
+/// the pairs were compared) and `pairs` (every pair of methods, [`crate::measure::pairs`]).
 pub fn json(measurements: &[Measurement]) -> String {
-    serde_json::to_string_pretty(measurements).unwrap_or_else(|_| "[]".into())
+    #[derive(serde::Serialize)]
+    struct Export<'a> {
+        methods: &'a [Measurement],
+        statistics: crate::measure::pairs::Settings,
+        pairs: Vec<crate::measure::pairs::Pair>,
+    }
+    let export = Export {
+        methods: measurements,
+        statistics: crate::measure::pairs::settings(),
+        pairs: crate::measure::pairs::all(measurements),
+    };
+    serde_json::to_string_pretty(&export).unwrap_or_else(|_| "{}".into())
 }
 
 /// Mean reciprocal rank over the questions that have qrels, read back from TREC text, as

@@ -28,6 +28,10 @@ pub struct PairStats {
     pub ci: (f64, f64),
     /// The two-sided paired t-test's p-value (1 when every difference is the same).
     pub t_p: f64,
+    /// The two-sided paired randomisation test's p-value ([`randomisation_test`]).
+    pub randomisation_p: f64,
+    /// Whether it enumerated every sign pattern (else [`DRAWS`] drawn from a fixed seed).
+    pub randomisation_exact: bool,
     /// Cohen's d_z: the mean difference over the differences' standard deviation (0 when it is 0).
     pub effect: f64,
     /// The differences' standard deviation (n − 1).
@@ -64,15 +68,23 @@ pub fn differences(d: &[f64]) -> PairStats {
     let n = d.len();
     let delta = mean(d);
     let sd = sd(d);
+    let (randomisation_p, randomisation_exact) = randomisation_test(d);
     PairStats {
         n,
         delta,
         ci: bootstrap_ci(d),
         t_p: t_test(d),
+        randomisation_p,
+        randomisation_exact,
         effect: if sd > 0.0 { delta / sd } else { 0.0 },
         sd,
         detectable: detectable(n, sd),
     }
+}
+
+/// The mean of per-question differences, as [`PairStats::delta`] is computed.
+pub fn differences_mean(d: &[f64]) -> f64 {
+    mean(d)
 }
 
 fn mean(x: &[f64]) -> f64 {
@@ -207,6 +219,63 @@ fn percentile(x: &[f64], q: f64) -> f64 {
         Some(next) => x[i] + (next - x[i]) * frac,
         None => x[i],
     }
+}
+
+/// Non-zero differences up to which every sign pattern is enumerated (4,096 patterns).
+pub const EXACT_UP_TO: usize = 12;
+/// Patterns drawn beyond.
+pub const DRAWS: u32 = 10_000;
+
+/// Two-sided paired randomisation test on differences `d` (zeros left out): the share of sign
+/// patterns whose sum is at least as far from 0 as the observed one. Exact (every pattern) up to
+/// [`EXACT_UP_TO`] non-zero differences; beyond, [`DRAWS`] patterns from a fixed seed, so the page and the
+/// terminal print the same p. Returns `(p, exact)`.
+pub fn randomisation_test(d: &[f64]) -> (f64, bool) {
+    let d: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
+    if d.is_empty() {
+        return (1.0, true);
+    }
+    let observed: f64 = d.iter().sum::<f64>().abs();
+    // Sums are compared with a little slack: the same set of values summed in another order.
+    let at_least = |s: f64| s.abs() >= observed - 1e-12;
+    let n = d.len();
+    if n <= EXACT_UP_TO {
+        let mut count = 0u64;
+        for pattern in 0u32..(1 << n) {
+            let s: f64 = d
+                .iter()
+                .enumerate()
+                .map(|(i, x)| if pattern >> i & 1 == 1 { -x } else { *x })
+                .sum();
+            if at_least(s) {
+                count += 1;
+            }
+        }
+        return (count as f64 / f64::from(1u32 << n), true);
+    }
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut count = 1u32; // the observed pattern itself
+    for _ in 0..DRAWS {
+        let mut bits = 0u64;
+        let mut s = 0.0;
+        for (i, x) in d.iter().enumerate() {
+            if i % 64 == 0 {
+                bits = next();
+            }
+            s += if bits >> (i % 64) & 1 == 1 { -x } else { *x };
+        }
+        if at_least(s) {
+            count += 1;
+        }
+    }
+    (f64::from(count) / f64::from(DRAWS + 1), false)
 }
 
 /// Holm's step-down correction of `p` (in the order given).

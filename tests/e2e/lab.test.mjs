@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { openPage, suite, enterKey, pickExample } from './harness.mjs';
 
 let browser;
@@ -10,6 +12,65 @@ let server;
 suite((s) => ({ browser, server } = s));
 
 const gridText = (page) => page.locator('table.grille').textContent();
+
+/// `mesurer --all --json` on the exercise, as the page measures it without a key.
+async function mesurerAll() {
+  const { stdout } = await promisify(execFile)(new URL('../../target/release/mesurer', import.meta.url).pathname,
+    ['--all', '--json', '--vectors', 'none'], { cwd: new URL('../../', import.meta.url).pathname, maxBuffer: 64 << 20 });
+  return JSON.parse(stdout);
+}
+
+/// Equal, numbers within 1e-12 (the last bit of a logarithm may differ between wasm and native).
+function assertClose(a, b, path = '') {
+  if (typeof a === 'number' && typeof b === 'number') {
+    assert.ok(Math.abs(a - b) <= 1e-12, `${path}: ${a} against ${b}`);
+  } else if (a && b && typeof a === 'object') {
+    assert.deepEqual(Object.keys(a), Object.keys(b), path);
+    for (const k of Object.keys(a)) assertClose(a[k], b[k], `${path}.${k}`);
+  } else {
+    assert.equal(a, b, path);
+  }
+}
+
+/// A number of the terminal as the page writes it: `digits` decimals, a comma, a true minus.
+const fr = (x, digits = 3) => x.toFixed(digits).replace('.', ',').replace('-', '\u2212');
+const signed = (x) => (x < 0 ? '' : '+') + fr(x);
+const pFr = (p) => (p < 0.001 ? '< 0,001' : fr(p));
+
+test('every pair of methods: the page shows the terminal\'s gaps, tests and Holm correction, and says which lead survives', async () => {
+  const terminal = await mesurerAll();
+  const { page, context, problems } = await openPage(browser, server.url + '#vue=mesurer');
+  await page.waitForSelector('table.paires[data-type="courante"] tr[data-paire]');
+  // The table of every pair: MRR@10's gap, the t-test and its Holm correction over the 6 pairs.
+  for (const p of terminal.pairs) {
+    const row = page.locator(`table.paires[data-type="${p.type}"] tr[data-paire="${p.a}|${p.b}"]`);
+    const g = p.gaps[0];
+    assert.equal(g.measure, 'MRR@10');
+    assert.deepEqual(await row.locator('td').allTextContents(),
+      [signed(g.delta), pFr(g.t_p), pFr(g.t_p_holm), g.t_p_holm < 0.05 ? 'écart sûr' : 'on ne peut pas conclure']);
+  }
+  // mots+ against mots: the bootstrap interval leaves out 0, the t-test says 0.023, but corrected
+  // for 6 pairs it is 0.140 — and the page does not call mots+ the best.
+  const plus = terminal.pairs.find((p) => p.a === 'mots' && p.b === 'mots+' && p.type === 'courante').gaps[0];
+  assert.ok(plus.ci[1] < 0 && plus.t_p < 0.05 && plus.t_p_holm > 0.05, JSON.stringify(plus));
+  assert.match(await page.textContent('p.meilleure-methode[data-type="courante"]'),
+    /^Questions courantes\s: mots\+ a le meilleur MRR@10\u202f; mais après correction de Holm sur les 6 paires de méthodes \(t apparié\), rien ne la distingue de mots, sens local et hybride local \(p corrigé ≥ 0,05\)\s: on ne peut pas la dire meilleure qu'elles\.$/);
+  // The pair compared, on every measure: each figure the terminal's.
+  await page.selectOption('#comparer-a', 'mots');
+  await page.selectOption('#comparer-b', 'mots+');
+  for (const p of terminal.pairs.filter((x) => x.a === 'mots' && x.b === 'mots+')) {
+    const table = page.locator(`table.ecarts[data-type="${p.type}"]`);
+    await table.waitFor();
+    assert.match(await table.locator('caption').textContent(), / − /);
+    for (const g of p.gaps) {
+      const cells = await table.locator(`tr[data-mesure="${g.measure}"] td`).allTextContents();
+      assert.deepEqual(cells, [signed(g.delta), `[${signed(g.ci[0])}\u202f; ${signed(g.ci[1])}]`, pFr(g.t_p), pFr(g.t_p_holm),
+        pFr(g.randomisation_p), fr(g.effect, 2), g.detectable === null ? '—' : fr(g.detectable)], `${p.type} ${g.measure}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('« Mesurer » compares every method: tables, bars, grid, paired test, thresholds', async () => {
   const { page, context, problems } = await openPage(browser, server.url);
@@ -73,8 +134,14 @@ test('exports: CSV, JSON and TREC files read back give the page\'s figures', asy
     const [d] = await Promise.all([page.waitForEvent('download'), page.click(`button[data-export="${what}"]`)]);
     return { name: d.suggestedFilename(), text: await readFile(await d.path(), 'utf8') };
   };
-  const json = JSON.parse((await save('json')).text);
+  const exported = JSON.parse((await save('json')).text);
+  const json = exported.methods;
   assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+', 'sens local', 'hybride local']);
+  // Its pairs are the terminal's, number for number (the same f64 work, in wasm and natively).
+  const terminal = await mesurerAll();
+  assert.deepEqual(exported.statistics, terminal.statistics);
+  assert.equal(exported.pairs.length, 12);
+  assertClose(exported.pairs, terminal.pairs);
   const csv = await save('csv');
   assert.equal(csv.name, 'mesures.csv');
   const lines = csv.text.trim().split('\n');
@@ -206,7 +273,7 @@ test('« Importer un run »: an exported run comes back with the same figures; a
   await page.selectOption('#comparer-b', 'mots+');
   assert.match(await page.textContent('#comparaison p[data-type="courante"]'), /mots-plus place la bonne fiche plus haut que mots\+ 0 fois, plus bas 0 fois, au même rang 20 fois/);
   const [j] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="json"]')]);
-  const json = JSON.parse(await readFile(await j.path(), 'utf8'));
+  const json = JSON.parse(await readFile(await j.path(), 'utf8')).methods;
   assert.deepEqual(json.map((m) => m.method), ['mots', 'mots+', 'sens local', 'hybride local', 'mots-plus']);
   const named = (n) => json.find((m) => m.method === n);
   assert.deepEqual(named('mots-plus').kinds, named('mots+').kinds);

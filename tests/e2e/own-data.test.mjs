@@ -82,7 +82,7 @@ test('a generated catalogue loads and is searched, measured (as the terminal mea
   await writeFile(join(dir, 'q.csv'), csv);
   const { stdout } = await promisify(execFile)(new URL('target/release/mesurer', ROOT).pathname,
     ['--all', '--json', '--fiches', join(dir, 'f.jsonl'), '--questions', join(dir, 'q.csv'), '--vectors', 'none']);
-  const terminal = JSON.parse(stdout);
+  const terminal = JSON.parse(stdout).methods;
   await page.click('#onglet-mesurer');
   for (const m of terminal) {
     for (const k of m.kinds) {
@@ -231,7 +231,7 @@ test('the local encoder\'s vectors the terminal makes for a catalogue give its l
     ['--embedder', 'local', '--fiches', f, '--questions', q, '--out', v], { cwd: root });
   const { stdout } = await promisify(execFile)(new URL('target/release/mesurer', ROOT).pathname,
     ['--all', '--json', '--fiches', f, '--questions', q, '--vectors', 'none', '--vecteurs-local', v], { cwd: root });
-  const terminal = JSON.parse(stdout).filter((m) => m.method.endsWith('local'));
+  const terminal = JSON.parse(stdout).methods.filter((m) => m.method.endsWith('local'));
   assert.deepEqual(terminal.map((m) => m.method), ['sens local', 'hybride local']);
   const { page, context, problems } = await openPage(browser, server.url);
   await settings(page);

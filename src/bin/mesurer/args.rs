@@ -25,7 +25,9 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
   --vecteurs-local PATH  the local encoder's fiche vectors (default: data/vecteurs-local.safetensors)
   --modele PATH    the local encoder (default: data/modele-local.safetensors; see modele)
   --all            every method side by side (dense ones when the vectors file exists),
-                   with refusal thresholds and fusion against the best single method
+                   with refusal thresholds, fusion against the best single method, and
+                   every pair of methods: MRR@10 gap, 95 % bootstrap interval, t-test
+                   p corrected by Holm over the pairs, and which method leads
   --run FILES      TREC runs of any engine (qid Q0 docid rank score tag, qids q01, q02…
                    as --trec writes them), measured beside the methods, named by their tag
   --comparer METHOD  with --run: where each run's first 10 fiches differ from METHOD's,
@@ -38,7 +40,9 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
   --force          with --trec: overwrite files already there (else nothing is written)
   --fiches PATH    fiches in JSON lines (default: data/fiches.jsonl)
   --questions PATH questions in the seed's CSV format (default: data/questions.csv)
-  --json           the whole measurement as JSON: every question's top 10 and rank
+  --json           the whole measurement as JSON: every question's top 10 and rank; with
+                   --all, {methods, statistics, pairs}: every pair's gap on MRR@10, hit@1
+                   and hit@5 with interval, t and randomisation p, Holm, effect, detectable
   --question TEXT  search one question and print its top 5
   --explain        with --question: take each score apart, term by term
   --sans-mot-vide WORDS  mots+ with these words no longer stop words: both figures

@@ -24,6 +24,7 @@ use rag_fiches::search::bm25::{Explanation, FORMULA};
 
 mod args;
 mod balayer;
+mod report;
 mod vectors;
 
 use args::{parse_args, Args, USAGE};
@@ -252,7 +253,7 @@ fn run() -> Result<(), Fail> {
         };
         rag_fiches::outln!("{text}");
     } else if compared {
-        rag_fiches::out!("{}{skipped}", comparison(&measurements));
+        rag_fiches::out!("{}{skipped}", report::comparison(&measurements));
         if let Some(m) = args.compare {
             let ours = measurements
                 .iter()
@@ -497,61 +498,6 @@ fn ablation(
         base.questions.iter().filter(|q| q.kind != QuestionKind::Absente).count(),
         compare::sign_test(better, worse)
     );
-    out
-}
-
-/// The comparison table of `--all`: methods × types (as ranked, then pessimistic), the refusal
-/// threshold of each method, and the best fusion against the best single method.
-fn comparison(ms: &[Measurement]) -> String {
-    let mut out = rag_fiches::measure::text_tables(ms);
-    let width = rag_fiches::measure::name_width(ms);
-    out += "\nSeuil de refus (calibré sur les 1re, 3e, 5e… questions, testé sur les autres) :\n";
-    for m in ms {
-        if let Some(c) = compare::calibrate_split(m) {
-            let separable = if c.calibration.separates {
-                ""
-            } else {
-                " ; aucun seuil ne sépare les questions de calibration"
-            };
-            out += &format!(
-                "{:<width$} seuil {} : calibration {:.0} %, test {:.0} %{separable}\n",
-                m.method,
-                match m.score_decimals {
-                    Some(_) => m.show_score(c.calibration.threshold),
-                    None => format!("{:.5}", c.calibration.threshold),
-                },
-                c.calibration.accuracy * 100.0,
-                c.test_accuracy * 100.0
-            );
-        }
-    }
-    let mrr = |m: &Measurement| m.kinds[1].mrr10;
-    let best_single = ms
-        .iter()
-        .filter(|m| !m.method.starts_with("hybride"))
-        .max_by(|a, b| mrr(a).total_cmp(&mrr(b)));
-    let best_fusion = ms
-        .iter()
-        .filter(|m| m.method.starts_with("hybride"))
-        .max_by(|a, b| mrr(a).total_cmp(&mrr(b)));
-    if let (Some(f), Some(b)) = (best_fusion, best_single) {
-        let p = compare::paired(f, b, QuestionKind::Courante);
-        out += &format!(
-            "\n{} contre {} (questions courantes) : {} mieux, {} moins bien, {} à égalité ; test du signe p = {:.3}\n",
-            f.method, b.method, p.wins, p.losses, p.ties, p.p_value
-        );
-        let rr = |m| rag_fiches::measure::stats::reciprocal_ranks(m, QuestionKind::Courante);
-        let s = rag_fiches::measure::stats::paired(&rr(b), &rr(f));
-        out += &format!(
-            "  écart de MRR@10 : {:+.3}, intervalle à 95 % [{:+.3} ; {:+.3}] ; t apparié p = {:.3} ; décelable sur ces {} questions (puissance 80 %) : {}\n",
-            s.delta,
-            s.ci.0,
-            s.ci.1,
-            s.t_p,
-            s.n,
-            s.detectable.map_or("—".to_owned(), |d| format!("{d:.3}"))
-        );
-    }
     out
 }
 

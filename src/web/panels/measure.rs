@@ -13,7 +13,7 @@ use crate::mistral;
 use super::super::dom::options;
 use super::super::dom::{by_id, replace_children, set_hidden, E};
 use super::super::ids;
-use super::{charts, Memo};
+use super::{charts, pairs, Memo};
 use crate::page::{embed_estimate, Phase, State};
 
 /// What « Mesurer » says over a catalogue that has no question naming its fiche: why nothing is
@@ -111,14 +111,14 @@ fn section(title: &str, id: &str) -> E {
 }
 
 /// « Mesurer »'s view is built in this many parts, one per turn (see [`part`]).
-const PARTS: usize = 3;
+const PARTS: usize = 4;
 
 fn measured(s: &State) -> Vec<Measurement> {
     s.data.measured().into_iter().cloned().collect()
 }
 
-/// Part `i` of the view: the tables and bars; the grid and the pair compared; the thresholds,
-/// imports, exports and each method's detail.
+/// Part `i` of the view: the tables and bars; the grid and the pair compared; every pair; the
+/// thresholds, imports, exports and each method's detail.
 fn part(s: &State, ms: &[Measurement], i: usize) -> Vec<Element> {
     match i {
         0 => vec![section(
@@ -126,10 +126,12 @@ fn part(s: &State, ms: &[Measurement], i: usize) -> Vec<Element> {
             "partie-tableaux",
         )
         .child(charts::comparison_tables(ms))
+        .children(pairs::leaders(ms))
         .children(charts::graded_table(ms, &s.data.qrels))
         .child(charts::bars(ms))
         .build()],
         1 => grid_and_pair(s, ms),
+        2 => pairs::all_pairs(ms).into_iter().collect(),
         _ => thresholds_and_exports(s, ms),
     }
 }
@@ -182,10 +184,27 @@ fn grid_and_pair(s: &State, ms: &[Measurement]) -> Vec<Element> {
                     .attr("id", ids::COMPARER_B)
                     .children(options(names.iter().map(|n| (*n, *n)), Some(b.as_str()))),
             );
+        let index = |name: &str| ms.iter().position(|m| m.method == name);
+        let figures = match (index(&a), index(&b)) {
+            (Some(i), Some(j)) if i != j => pairs::compared(ms, i, j),
+            _ => Vec::new(),
+        };
+        let note = (!figures.is_empty()).then(|| {
+            E::new("p")
+                .class("legende")
+                .text(pairs::COMPARED_NOTE)
+                .build()
+        });
         out.push(
             section("Une méthode contre une autre", "partie-paire")
                 .child(selects)
                 .child(E::new("div").attr("id", "comparaison").children(sentences))
+                .child(
+                    E::new("div")
+                        .attr("id", "comparaison-mesures")
+                        .children(figures)
+                        .children(note),
+                )
                 .build(),
         );
     }

@@ -31,6 +31,8 @@ pub mod key;
 pub mod measure;
 /// « Vos données ».
 pub mod own_data;
+/// « Mesurer »'s statistics of pairs of methods: Holm's correction, the pair on every measure.
+pub mod pairs;
 /// « Chercher »: the question, the examples, the methods, one column per method.
 pub mod search;
 /// « Réponses calculées d'avance »: the shipped answers' lessons.
