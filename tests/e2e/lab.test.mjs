@@ -47,7 +47,7 @@ test('every pair of methods: the page shows the terminal\'s gaps, tests and Holm
     const g = p.gaps[0];
     assert.equal(g.measure, 'MRR@10');
     assert.deepEqual(await row.locator('td').allTextContents(),
-      [signed(g.delta), pFr(g.t_p), pFr(g.t_p_holm), g.t_p_holm < 0.05 ? 'écart sûr' : 'on ne peut pas conclure']);
+      [signed(g.delta), pFr(g.t_p), pFr(g.t_p_holm), g.t_p_holm < 0.05 ? 'sûr' : 'incertain']);
   }
   // mots+ against mots: the bootstrap interval leaves out 0, the t-test says 0.023, but corrected
   // for 6 pairs it is 0.140 — and the page does not call mots+ the best.

@@ -159,12 +159,8 @@ pub fn all_pairs(ms: &[Measurement]) -> Option<Element> {
                         .child(cell("p-t", &fr::numbers::p_value(p)))
                         .child(cell("p-holm", &fr::numbers::p_value(holm)))
                         .child(cell(
-                            "verdict",
-                            if holm < ALPHA {
-                                "écart sûr"
-                            } else {
-                                "on ne peut pas conclure"
-                            },
+                            "conclusion",
+                            if holm < ALPHA { "sûr" } else { "incertain" },
                         ))
                         .build()
                 },
@@ -176,7 +172,13 @@ pub fn all_pairs(ms: &[Measurement]) -> Option<Element> {
                     "{}\u{a0}: écart de MRR@10",
                     labels::kind_title(kind)
                 )))
-                .child(head(&["Paire", "Écart", "p (t)", "p corrigé", "Verdict"]))
+                .child(head(&[
+                    "Paire",
+                    "Écart",
+                    "p (t)",
+                    "p corrigé",
+                    "Sûr\u{202f}?",
+                ]))
                 .child(E::new("tbody").children(rows))
                 .build();
             scroller(labels::kind_title(kind), table)
@@ -187,7 +189,7 @@ pub fn all_pairs(ms: &[Measurement]) -> Option<Element> {
             .attr("id", "partie-paires")
             .child(E::new("h3").text("Toutes les paires\u{a0}: lesquelles se distinguent\u{202f}?"))
             .child(E::new("p").class("intro").text(&format!(
-                "Plus on compare de paires, plus il est probable que l'une d'elles paraisse différente par le seul hasard\u{a0}: chaque p du test t apparié est donc corrigé par Holm sur les {count} paires. Un écart n'est «\u{202f}sûr\u{202f}» que si le p corrigé reste sous 0,05."
+                "Plus on compare de paires, plus il est probable que l'une d'elles paraisse différente par le seul hasard\u{a0}: chaque p du test t apparié est donc corrigé par Holm sur les {count} paires. Un écart n'est sûr que si le p corrigé reste sous 0,05\u{202f}; sinon, il est «\u{202f}incertain\u{202f}»\u{a0}: on ne peut pas conclure."
             )))
             .children(tables)
             .build(),
