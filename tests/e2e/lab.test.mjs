@@ -62,10 +62,19 @@ test('every pair of methods: the page shows the terminal\'s gaps, tests and Holm
     const table = page.locator(`table.ecarts[data-type="${p.type}"]`);
     await table.waitFor();
     assert.match(await table.locator('caption').textContent(), / − /);
-    for (const g of p.gaps) {
-      const cells = await table.locator(`tr[data-mesure="${g.measure}"] td`).allTextContents();
-      assert.deepEqual(cells, [signed(g.delta), `[${signed(g.ci[0])}\u202f; ${signed(g.ci[1])}]`, pFr(g.t_p), pFr(g.t_p_holm),
-        pFr(g.randomisation_p), fr(g.effect, 2), g.detectable === null ? '—' : fr(g.detectable)], `${p.type} ${g.measure}`);
+    // One row per figure, one column per measure (MRR@10, hit@1, hit@5).
+    assert.deepEqual(await table.locator('thead th').allTextContents(), ['', ...p.gaps.map((g) => g.measure)]);
+    const rows = {
+      ecart: (g) => signed(g.delta),
+      intervalle: (g) => `[${signed(g.ci[0])}\u202f; ${signed(g.ci[1])}]`,
+      'p-t': (g) => pFr(g.t_p),
+      'p-holm': (g) => pFr(g.t_p_holm),
+      'p-permutation': (g) => pFr(g.randomisation_p),
+      'taille-effet': (g) => fr(g.effect, 2),
+      decelable: (g) => (g.detectable === null ? '—' : fr(g.detectable)),
+    };
+    for (const [row, figure] of Object.entries(rows)) {
+      assert.deepEqual(await table.locator(`tr[data-chiffre="${row}"] td`).allTextContents(), p.gaps.map(figure), `${p.type} ${row}`);
     }
   }
   assert.deepEqual(problems, []);

@@ -79,32 +79,40 @@ pub fn compared(ms: &[Measurement], i: usize, j: usize) -> Vec<Element> {
         .map(|kind| {
             let holm = pairs::holm(ms, kind);
             let p = pairs::pair(ms, (i, j), kind, &holm);
-            let rows = p.gaps.iter().map(|g| {
-                let s = &g.stats;
+            // One row per figure, one column per measure: three narrow columns fit a phone.
+            type Figure = fn(&pairs::Gap) -> String;
+            let figures: [(&str, &str, Figure); 7] = [
+                ("ecart", "Écart", |g| signed(g.stats.delta)),
+                ("intervalle", "IC à 95\u{a0}%", |g| {
+                    format!(
+                        "[{}\u{202f}; {}]",
+                        signed(g.stats.ci.0),
+                        signed(g.stats.ci.1)
+                    )
+                }),
+                ("p-t", "p (t)", |g| fr::numbers::p_value(g.stats.t_p)),
+                ("p-holm", "p corrigé", |g| fr::numbers::p_value(g.t_p_holm)),
+                ("p-permutation", "p (permutation)", |g| {
+                    fr::numbers::p_value(g.stats.randomisation_p)
+                }),
+                ("taille-effet", "d", |g| {
+                    fr::decimal(g.stats.effect, 2).replace('-', "\u{2212}")
+                }),
+                ("decelable", "Décelable", |g| {
+                    g.stats
+                        .detectable
+                        .map_or("—".to_owned(), |d| fr::decimal(d, 3))
+                }),
+            ];
+            let rows = figures.iter().map(|(class, title, figure)| {
                 E::new("tr")
-                    .attr("data-mesure", g.measure)
-                    .child(E::new("th").attr("scope", "row").text(g.measure))
-                    .child(cell("ecart", &signed(s.delta)))
-                    .child(cell(
-                        "intervalle",
-                        &format!("[{}\u{202f}; {}]", signed(s.ci.0), signed(s.ci.1)),
-                    ))
-                    .child(cell("p-t", &fr::numbers::p_value(s.t_p)))
-                    .child(cell("p-holm", &fr::numbers::p_value(g.t_p_holm)))
-                    .child(cell(
-                        "p-permutation",
-                        &fr::numbers::p_value(s.randomisation_p),
-                    ))
-                    .child(cell(
-                        "taille-effet",
-                        &fr::decimal(s.effect, 2).replace('-', "\u{2212}"),
-                    ))
-                    .child(cell(
-                        "decelable",
-                        &s.detectable.map_or("—".to_owned(), |d| fr::decimal(d, 3)),
-                    ))
+                    .attr("data-chiffre", class)
+                    .child(E::new("th").attr("scope", "row").text(title))
+                    .children(p.gaps.iter().map(|g| cell(class, &figure(g))))
                     .build()
             });
+            let mut titles = vec![""];
+            titles.extend(p.gaps.iter().map(|g| g.measure));
             let table = E::new("table")
                 .class("mesure ecarts")
                 .attr("data-type", kind.as_str())
@@ -115,19 +123,13 @@ pub fn compared(ms: &[Measurement], i: usize, j: usize) -> Vec<Element> {
                     p.a,
                     p.b
                 )))
-                .child(head(&[
-                    "Mesure",
-                    "Écart",
-                    "IC à 95\u{a0}%",
-                    "p (t)",
-                    "p corrigé",
-                    "p (permutation)",
-                    "d",
-                    "Décelable",
-                ]))
+                .child(head(&titles))
                 .child(E::new("tbody").children(rows))
                 .build();
-            scroller(labels::kind_title(kind), table)
+            scroller(
+                &format!("Écarts, {}", labels::kind_title(kind).to_lowercase()),
+                table,
+            )
         })
         .collect()
 }
@@ -181,7 +183,10 @@ pub fn all_pairs(ms: &[Measurement]) -> Option<Element> {
                 ]))
                 .child(E::new("tbody").children(rows))
                 .build();
-            scroller(labels::kind_title(kind), table)
+            scroller(
+                &format!("Paires, {}", labels::kind_title(kind).to_lowercase()),
+                table,
+            )
         });
     Some(
         E::new("section")
