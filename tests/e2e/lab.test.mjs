@@ -63,7 +63,7 @@ test('every pair of methods: the page shows the terminal\'s gaps, tests and Holm
     await table.waitFor();
     assert.match(await table.locator('caption').textContent(), / − /);
     // One row per figure, one column per measure (MRR@10, hit@1, hit@5).
-    assert.deepEqual(await table.locator('thead th').allTextContents(), ['', ...p.gaps.map((g) => g.measure)]);
+    assert.deepEqual(await table.locator('thead th').allTextContents(), ['Chiffre', ...p.gaps.map((g) => g.measure)]);
     const rows = {
       ecart: (g) => signed(g.delta),
       intervalle: (g) => `[${signed(g.ci[0])}\u202f; ${signed(g.ci[1])}]`,

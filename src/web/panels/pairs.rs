@@ -92,7 +92,7 @@ pub fn compared(ms: &[Measurement], i: usize, j: usize) -> Vec<Element> {
                 }),
                 ("p-t", "p (t)", |g| fr::numbers::p_value(g.stats.t_p)),
                 ("p-holm", "p corrigé", |g| fr::numbers::p_value(g.t_p_holm)),
-                ("p-permutation", "p (permutation)", |g| {
+                ("p-permutation", "p perm.", |g| {
                     fr::numbers::p_value(g.stats.randomisation_p)
                 }),
                 ("taille-effet", "d", |g| {
@@ -111,7 +111,7 @@ pub fn compared(ms: &[Measurement], i: usize, j: usize) -> Vec<Element> {
                     .children(p.gaps.iter().map(|g| cell(class, &figure(g))))
                     .build()
             });
-            let mut titles = vec![""];
+            let mut titles = vec!["Chiffre"];
             titles.extend(p.gaps.iter().map(|g| g.measure));
             let table = E::new("table")
                 .class("mesure ecarts")
@@ -135,7 +135,7 @@ pub fn compared(ms: &[Measurement], i: usize, j: usize) -> Vec<Element> {
 }
 
 /// What the pair's table says, once under it.
-pub const COMPARED_NOTE: &str = "Écart\u{a0}: la première méthode moins la seconde, en moyenne par question\u{202f}; IC\u{a0}: intervalle de confiance à 95\u{a0}% (bootstrap apparié, 10\u{a0}000 tirages des questions, graine fixe)\u{202f}; p (t)\u{a0}: test t apparié\u{202f}; p corrigé\u{a0}: le même, corrigé par Holm sur toutes les paires de méthodes\u{202f}; p (permutation)\u{a0}: test de permutation apparié (exact jusqu'à 12 questions qui diffèrent, sinon 10\u{a0}000 tirages)\u{202f}; d\u{a0}: taille d'effet (écart sur écart-type des différences)\u{202f}; décelable\u{a0}: le plus petit écart que ces questions voient 8 fois sur 10 (α = 0,05).";
+pub const COMPARED_NOTE: &str = "Écart\u{a0}: la première méthode moins la seconde, en moyenne par question\u{202f}; IC\u{a0}: intervalle de confiance à 95\u{a0}% (bootstrap apparié, 10\u{a0}000 tirages des questions, graine fixe)\u{202f}; p (t)\u{a0}: test t apparié\u{202f}; p corrigé\u{a0}: le même, corrigé par Holm sur toutes les paires de méthodes\u{202f}; p perm.\u{a0}: test de permutation apparié (exact jusqu'à 12 questions qui diffèrent, sinon 10\u{a0}000 tirages)\u{202f}; d\u{a0}: taille d'effet (écart sur écart-type des différences)\u{202f}; décelable\u{a0}: le plus petit écart que ces questions voient 8 fois sur 10 (α = 0,05).";
 
 /// Every pair's MRR@10 gap with its t-test and Holm's correction over the pairs, one table per
 /// type: where a difference survives the number of pairs looked at.
