@@ -5,7 +5,8 @@
 //! loops: the same code ran scalar in the page. So on wasm32 built with the `simd128` target
 //! feature (`.cargo/config.toml` turns it on for the page) these loops are written with wasm's
 //! 128-bit vector instructions, four `f32` lanes at a time. Natively they stay plain Rust, which
-//! the compiler vectorises or not as the profile decides.
+//! the compiler vectorises or not as the profile decides; the encoder's `matmul_acc` is blocked
+//! natively too (`kernels/blocked.rs`, with AVX where the processor has it).
 //!
 //! Both paths give **bit-identical** results: `axpy` is element-wise (each lane does exactly the
 //! scalar multiply then add, never a fused multiply-add), and `dot` keeps sixteen partial sums
@@ -53,7 +54,7 @@ pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        scalar_matmul_acc(xs, w, outputs, ys)
+        blocked::matmul_acc(xs, w, outputs, ys)
     }
 }
 
@@ -621,6 +622,9 @@ mod simd {
         }
     }
 }
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod blocked;
 
 #[cfg(test)]
 mod tests;

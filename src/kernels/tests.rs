@@ -74,6 +74,51 @@ fn matmul_equals_row_by_row_axpy_bit_for_bit() {
     }
 }
 
+/// The terminal's two blocked paths (SSE2's eight outputs, AVX's sixteen where the processor has
+/// it) against row-by-row `axpy`, on the encoder's layer shapes and on awkward ones.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[test]
+fn the_terminals_blocked_paths_equal_row_by_row_axpy_bit_for_bit() {
+    let cases = [
+        (1, 3, 16),
+        (5, 17, 16),
+        (7, 33, 48),
+        (9, 64, 24),
+        (13, 256, 320),
+        (4, 768, 256),
+    ];
+    for (rows, inputs, outputs) in cases {
+        let w = awkward(inputs * outputs, 4);
+        let mut xs: Vec<Vec<f32>> = (0..rows).map(|r| awkward(inputs, 10 + r as u32)).collect();
+        // Zeros as relu leaves them, and a window's padding.
+        xs[0].iter_mut().step_by(3).for_each(|v| *v = 0.0);
+        let start: Vec<Vec<f32>> = (0..rows).map(|r| awkward(outputs, 50 + r as u32)).collect();
+        let mut slow = start.clone();
+        for i in 0..inputs {
+            for (x, y) in xs.iter().zip(slow.iter_mut()) {
+                scalar_axpy(y, x[i], &w[i * outputs..(i + 1) * outputs]);
+            }
+        }
+        let bits = |v: &[Vec<f32>]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();
+        let mut eight = start.clone();
+        blocked::blocked::<8>(&xs, &w, outputs, &mut eight);
+        assert_eq!(bits(&eight), bits(&slow), "8: {rows}×{inputs}×{outputs}");
+        let mut sixteen = start.clone();
+        blocked::blocked::<16>(&xs, &w, outputs, &mut sixteen);
+        assert_eq!(bits(&sixteen), bits(&slow), "16: {rows}×{inputs}×{outputs}");
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx") {
+            let mut avx = start.clone();
+            // SAFETY: the processor has AVX, checked just above.
+            #[allow(unsafe_code)]
+            unsafe {
+                blocked::avx(&xs, &w, outputs, &mut avx)
+            };
+            assert_eq!(bits(&avx), bits(&slow), "avx: {rows}×{inputs}×{outputs}");
+        }
+    }
+}
+
 #[test]
 fn packed_dot_equals_the_scalar_one_at_the_extremes() {
     for blocks in [0, 1, 2, 32, 33] {
