@@ -153,7 +153,7 @@ pub fn gap_sentence(
             "on ne peut pas conclure"
         },
         crate::fr::numbers::p_value(s.t_p),
-        decimal(s.effect, 2),
+        decimal(s.effect, 2).replace('-', "\u{2212}"),
     );
     if sure {
         return head;
@@ -239,6 +239,14 @@ pub fn leader_sentence(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_negative_gap_and_effect_take_the_minus_sign() {
+        let s = crate::measure::stats::differences(&[-0.5, -0.25, 0.0, -1.0, 0.25]);
+        let text = gap_sentence("MRR@10", &s, &|x| decimal(x, 2));
+        assert!(text.contains("d = \u{2212}0,"), "{text}");
+        assert!(!text.contains('-'), "{text}");
+    }
 
     #[test]
     fn one_question_that_differs_is_said_in_the_singular() {
@@ -336,4 +344,12 @@ mod tests {
             assert!(method_title(m).starts_with(&format!("{} — ", m.name())));
         }
     }
+}
+
+/// The page's limit on `fiches.jsonl` as « Vos données » states it.
+pub fn fiches_limit(max: u64) -> String {
+    format!(
+        "{}\u{a0}Mo de fiches (selon la mémoire de cet appareil)",
+        crate::fr::numbers::decimal(max as f64 / 1_048_576.0, 0)
+    )
 }
