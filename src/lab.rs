@@ -186,6 +186,33 @@ impl Lab {
             .copied()
     }
 
+    /// Builds the lookup of fiches by id ([`Lab::doc_of`]) and the products ([`Lab::products`])
+    /// in steps, awaiting `pause` between them, if they are not built yet: at 100,000 fiches each
+    /// took longer than a frame in one go.
+    pub async fn lookups_pausing<F, Fut>(&self, mut pause: F)
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        /// Fiches filed by id between two pauses.
+        const IDS_PER_STEP: usize = 20_000;
+        if self.by_id.get().is_none() {
+            let mut by_id = HashMap::with_capacity(self.fiches.len());
+            for (i, f) in self.fiches.iter().enumerate() {
+                if i > 0 && i % IDS_PER_STEP == 0 {
+                    pause(i).await;
+                }
+                by_id.insert(f.id.clone(), i);
+            }
+            self.by_id.get_or_init(|| by_id);
+        }
+        if self.products.get().is_none() {
+            pause(self.fiches.len()).await;
+            let products = Products::derive_pausing(&self.fiches, &mut pause).await;
+            self.products.get_or_init(|| products);
+        }
+    }
+
     /// The fiches' fingerprint (computed at the first call, then kept).
     pub fn fingerprint(&self) -> &str {
         self.fingerprint

@@ -53,3 +53,25 @@ fn says_which_words_mots_plus_finds_and_drops() {
     assert_eq!(of("peut").mots_plus, None);
     assert!(!of("combles").differs());
 }
+
+/// The lookups built in steps are those built on first use: every id at its position, the
+/// exercise's 83 products, the pauses increasing.
+#[test]
+fn lookups_built_in_steps_equal_those_built_on_first_use() {
+    let fiches = crate::data::parse_fiches(include_str!("../../data/fiches.jsonl")).unwrap();
+    let stepped = Lab::new(fiches.clone());
+    let mut pauses = Vec::new();
+    crate::steps::run_ready(stepped.lookups_pausing(|i| {
+        pauses.push(i);
+        std::future::ready(())
+    }));
+    assert!(!pauses.is_empty());
+    let lazy = Lab::new(fiches.clone());
+    for (i, f) in fiches.iter().enumerate() {
+        assert_eq!(stepped.doc_of(&f.id), Some(i));
+        assert_eq!(lazy.doc_of(&f.id), Some(i));
+    }
+    assert_eq!(stepped.doc_of("AR-9999"), None);
+    assert_eq!(stepped.products(), lazy.products());
+    assert_eq!(stepped.products().len(), 83);
+}

@@ -14,6 +14,9 @@ use std::collections::HashMap;
 
 use crate::data::Fiche;
 
+/// Text keyed between two pauses of [`Products::derive_pausing`].
+pub const STEP_BYTES: usize = 1 << 20;
+
 /// Which product each fiche belongs to.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Products {
@@ -28,10 +31,28 @@ pub struct Products {
 impl Products {
     /// The products of `fiches` (see the module documentation).
     pub fn derive(fiches: &[Fiche]) -> Products {
-        let mut keys: HashMap<(&str, &str, &str), u32> = HashMap::new();
+        crate::steps::run_ready(Products::derive_pausing(fiches, |_| std::future::ready(())))
+    }
+
+    /// [`Products::derive`], awaiting `pause(fiches keyed)` after each [`STEP_BYTES`] of text or
+    /// more: every text is hashed into its product's key, and 100,000 fiches (41 MB) keyed in one
+    /// go held the page's thread for a quarter of a second.
+    pub async fn derive_pausing<F, Fut>(fiches: &[Fiche], mut pause: F) -> Products
+    where
+        F: FnMut(usize) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        // Sized for every fiche at once: growing rehashes every key, whole texts, in one step.
+        let mut keys: HashMap<(&str, &str, &str), u32> = HashMap::with_capacity(fiches.len());
         let mut sizes: Vec<usize> = Vec::new();
         let mut of = HashMap::with_capacity(fiches.len());
-        for f in fiches {
+        let mut since_pause = 0;
+        for (i, f) in fiches.iter().enumerate() {
+            since_pause += f.texte.len();
+            if since_pause >= STEP_BYTES {
+                since_pause = 0;
+                pause(i).await;
+            }
             let key = match (f.nom.split_once(", "), f.texte.strip_prefix(f.nom.as_str())) {
                 (Some((product, _)), Some(rest)) => (f.famille.as_str(), product, rest),
                 // Not « product, variant »: a product of its own, keyed by its id.
@@ -130,5 +151,25 @@ mod tests {
         assert!(!p.same("1", "2"));
         assert!(p.same("3", "4"));
         assert_eq!(p.len(), 3);
+    }
+
+    #[test]
+    fn derived_in_steps_equals_derived_in_one_go() {
+        // The exercise's fiches, each text made long: several steps of STEP_BYTES.
+        let mut fiches =
+            crate::data::parse_fiches(include_str!("../../data/fiches.jsonl")).unwrap();
+        for f in &mut fiches {
+            f.texte.push_str(&" et ainsi de suite".repeat(1000));
+        }
+        let mut pauses = Vec::new();
+        let stepped = crate::steps::run_ready(Products::derive_pausing(&fiches, |i| {
+            pauses.push(i);
+            std::future::ready(())
+        }));
+        let total: usize = fiches.iter().map(|f| f.texte.len()).sum();
+        assert!(pauses.len() >= total / STEP_BYTES, "{pauses:?}");
+        assert!(pauses.windows(2).all(|w| w[0] < w[1]), "{pauses:?}");
+        assert_eq!(stepped, Products::derive(&fiches));
+        assert_eq!(stepped.len(), 83);
     }
 }

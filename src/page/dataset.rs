@@ -172,10 +172,11 @@ impl Dataset {
         let lab = Lab::new_pausing(fiches, &mut pause).await;
         // Known from the start: the cache key of the vectors, and the check of every vectors file.
         lab.fingerprint_pausing(&mut pause).await;
-        // The lookup of fiches by id, built now rather than inside the first render that needs
-        // it (« Mesurer »'s answer estimate, at 50,000 fiches).
+        // The lookup of fiches by id and the products, built now and in steps rather than inside
+        // the first render or measurement that needs them (« Mesurer »'s answer estimate, the
+        // product-level figures).
         pause(lab.fiches().len()).await;
-        lab.doc_of("");
+        lab.lookups_pausing(&mut pause).await;
         let mut measurements = Vec::new();
         for k in [Keyword::Mots, Keyword::MotsPlus] {
             let m = lab.measure_keyword_pausing(k, &questions, &mut pause).await;
