@@ -4,8 +4,30 @@
 
 use crate::data::vectors::MAX_FILE_BYTES;
 
-/// `fiches.jsonl` at most this large (the bundled one is 70 kB; 50k synthetic fiches are 17 MB).
-pub const MAX_FICHES_BYTES: u64 = 20 << 20;
+/// The page's memory per byte of `fiches.jsonl`: its module's memory once a catalogue is read,
+/// parsed and indexed, over the file's size, measured on 100,000 synthetic fiches and rounded up
+/// (BENCHMARKS.md, « A catalogue's memory in the page »). The module's memory never shrinks: it is
+/// the peak.
+pub const PAGE_BYTES_PER_FICHES_BYTE: u64 = 6;
+
+/// The memory assumed where the browser does not say (`navigator.deviceMemory` is Chromium's):
+/// a phone's 4 GiB.
+pub const DEFAULT_DEVICE_GIB: f64 = 4.0;
+
+/// The most the page gives a catalogue whatever the device: wasm32 addresses 4 GiB, and the
+/// page's module holds more than the catalogue.
+pub const MAX_PAGE_BYTES: u64 = 2 << 30;
+
+/// The largest `fiches.jsonl` the page reads on a device of `device_gib` GiB (as the browser
+/// says, `None` where it does not): the catalogue may take a quarter of the device's memory, as
+/// `mesurer` takes a quarter of the memory available, at [`PAGE_BYTES_PER_FICHES_BYTE`].
+pub fn fiches_limit(device_gib: Option<f64>) -> u64 {
+    let gib = device_gib
+        .filter(|g| g.is_finite() && *g > 0.0)
+        .unwrap_or(DEFAULT_DEVICE_GIB);
+    let quarter = (gib * (1u64 << 30) as f64 / 4.0).min(MAX_PAGE_BYTES as f64) as u64;
+    quarter / PAGE_BYTES_PER_FICHES_BYTE
+}
 /// `questions.csv` at most this large (the bundled one is 3 kB).
 pub const MAX_QUESTIONS_BYTES: u64 = 2 << 20;
 
@@ -36,10 +58,11 @@ impl FileKind {
         }
     }
 
-    /// The largest file of this kind the lab reads, in bytes.
-    pub fn max_bytes(self) -> u64 {
+    /// The largest file of this kind the lab reads, in bytes, the fiches up to `fiches_max`
+    /// ([`fiches_limit`]).
+    pub fn max_bytes(self, fiches_max: u64) -> u64 {
         match self {
-            FileKind::Fiches => MAX_FICHES_BYTES,
+            FileKind::Fiches => fiches_max,
             FileKind::Questions => MAX_QUESTIONS_BYTES,
             FileKind::Vectors | FileKind::Npy => MAX_FILE_BYTES as u64,
         }
@@ -53,6 +76,8 @@ pub enum IntakeError {
     Unrecognised { name: String },
     /// A file over its kind's limit.
     TooLarge { name: String, bytes: u64, max: u64 },
+    /// Fiches over what this device's memory allows ([`fiches_limit`]).
+    FichesTooLarge { name: String, bytes: u64, max: u64 },
     /// Two files of one kind: which one was meant is not guessed.
     Twice { first: String, second: String },
     /// No fiches among the files (the questions and the vectors go with fiches).
@@ -71,9 +96,9 @@ pub struct Selection {
     pub vectors: Option<(usize, FileKind)>,
 }
 
-/// Sorts `files` (name, size in bytes) into fiches, questions and vectors; every problem found is
-/// returned, not just the first.
-pub fn sort_files(files: &[(String, u64)]) -> Result<Selection, Vec<IntakeError>> {
+/// Sorts `files` (name, size in bytes) into fiches (at most `fiches_max` bytes: [`fiches_limit`]),
+/// questions and vectors; every problem found is returned, not just the first.
+pub fn sort_files(files: &[(String, u64)], fiches_max: u64) -> Result<Selection, Vec<IntakeError>> {
     let mut errors = Vec::new();
     let mut fiches: Option<(usize, FileKind)> = None;
     let mut questions: Option<(usize, FileKind)> = None;
@@ -83,11 +108,19 @@ pub fn sort_files(files: &[(String, u64)]) -> Result<Selection, Vec<IntakeError>
             errors.push(IntakeError::Unrecognised { name: name.clone() });
             continue;
         };
-        if *bytes > kind.max_bytes() {
-            errors.push(IntakeError::TooLarge {
-                name: name.clone(),
-                bytes: *bytes,
-                max: kind.max_bytes(),
+        let max = kind.max_bytes(fiches_max);
+        if *bytes > max {
+            errors.push(match kind {
+                FileKind::Fiches => IntakeError::FichesTooLarge {
+                    name: name.clone(),
+                    bytes: *bytes,
+                    max,
+                },
+                _ => IntakeError::TooLarge {
+                    name: name.clone(),
+                    bytes: *bytes,
+                    max,
+                },
             });
             continue;
         }
@@ -195,11 +228,10 @@ mod tests {
 
     #[test]
     fn sorts_files_by_extension_whatever_their_case() {
-        let s = sort_files(&files(&[
-            ("Q.CSV", 10),
-            ("mes-fiches.JSONL", 10),
-            ("v.npy", 10),
-        ]))
+        let s = sort_files(
+            &files(&[("Q.CSV", 10), ("mes-fiches.JSONL", 10), ("v.npy", 10)]),
+            100,
+        )
         .unwrap();
         assert_eq!(s.fiches, 1);
         assert_eq!(s.questions, Some(0));
@@ -208,12 +240,15 @@ mod tests {
 
     #[test]
     fn refuses_unknown_too_large_doubled_and_missing_files_all_at_once() {
-        let e = sort_files(&files(&[
-            ("notes.txt", 1),
-            ("a.jsonl", MAX_FICHES_BYTES + 1),
-            ("q.csv", 1),
-            ("r.csv", 1),
-        ]))
+        let e = sort_files(
+            &files(&[
+                ("notes.txt", 1),
+                ("a.jsonl", 101),
+                ("q.csv", 1),
+                ("r.csv", 1),
+            ]),
+            100,
+        )
         .unwrap_err();
         assert_eq!(
             e,
@@ -221,10 +256,10 @@ mod tests {
                 IntakeError::Unrecognised {
                     name: "notes.txt".into()
                 },
-                IntakeError::TooLarge {
+                IntakeError::FichesTooLarge {
                     name: "a.jsonl".into(),
-                    bytes: MAX_FICHES_BYTES + 1,
-                    max: MAX_FICHES_BYTES
+                    bytes: 101,
+                    max: 100
                 },
                 IntakeError::Twice {
                     first: "q.csv".into(),
@@ -233,12 +268,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            sort_files(&files(&[("q.csv", 1)])).unwrap_err(),
+            sort_files(&files(&[("q.csv", 1)]), 100).unwrap_err(),
             vec![IntakeError::NoFiches]
         );
         // Fiches alone are a catalogue.
         assert_eq!(
-            sort_files(&files(&[("f.jsonl", 1)])),
+            sort_files(&files(&[("f.jsonl", 1)]), 100),
             Ok(Selection {
                 fiches: 0,
                 questions: None,
@@ -246,6 +281,28 @@ mod tests {
             })
         );
         assert!(FileKind::of("sans-extension").is_none());
+    }
+
+    #[test]
+    fn the_fiches_limit_follows_the_devices_memory() {
+        let per = PAGE_BYTES_PER_FICHES_BYTE;
+        // A quarter of the device, at the measured bytes per byte of fiches.
+        assert_eq!(fiches_limit(Some(8.0)), (2 << 30) / per);
+        assert_eq!(fiches_limit(Some(0.5)), (128 << 20) / per);
+        // Not said, or nonsense: a 4 GiB phone's.
+        for unknown in [
+            None,
+            Some(0.0),
+            Some(-1.0),
+            Some(f64::NAN),
+            Some(f64::INFINITY),
+        ] {
+            assert_eq!(fiches_limit(unknown), (1 << 30) / per, "{unknown:?}");
+        }
+        // Never past what the page's module can hold.
+        assert_eq!(fiches_limit(Some(64.0)), MAX_PAGE_BYTES / per);
+        // 100,000 fiches of 300 bytes on the devices most phones are.
+        assert!(fiches_limit(None) > 30_000_000);
     }
 
     #[test]

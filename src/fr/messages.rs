@@ -319,6 +319,11 @@ pub fn intake(e: &IntakeError) -> String {
             megabytes(*bytes),
             decimal(*max as f64 / 1_048_576.0, 0)
         ),
+        IntakeError::FichesTooLarge { name, bytes, max } => format!(
+            "{name}\u{a0}: {}\u{a0}Mo de fiches, au-delà de ce que la mémoire de cet appareil permet à la page d'indexer ({}\u{a0}Mo)\u{a0}: il n'a pas été lu. Le terminal (mesurer) lit les plus grands catalogues.",
+            megabytes(*bytes),
+            decimal(*max as f64 / 1_048_576.0, 0)
+        ),
         IntakeError::Twice { first, second } => format!(
             "{first} et {second} sont du même type : chargez-en un seul à la fois."
         ),

@@ -55,6 +55,9 @@ pub struct State {
     /// This origin is shared with other people's pages (`*.github.io`): remembering the key
     /// waits for an explicit confirmation.
     pub shared_origin: bool,
+    /// The largest `fiches.jsonl` this device's memory lets the page read
+    /// ([`crate::data::intake::fiches_limit`]).
+    pub fiches_max: u64,
     /// Question vectors by text (mistral-embed: valid whatever the catalogue).
     pub qvectors: QuestionVectors,
     /// The question in the box after which typing paused, and the key's edit it paused after
@@ -155,6 +158,7 @@ impl State {
             key: None,
             key_ui: KeyUi::default(),
             shared_origin: false,
+            fiches_max: crate::data::intake::fiches_limit(None),
             qvectors: QuestionVectors::new(),
             paused: None,
             key_edits: 0,

@@ -193,5 +193,10 @@ async fn load() -> Result<State, String> {
     state.shared_origin = web_sys::window()
         .and_then(|w| w.location().hostname().ok())
         .is_some_and(|h| crate::link::shared_origin(&h));
+    // The device's memory in GiB where the browser says it (Chromium; absent elsewhere).
+    let device_gib = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w.navigator(), &"deviceMemory".into()).ok())
+        .and_then(|v| v.as_f64());
+    state.fiches_max = crate::data::intake::fiches_limit(device_gib);
     Ok(state)
 }

@@ -43,6 +43,7 @@ pub const VECTEURS_MESSAGE: &str = "vecteurs-message";
 pub const DEPOT: &str = "depot";
 pub const FICHIERS: &str = "fichiers";
 pub const DONNEES_ETAT: &str = "donnees-etat";
+pub const LIMITE_FICHES: &str = "limite-fiches";
 pub const DONNEES_ERREURS: &str = "donnees-erreurs";
 pub const REVENIR: &str = "revenir";
 // The tabs and the shared link.

@@ -5,8 +5,11 @@
 // steps), while a key is typed in the question box every 100 ms throughout. Then « Mesurer » is
 // opened (its first render) and reported apart. With `geantes` instead of a number: the hostile
 // test's 20 MB catalogue of six giant fiches (no vectors), then the time to its first result.
+// With `seules` after the number: the fiches alone (no questions, no vectors), then the time to
+// a typed question's first result; with `questions`, the fiches and their questions (measured by
+// the keyword methods), no vectors.
 // Run after `trunk build --release` and `cargo build --release --bins` (INCOGNITO=1: no profile):
-//   node tests/e2e/bench-responsiveness.mjs [fiches, default 50000 | geantes]
+//   node tests/e2e/bench-responsiveness.mjs [fiches, default 50000 | geantes] [seules]
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,8 @@ import { serveDist, launch, launchWithProfile, giantCatalogue, GIANT_QUESTION, a
 const ROOT = new URL('../../', import.meta.url);
 const giant = process.argv[2] === 'geantes';
 const n = giant ? 6 : Number(process.argv[2] ?? 50000);
+const bare = process.argv[3] === 'seules' || process.argv[3] === 'questions';
+const withQuestions = process.argv[3] === 'questions';
 const dir = await mkdtemp(join(tmpdir(), `bench-resp-${n}-`));
 const bin = (name) => new URL(`target/release/${name}`, ROOT).pathname;
 if (giant) {
@@ -25,6 +30,8 @@ if (giant) {
   await writeFile(join(dir, 'questions.csv'), questions);
 } else {
   execFileSync(bin('catalogue'), ['--fiches', String(n), '--questions', '40', '--out', dir]);
+}
+if (!giant && !bare) {
   execFileSync(bin('vecteurs'), ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'),
     '--questions', join(dir, 'questions.csv'), '--out', join(dir, 'fake.safetensors')], { stdio: 'ignore' });
   // The page takes only mistral-embed's vectors: the header renamed (harness.mjs).
@@ -116,7 +123,8 @@ const typer = (async () => {
   }
 })();
 const t0 = await now();
-const files = giant ? ['fiches.jsonl', 'questions.csv'] : ['fiches.jsonl', 'questions.csv', 'v.safetensors'];
+const files = giant ? ['fiches.jsonl', 'questions.csv'] : bare ? ['fiches.jsonl', ...(withQuestions ? ['questions.csv'] : [])] : ['fiches.jsonl', 'questions.csv', 'v.safetensors'];
+const fichesBytes = (await readFile(join(dir, 'fiches.jsonl'))).length;
 await page.setInputFiles('#fichiers', files.map((f) => join(dir, f)));
 const count = new RegExp(`${n.toLocaleString('en').replace(/,/g, '.?')} fiches`);
 await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('#resume').textContent),
@@ -129,12 +137,13 @@ typing = false;
 await typer;
 const t2 = await now();
 let firstResult = 0;
-if (giant) {
-  // The exercise's question, typed at once; timed to its first result (Playwright's round trips
-  // included).
+if (giant || bare) {
+  // The exercise's question (the giant fiches), or the catalogue's first question, typed at once;
+  // timed to its first result (Playwright's round trips included).
+  const question = giant ? GIANT_QUESTION : (await readFile(join(dir, 'questions.csv'), 'utf8')).split('\n')[1].split(';')[1];
   await page.fill('#question', '');
   const asked = await now();
-  await page.fill('#question', GIANT_QUESTION);
+  await page.fill('#question', question);
   await page.locator('#colonne-mots li.resultat').first().waitFor({ timeout: 120000 });
   firstResult = (await now()) - asked;
 } else {
@@ -148,11 +157,11 @@ const within = (a, b) => ([s]) => s >= a && s < b;
 const at = (s) => Math.round(s - t0);
 const fmt = (xs) => (xs.length ? xs.map(([s, d]) => `${Math.round(d)} (at ${at(s)})`).join(', ') : 'none');
 const keys = keyEvents.filter(within(t0, t2)).sort((a, b) => a[1] - b[1]);
-const what = giant ? '6 giant fiches (20 MB, no vectors)' : `${n} fiches with vectors`;
+const what = giant ? '6 giant fiches (20 MB, no vectors)' : bare ? `${n} fiches ${withQuestions ? 'and their questions' : 'alone'} (${(fichesBytes / 1e6).toFixed(1)} MB, ${withQuestions ? '' : 'no questions, '}no vectors)` : `${n} fiches with vectors`;
 console.log(`${what} through « Vos données »: loaded after ${at(t1)} ms (times below in ms, « at » from the files' choice)`);
 console.log(`long tasks over 50 ms while loading and measuring (${Math.round(t2 - t0)} ms): ${fmt(longTasks.filter(within(t0, t2)))}`);
 console.log(`keystrokes typed meanwhile: ${typed}; input-to-echo over 16 ms: ${keys.length}, the slowest ${fmt(keys.slice(-5))} ms`);
-const after = giant ? `their question typed afterwards: first result after ${Math.round(firstResult)} ms;` : 'opening « Mesurer » afterwards:';
+const after = giant || bare ? `their question typed afterwards: first result after ${Math.round(firstResult)} ms;` : 'opening « Mesurer » afterwards:';
 console.log(`${after} long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
 const dense = await page.evaluate(() => window.dense);
 for (const d of dense) {
@@ -233,7 +242,7 @@ if (info) {
   }
 }
 const memory = await page.evaluate(() => window.instances.map((i) => i.exports.memory?.buffer.byteLength ?? 0));
-console.log(`the page's wasm memory at the end: ${memory.map((b) => `${(b / 1e6).toFixed(1)} MB`).join(', ')}`);
+console.log(`the page's wasm memory at the end: ${memory.map((b) => `${(b / 1e6).toFixed(1)} MB (${(b / fichesBytes).toFixed(2)} bytes per byte of fiches)`).join(', ')}`);
 if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
 await context.close();
 if (browser) await browser.close();

@@ -313,8 +313,8 @@ export function suite(use, { dir = 'dist', mock = false } = {}) {
 /** A figure cell's value as ranked (its first text), without the pessimistic one beside it. */
 export const ranked = (cell) => cell.evaluate((td) => td.firstChild.textContent);
 
-/** The hostile catalogue: six fiches of 3.3 MB of French words (a 20 MB `fiches.jsonl`, just
- *  under the page's limit) and one question on them, as file contents. */
+/** The hostile catalogue: six fiches of 3.3 MB of French words (a 20 MB `fiches.jsonl`) and one
+ *  question on them, as file contents. */
 export const GIANT_QUESTION = 'plaque de plâtre pour pièce humide';
 export function giantCatalogue() {
   const words = ['plâtre', 'colle', 'carrelage', 'mortier', 'béton', 'isolant', 'laine', 'plaque', 'humide', 'pièce', 'enduit', 'mur'];

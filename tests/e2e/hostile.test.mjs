@@ -227,7 +227,7 @@ test('76,000 questions (a 2 MB file, within the limits) load, measure and show a
 });
 
 test('a 20 MB catalogue of six giant fiches (within the limits) loads and searches: results show excerpts, the request sent is cut, the tab lives', async () => {
-  // Six fiches of 3.3 MB of French words, and one question: just under the page's 20 MB limit.
+  // Six fiches of 3.3 MB of French words, and one question: 20 MB in six texts.
   const { fiches, questions: csv } = giantCatalogue();
   assert.ok(fiches.length > 20_000_000 && fiches.length <= 20 << 20, `${fiches.length} bytes`);
   const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, suite, settings, enterKey, pickExample, ranked, npy } from './harness.mjs';
+import { openPage, openPageIn, suite, settings, enterKey, pickExample, ranked, npy } from './harness.mjs';
 import { fakeEmbed } from './mock-mistral.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -257,6 +257,24 @@ test('the local encoder\'s vectors the terminal makes for a catalogue give its l
   await context.close();
 });
 
+test('fiches beyond what the device's memory lets the page index are refused unread, and the limit is said', async () => {
+  const { csv } = catalogue();
+  // A device of 256 MiB as Chromium's navigator.deviceMemory says it (defined where the engine
+  // has none): a quarter of it at 6 bytes of memory per byte of fiches, 10.7 MiB.
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'deviceMemory', { get: () => 0.25, configurable: true }));
+  const { page, problems } = await openPageIn(context, server.url);
+  await settings(page);
+  assert.equal(await page.textContent('#limite-fiches'), '11\u00a0Mo de fiches (selon la mémoire de cet appareil)');
+  await page.setInputFiles('#fichiers', [file('f.jsonl', Buffer.alloc(12 * 1024 * 1024, 0x20)), file('q.csv', csv)]);
+  await page.waitForSelector('#donnees-erreurs li');
+  assert.match(await page.textContent('#donnees-erreurs'),
+    /^f\.jsonl\s: 12,0\sMo de fiches, au-delà de ce que la mémoire de cet appareil permet à la page d'indexer \(11\sMo\)\s: il n'a pas été lu\./);
+  assert.equal(await page.textContent('#resume'), '200 fiches, 40 questions dont on connaît la bonne fiche.');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('bad files are refused with the line and field, and the current catalogue stays', async () => {
   const { jsonl, csv } = catalogue();
   const { page, context, problems } = await openPage(browser, server.url);
@@ -275,7 +293,6 @@ test('bad files are refused with the line and field, and the current catalogue s
     [[file('f.jsonl', jsonl), file('q.csv', csv.replace('P-002', 'P-404'))], /ligne 2\s: la fiche attendue «\sP-404\s» n'est pas dans vos fiches/],
     [[file('f.jsonl', Buffer.concat([Buffer.from(lines[0] + '\n' + lines[1] + '\n'), Buffer.from([0xff, 0xfe]), Buffer.from('\n')])), file('q.csv', csv)],
       /f\.jsonl, ligne 3\s: ce n'est pas du texte UTF-8 valide/],
-    [[file('f.jsonl', Buffer.alloc(21 * 1024 * 1024, 0x20)), file('q.csv', csv)], /f\.jsonl\s: 21,0 Mo, au-delà de la limite de 20 Mo/],
     [[file('f.jsonl', jsonl), file('q.csv', csv), file('notes.txt', 'x')], /notes\.txt\s: fichier non reconnu/],
     [[file('q.csv', csv)], /Il faut au moins vos fiches \(\.jsonl\)\s: vos questions \(\.csv\) et vos vecteurs se chargent avec elles/],
     [[file('f.jsonl', jsonl), file('q.csv', 'type;question;fiche_attendue\nfacile;Q;P-001\n')], /le type «\sfacile\s» n'existe pas/],

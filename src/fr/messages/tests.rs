@@ -294,6 +294,11 @@ fn every_data_api_and_intake_error_variant_has_a_french_sentence() {
             bytes: 21 << 20,
             max: 20 << 20,
         },
+        IntakeError::FichesTooLarge {
+            name: "f.jsonl".into(),
+            bytes: 300 << 20,
+            max: 102 << 20,
+        },
         IntakeError::Twice {
             first: "a.csv".into(),
             second: "b.csv".into(),

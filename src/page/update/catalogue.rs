@@ -16,7 +16,7 @@ use super::vectors::adopt_question_vectors;
 
 pub(super) fn files_chosen(s: &mut State, files: Vec<FileRef>) {
     let listed: Vec<(String, u64)> = files.iter().map(|f| (f.name.clone(), f.size)).collect();
-    match intake::sort_files(&listed) {
+    match intake::sort_files(&listed, s.fiches_max) {
         Ok(selection) => {
             s.selection += 1;
             s.data_errors.clear();
