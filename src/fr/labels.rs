@@ -187,16 +187,20 @@ fn and_list(names: &[&str]) -> String {
 }
 
 /// Which method leads on MRR@10 for the questions of `kind`, and whether that survives Holm's
-/// correction over the `pairs` compared: `names` and `mrr` are every method's, `best` the first
-/// of the leaders, `close` the others whose corrected p against it is at least 0.05
-/// ([`crate::measure::pairs::leader`]).
+/// correction over the pairs compared ([`crate::measure::pairs::leader`]); `names` are every
+/// method's.
 pub fn leader_sentence(
     names: &[&str],
-    mrr: &[f64],
     kind: QuestionKind,
-    (best, close): (usize, &[usize]),
-    pairs: usize,
+    leader: &crate::measure::pairs::Leader,
 ) -> String {
+    let crate::measure::pairs::Leader {
+        best,
+        close,
+        mrr_sums: mrr,
+        pairs,
+    } = leader;
+    let (best, pairs) = (*best, *pairs);
     let leaders: Vec<usize> = (0..names.len()).filter(|&i| mrr[i] == mrr[best]).collect();
     let title = kind_title(kind);
     if leaders.len() == names.len() {
@@ -286,15 +290,27 @@ mod tests {
         assert!(lines[2].starts_with("total : 0,01613 (constante k = 60, 50 premières"));
     }
 
+    fn lead(
+        mrr: &[f64],
+        best: usize,
+        close: &[usize],
+        pairs: usize,
+    ) -> crate::measure::pairs::Leader {
+        crate::measure::pairs::Leader {
+            best,
+            close: close.to_vec(),
+            mrr_sums: mrr.to_vec(),
+            pairs,
+        }
+    }
+
     #[test]
     fn the_leader_is_said_best_only_where_holm_lets_it() {
         let names = ["mots", "mots+", "sens local"];
         let text = leader_sentence(
             &names,
-            &[0.5, 0.7, 0.6],
             QuestionKind::Courante,
-            (1, &[2]),
-            3,
+            &lead(&[0.5, 0.7, 0.6], 1, &[2], 3),
         );
         assert_eq!(
             text,
@@ -302,18 +318,14 @@ mod tests {
         );
         let text = leader_sentence(
             &names,
-            &[0.5, 0.7, 0.6],
             QuestionKind::Courante,
-            (1, &[]),
-            3,
+            &lead(&[0.5, 0.7, 0.6], 1, &[], 3),
         );
         assert!(text.ends_with("reste sûr après correction de Holm sur les 3 paires de méthodes (t apparié)\u{a0}: p corrigé < 0,05."), "{text}");
         let text = leader_sentence(
             &names,
-            &[1.0, 1.0, 0.9],
             QuestionKind::Exacte,
-            (0, &[1, 2]),
-            3,
+            &lead(&[1.0, 1.0, 0.9], 0, &[1, 2], 3),
         );
         assert!(
             text.starts_with("Questions exactes\u{a0}: mots et mots+ ont le meilleur MRR@10"),
@@ -325,13 +337,15 @@ mod tests {
         );
         let text = leader_sentence(
             &names[..2],
-            &[0.5, 0.7],
             QuestionKind::Courante,
-            (1, &[0]),
-            1,
+            &lead(&[0.5, 0.7], 1, &[0], 1),
         );
         assert!(text.ends_with("mais au test t apparié, rien ne la distingue de mots (p ≥ 0,05)\u{a0}: on ne peut pas la dire meilleure qu'elle."), "{text}");
-        let text = leader_sentence(&names, &[1.0; 3], QuestionKind::Exacte, (0, &[1, 2]), 3);
+        let text = leader_sentence(
+            &names,
+            QuestionKind::Exacte,
+            &lead(&[1.0; 3], 0, &[1, 2], 3),
+        );
         assert!(
             text.ends_with("toutes les méthodes ont le même MRR@10."),
             "{text}"

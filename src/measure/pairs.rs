@@ -142,29 +142,52 @@ pub fn all(ms: &[Measurement]) -> Vec<Pair> {
     out
 }
 
-/// The method with the best MRR@10 on the questions of `kind` (the first of equals), and the
-/// others it is not told apart from: their t-test on MRR@10, corrected by Holm over every pair,
-/// gives p ≥ [`stats::ALPHA`]. `None` with fewer than two methods or no such question.
-pub fn leader(ms: &[Measurement], kind: QuestionKind) -> Option<(usize, Vec<usize>)> {
+/// Which method leads on MRR@10 on one type of question, and which others it is not told apart
+/// from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leader {
+    /// The method with the best MRR@10 (the first of equals).
+    pub best: usize,
+    /// The methods whose t-test against it on MRR@10, corrected by Holm over every pair, gives
+    /// p ≥ [`stats::ALPHA`].
+    pub close: Vec<usize>,
+    /// Each method's sum of reciprocal ranks (MRR@10 times the questions), in the order given.
+    pub mrr_sums: Vec<f64>,
+    /// The pairs the correction ran over.
+    pub pairs: usize,
+}
+
+/// The [`Leader`] of `ms` on the questions of `kind`. `None` with fewer than two methods or no
+/// such question.
+pub fn leader(ms: &[Measurement], kind: QuestionKind) -> Option<Leader> {
     if ms.len() < 2 || values(&ms[0], kind, MEASURES[0]).is_empty() {
         return None;
     }
-    let mrr = |m: &Measurement| values(m, kind, MEASURES[0]).iter().sum::<f64>();
+    let mrr_sums: Vec<f64> = ms
+        .iter()
+        .map(|m| values(m, kind, MEASURES[0]).iter().sum())
+        .collect();
     let best = (0..ms.len()).fold(0, |best, i| {
-        if mrr(&ms[i]) > mrr(&ms[best]) {
+        if mrr_sums[i] > mrr_sums[best] {
             i
         } else {
             best
         }
     });
     let tests = t_tests(ms, kind, MEASURES[0]);
+    let pairs = tests.len();
     let close = indices(ms.len())
         .into_iter()
         .zip(tests)
         .filter(|&((i, j), (_, _, holm))| (i == best || j == best) && holm >= stats::ALPHA)
         .map(|((i, j), _)| if i == best { j } else { i })
         .collect();
-    Some((best, close))
+    Some(Leader {
+        best,
+        close,
+        mrr_sums,
+        pairs,
+    })
 }
 
 /// What the statistics of [`Pair`] were computed with, stated beside them.
@@ -225,8 +248,11 @@ mod tests {
         // One pair: Holm changes nothing; mots+ leads on the courantes, mots does not lose an
         // exacte.
         assert_eq!(ab.gaps[0].stats.t_p, ab.gaps[0].t_p_holm);
-        assert_eq!(leader(&ms, QuestionKind::Courante), Some((1, Vec::new())));
-        assert_eq!(leader(&ms, QuestionKind::Exacte), Some((0, vec![1])));
+        let l = leader(&ms, QuestionKind::Courante).unwrap();
+        assert_eq!((l.best, l.close, l.pairs), (1, Vec::new(), 1));
+        assert!(l.mrr_sums[1] > l.mrr_sums[0]);
+        let l = leader(&ms, QuestionKind::Exacte).unwrap();
+        assert_eq!((l.best, l.close), (0, vec![1]));
         assert_eq!(all(&ms).len(), 2);
         assert_eq!(indices(4), [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]);
     }

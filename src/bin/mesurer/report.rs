@@ -67,7 +67,7 @@ fn pairs_text(ms: &[Measurement]) -> String {
     let mut out = String::new();
     let names: Vec<&str> = ms.iter().map(|m| m.method.as_str()).collect();
     for kind in QuestionKind::ANSWERABLE {
-        let Some((best, close)) = pairs::leader(ms, kind) else {
+        let Some(leader) = pairs::leader(ms, kind) else {
             continue;
         };
         let holm = pairs::holm(ms, kind);
@@ -84,18 +84,8 @@ fn pairs_text(ms: &[Measurement]) -> String {
                 p.a, p.b, g.stats.delta, g.stats.ci.0, g.stats.ci.1, g.stats.t_p, g.t_p_holm
             );
         }
-        let mrr: Vec<f64> = ms
-            .iter()
-            .map(|m| pairs::values(m, kind, pairs::MEASURES[0]).iter().sum())
-            .collect();
-        out += &rag_fiches::fr::labels::leader_sentence(
-            &names,
-            &mrr,
-            kind,
-            (best, &close),
-            holm[0].len(),
-        )
-        .replace(['\u{a0}', '\u{202f}'], " ");
+        out += &rag_fiches::fr::labels::leader_sentence(&names, kind, &leader)
+            .replace(['\u{a0}', '\u{202f}'], " ");
         out += "\n";
     }
     out

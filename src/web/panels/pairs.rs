@@ -48,23 +48,12 @@ pub fn leaders(ms: &[Measurement]) -> Vec<Element> {
     let names: Vec<&str> = ms.iter().map(|m| m.method.as_str()).collect();
     kinds(ms)
         .filter_map(|kind| {
-            let (best, close) = pairs::leader(ms, kind)?;
-            let mrr: Vec<f64> = ms
-                .iter()
-                .map(|m| pairs::values(m, kind, MEASURES[0]).iter().sum())
-                .collect();
-            let count = pairs::indices(ms.len()).len();
+            let leader = pairs::leader(ms, kind)?;
             Some(
                 E::new("p")
                     .class("legende meilleure-methode")
                     .attr("data-type", kind.as_str())
-                    .text(&labels::leader_sentence(
-                        &names,
-                        &mrr,
-                        kind,
-                        (best, &close),
-                        count,
-                    ))
+                    .text(&labels::leader_sentence(&names, kind, &leader))
                     .build(),
             )
         })
