@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::data::QuestionKind;
 use crate::measure::stats::{self, PairStats};
-use crate::measure::{compare, Measurement, DEPTH};
+use crate::measure::{compare, Measurement};
 
 /// The measures compared, by their names in the tables.
 pub const MEASURES: [&str; 3] = ["MRR@10", "hit@1", "hit@5"];
@@ -42,13 +42,12 @@ pub struct Pair {
 
 /// The per-question values of `measure` (one of [`MEASURES`]) of `m`'s questions of `kind`.
 pub fn values(m: &Measurement, kind: QuestionKind, measure: &str) -> Vec<f64> {
-    let within =
-        |depth: usize| move |r: Option<usize>| f64::from(u8::from(r.is_some_and(|r| r <= depth)));
-    let value: Box<dyn Fn(Option<usize>) -> f64> = match measure {
-        "hit@1" => Box::new(within(1)),
-        "hit@5" => Box::new(within(5)),
-        _ => Box::new(|r: Option<usize>| r.filter(|&r| r <= DEPTH).map_or(0.0, |r| 1.0 / r as f64)),
+    let depth = match measure {
+        "hit@1" => 1,
+        "hit@5" => 5,
+        _ => return stats::reciprocal_ranks(m, kind),
     };
+    let value = |r: Option<usize>| f64::from(u8::from(r.is_some_and(|r| r <= depth)));
     m.questions
         .iter()
         .filter(|q| q.kind == kind)
