@@ -257,7 +257,7 @@ test('the local encoder\'s vectors the terminal makes for a catalogue give its l
   await context.close();
 });
 
-test('fiches beyond what the device's memory lets the page index are refused unread, and the limit is said', async () => {
+test("fiches beyond what the device's memory lets the page index are refused unread, and the limit is said", async () => {
   const { csv } = catalogue();
   // A device of 256 MiB as Chromium's navigator.deviceMemory says it (defined where the engine
   // has none): a quarter of it at 6 bytes of memory per byte of fiches, 10.7 MiB.
