@@ -240,6 +240,14 @@ pub fn leader_sentence(
     )
 }
 
+/// The page's limit on `fiches.jsonl` as « Vos données » states it.
+pub fn fiches_limit(max: u64) -> String {
+    format!(
+        "{}\u{a0}Mo de fiches (selon la mémoire de cet appareil)",
+        crate::fr::numbers::decimal(max as f64 / 1_048_576.0, 0)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,12 +366,4 @@ mod tests {
             assert!(method_title(m).starts_with(&format!("{} — ", m.name())));
         }
     }
-}
-
-/// The page's limit on `fiches.jsonl` as « Vos données » states it.
-pub fn fiches_limit(max: u64) -> String {
-    format!(
-        "{}\u{a0}Mo de fiches (selon la mémoire de cet appareil)",
-        crate::fr::numbers::decimal(max as f64 / 1_048_576.0, 0)
-    )
 }

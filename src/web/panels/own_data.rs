@@ -7,7 +7,7 @@ use crate::page::State;
 
 pub fn render(s: &State, memo: &mut Memo) {
     set_text(&by_id(ids::DONNEES_ETAT), &s.data_status);
-    if memo.changed("limite-fiches", &s.fiches_max) {
+    if memo.changed("limite-fiches", s.fiches_max) {
         set_text(
             &by_id(ids::LIMITE_FICHES),
             &crate::fr::labels::fiches_limit(s.fiches_max),
