@@ -5,9 +5,9 @@
 use crate::data::vectors::MAX_FILE_BYTES;
 
 /// The page's memory per byte of `fiches.jsonl`: its module's memory once a catalogue is read,
-/// parsed and indexed, over the file's size, measured on 100,000 synthetic fiches and rounded up
-/// (BENCHMARKS.md, « A catalogue's memory in the page »). The module's memory never shrinks: it is
-/// the peak.
+/// parsed and indexed, over the file's size (the module's memory never shrinks: it is the peak),
+/// measured on 100,000 synthetic fiches (BENCHMARKS.md, « 100,000 fiches in the page ») and
+/// raised to leave room for the indexes « Améliorer » builds beside the catalogue's.
 pub const PAGE_BYTES_PER_FICHES_BYTE: u64 = 6;
 
 /// The memory assumed where the browser does not say (`navigator.deviceMemory` is Chromium's):
