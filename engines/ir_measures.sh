@@ -17,6 +17,11 @@ VENV=$DIR/venv
 # Pinned: the agreement checked by tests/graded.rs is with this version.
 PACKAGE="ir_measures==0.4.3"
 mkdir -p "$DIR"
+# One install into the venv at a time: the tests run these scripts in parallel, and two pip
+# installs into one venv break each other (« Directory not empty »). The lock is let go before
+# the work; an exit (`cannot`) lets it go too.
+exec 9>"$DIR/venv.lock"
+flock 9
 if [ ! -x "$VENV/bin/python" ]; then
   say "making $VENV"
   python3 -m venv "$VENV" || cannot "a Python virtual environment (python3 -m venv; on Debian: apt-get install python3-venv)"
@@ -25,4 +30,5 @@ if ! "$VENV/bin/python" -c "import ir_measures" 2>/dev/null; then
   say "installing $PACKAGE from PyPI into $VENV"
   "$VENV/bin/pip" install --quiet "$PACKAGE" || cannot "$PACKAGE from PyPI"
 fi
+flock -u 9
 exec "$VENV/bin/python" engines/mesures_graduees.py "$@"

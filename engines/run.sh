@@ -65,15 +65,24 @@ SQLITE_PACKAGES="sqlite-vec==0.1.9 pysqlite3-binary==0.5.4.post2"
 POSTGRES_PACKAGES="pgserver==0.1.4 psycopg[binary]==3.2.3"
 PYSERINI=0.23.0
 mkdir -p "$DIR" "$OUT"
+# One install into the venv at a time: the tests run these scripts in parallel, and two pip
+# installs into one venv break each other (« Directory not empty »). The lock is let go before
+# the work; an exit (`cannot`) lets it go too.
+exec 9>"$DIR/venv.lock"
+flock 9
 if [ ! -x "$VENV/bin/python" ]; then
   say "making $VENV"
   python3 -m venv "$VENV" || cannot "a Python virtual environment (python3 -m venv; on Debian: apt-get install python3-venv)"
 fi
+flock -u 9
 install() {
-  "$VENV/bin/python" -c "import $1" 2>/dev/null && return 0
-  say "installing $2 from PyPI into $VENV"
-  # shellcheck disable=SC2086
-  "$VENV/bin/pip" install --quiet $2 || cannot "$2 from PyPI"
+  flock 9
+  if ! "$VENV/bin/python" -c "import $1" 2>/dev/null; then
+    say "installing $2 from PyPI into $VENV"
+    # shellcheck disable=SC2086
+    "$VENV/bin/pip" install --quiet $2 || cannot "$2 from PyPI"
+  fi
+  flock -u 9
 }
 ran=()
 if [ "$WHICH" = sqlite ] || [ "$WHICH" = all ]; then

@@ -18,6 +18,11 @@ VENV=$DIR/venv
 # Pinned: the agreement checked by tests/stats.rs is with these versions.
 PACKAGES="scipy==1.16.3 statsmodels==0.14.5"
 mkdir -p "$DIR"
+# One install into the venv at a time: the tests run these scripts in parallel, and two pip
+# installs into one venv break each other (« Directory not empty »). The lock is let go before
+# the work; an exit (`cannot`) lets it go too.
+exec 9>"$DIR/venv.lock"
+flock 9
 if [ ! -x "$VENV/bin/python" ]; then
   say "making $VENV"
   python3 -m venv "$VENV" || cannot "a Python virtual environment (python3 -m venv; on Debian: apt-get install python3-venv)"
@@ -27,4 +32,5 @@ if ! "$VENV/bin/python" -c "import scipy, statsmodels" 2>/dev/null; then
   # shellcheck disable=SC2086
   "$VENV/bin/pip" install --quiet $PACKAGES || cannot "$PACKAGES from PyPI"
 fi
+flock -u 9
 exec "$VENV/bin/python" engines/statistiques.py
