@@ -551,36 +551,13 @@ mod simd {
     }
 
     pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
-        const ROWS: usize = 4;
+        use super::blocked::BLOCK_ROWS as ROWS;
         const COLS: usize = 8;
-        if outputs == 0 {
-            return;
-        }
-        let inputs = w.len() / outputs;
-        let rows = xs.len().min(ys.len());
-        // Rows too short for the layer, or outputs not a multiple of the block: the plain path
-        // (never the case for the encoder's layers).
-        let regular = outputs.is_multiple_of(COLS)
-            && xs[..rows].iter().all(|x| x.len() >= inputs)
-            && ys[..rows].iter().all(|y| y.len() >= outputs);
-        if !regular {
+        let Some(blocks) = super::blocked::blocks(xs, w, outputs, ys, COLS) else {
             super::scalar_matmul_acc(xs, w, outputs, ys);
             return;
-        }
-        // Each block of four rows transposed once: input i's four values side by side (zeros
-        // past the last row), so the inner loop reads them without bounds checks.
-        let blocks: Vec<Vec<[f32; ROWS]>> = (0..rows)
-            .step_by(ROWS)
-            .map(|t| {
-                let mut b = vec![[0f32; ROWS]; inputs];
-                for (k, x) in xs[t..rows.min(t + ROWS)].iter().enumerate() {
-                    for (bi, &v) in b.iter_mut().zip(&x[..inputs]) {
-                        bi[k] = v;
-                    }
-                }
-                b
-            })
-            .collect();
+        };
+        let rows = xs.len().min(ys.len());
         let zero = f32x4_splat(0.0);
         for j in (0..outputs).step_by(COLS) {
             for (bn, block) in blocks.iter().enumerate() {
@@ -623,7 +600,6 @@ mod simd {
     }
 }
 
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 mod blocked;
 
 #[cfg(test)]

@@ -6,11 +6,48 @@
 //! Row-by-row `axpy` loads and stores every output of every token once per input; here four
 //! tokens × eight outputs stay in registers while the inputs run, so the inner loop only loads
 //! the weights. Each output still adds `x[i] · w[i][j]` in ascending `i`, one multiply then one
-//! add (Rust never fuses them), so the result is the scalar one bit for bit.
+//! add (Rust never fuses them), so the result is the scalar one bit for bit. The tokens' blocks
+//! ([`blocks`]) are the page's SIMD path's too.
 
-/// Tokens held at once.
-const ROWS: usize = 4;
+/// Tokens a blocked [`super::matmul_acc`] holds at once (the page's SIMD path and the terminal's).
+pub(super) const BLOCK_ROWS: usize = 4;
 
+/// What a blocked [`super::matmul_acc`] reads: the tokens `xs` in blocks of [`BLOCK_ROWS`], each
+/// transposed once (input i's values side by side, zeros past the last token), so that the inner
+/// loop reads them without bounds checks. `None` (the plain path, then) for no outputs, tokens too
+/// short for the layer, or outputs not a multiple of `cols`: never the case for the encoder's
+/// layers.
+pub(super) fn blocks(
+    xs: &[Vec<f32>],
+    w: &[f32],
+    outputs: usize,
+    ys: &[Vec<f32>],
+    cols: usize,
+) -> Option<Vec<Vec<[f32; BLOCK_ROWS]>>> {
+    if outputs == 0 || !outputs.is_multiple_of(cols) {
+        return None;
+    }
+    let inputs = w.len() / outputs;
+    let rows = xs.len().min(ys.len());
+    let fits = xs[..rows].iter().all(|x| x.len() >= inputs)
+        && ys[..rows].iter().all(|y| y.len() >= outputs);
+    fits.then(|| {
+        (0..rows)
+            .step_by(BLOCK_ROWS)
+            .map(|t| {
+                let mut b = vec![[0f32; BLOCK_ROWS]; inputs];
+                for (k, x) in xs[t..rows.min(t + BLOCK_ROWS)].iter().enumerate() {
+                    for (bi, &v) in b.iter_mut().zip(&x[..inputs]) {
+                        bi[k] = v;
+                    }
+                }
+                b
+            })
+            .collect()
+    })
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 pub fn matmul_acc(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [Vec<f32>]) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx") {
@@ -34,6 +71,7 @@ pub(super) unsafe fn avx(xs: &[Vec<f32>], w: &[f32], outputs: usize, ys: &mut [V
 }
 
 /// Four tokens × `COLS` outputs in registers while the inputs run.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 pub(super) fn blocked<const COLS: usize>(
     xs: &[Vec<f32>],
@@ -41,39 +79,16 @@ pub(super) fn blocked<const COLS: usize>(
     outputs: usize,
     ys: &mut [Vec<f32>],
 ) {
-    if outputs == 0 {
-        return;
-    }
-    let inputs = w.len() / outputs;
-    let rows = xs.len().min(ys.len());
-    // Rows too short for the layer, or outputs not a multiple of the block: the plain path
-    // (never the case for the encoder's layers).
-    let regular = outputs.is_multiple_of(COLS)
-        && xs[..rows].iter().all(|x| x.len() >= inputs)
-        && ys[..rows].iter().all(|y| y.len() >= outputs);
-    if !regular {
+    let Some(blocks) = blocks(xs, w, outputs, ys, COLS) else {
         super::scalar_matmul_acc(xs, w, outputs, ys);
         return;
-    }
-    // Each block of four tokens transposed once: input i's four values side by side (zeros past
-    // the last token).
-    let blocks: Vec<Vec<[f32; ROWS]>> = (0..rows)
-        .step_by(ROWS)
-        .map(|t| {
-            let mut b = vec![[0f32; ROWS]; inputs];
-            for (k, x) in xs[t..rows.min(t + ROWS)].iter().enumerate() {
-                for (bi, &v) in b.iter_mut().zip(&x[..inputs]) {
-                    bi[k] = v;
-                }
-            }
-            b
-        })
-        .collect();
+    };
+    let rows = xs.len().min(ys.len());
     for (bn, block) in blocks.iter().enumerate() {
-        let t = bn * ROWS;
-        let n = ROWS.min(rows - t);
+        let t = bn * BLOCK_ROWS;
+        let n = BLOCK_ROWS.min(rows - t);
         for j in (0..outputs).step_by(COLS) {
-            let mut acc = [[0f32; COLS]; ROWS];
+            let mut acc = [[0f32; COLS]; BLOCK_ROWS];
             for (a, y) in acc.iter_mut().zip(&ys[t..t + n]) {
                 a.copy_from_slice(&y[j..j + COLS]);
             }
