@@ -187,8 +187,8 @@ impl Lab {
     }
 
     /// Builds the lookup of fiches by id ([`Lab::doc_of`]) and the products ([`Lab::products`])
-    /// in steps, awaiting `pause` between them, if they are not built yet: at 100,000 fiches each
-    /// took longer than a frame in one go.
+    /// in steps, awaiting `pause` between them, if they are not built yet: in a large catalogue
+    /// either is a long task in one go.
     pub async fn lookups_pausing<F, Fut>(&self, mut pause: F)
     where
         F: FnMut(usize) -> Fut,

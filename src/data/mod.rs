@@ -510,8 +510,8 @@ pub fn parse_questions_with(
 
 /// Checks that every expected fiche of `questions` is in `fiches`, naming the first that is not.
 pub fn check_expected(fiches: &[Fiche], questions: &[Question]) -> Result<(), DataError> {
-    // The expected ids looked for among the fiches, rather than a set of every fiche's id: at
-    // 100,000 fiches that set took longer than a frame to build in the page.
+    // The expected ids looked for among the fiches, rather than a set of every fiche's id: a
+    // large catalogue's set is a long task of the page's thread.
     let mut found: HashMap<&str, bool> = questions
         .iter()
         .filter_map(|q| q.expected.as_deref())

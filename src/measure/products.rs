@@ -35,8 +35,8 @@ impl Products {
     }
 
     /// [`Products::derive`], awaiting `pause(fiches keyed)` after each [`STEP_BYTES`] of text or
-    /// more: every text is hashed into its product's key, and 100,000 fiches (41 MB) keyed in one
-    /// go held the page's thread for a quarter of a second.
+    /// more: every text is hashed into its product's key, too much work for one step of the
+    /// page's thread in a large catalogue.
     pub async fn derive_pausing<F, Fut>(fiches: &[Fiche], mut pause: F) -> Products
     where
         F: FnMut(usize) -> Fut,

@@ -19,7 +19,7 @@ import { serveDist, launch, launchWithProfile, giantCatalogue, GIANT_QUESTION, a
 const ROOT = new URL('../../', import.meta.url);
 const giant = process.argv[2] === 'geantes';
 const n = giant ? 6 : Number(process.argv[2] ?? 50000);
-const bare = process.argv[3] === 'seules' || process.argv[3] === 'questions';
+const noVectors = process.argv[3] === 'seules' || process.argv[3] === 'questions';
 const withQuestions = process.argv[3] === 'questions';
 const dir = await mkdtemp(join(tmpdir(), `bench-resp-${n}-`));
 const bin = (name) => new URL(`target/release/${name}`, ROOT).pathname;
@@ -31,7 +31,7 @@ if (giant) {
 } else {
   execFileSync(bin('catalogue'), ['--fiches', String(n), '--questions', '40', '--out', dir]);
 }
-if (!giant && !bare) {
+if (!giant && !noVectors) {
   execFileSync(bin('vecteurs'), ['--embedder', 'fake', '--fiches', join(dir, 'fiches.jsonl'),
     '--questions', join(dir, 'questions.csv'), '--out', join(dir, 'fake.safetensors')], { stdio: 'ignore' });
   // The page takes only mistral-embed's vectors: the header renamed (harness.mjs).
@@ -123,7 +123,7 @@ const typer = (async () => {
   }
 })();
 const t0 = await now();
-const files = giant ? ['fiches.jsonl', 'questions.csv'] : bare ? ['fiches.jsonl', ...(withQuestions ? ['questions.csv'] : [])] : ['fiches.jsonl', 'questions.csv', 'v.safetensors'];
+const files = giant ? ['fiches.jsonl', 'questions.csv'] : noVectors ? ['fiches.jsonl', ...(withQuestions ? ['questions.csv'] : [])] : ['fiches.jsonl', 'questions.csv', 'v.safetensors'];
 const fichesBytes = (await readFile(join(dir, 'fiches.jsonl'))).length;
 await page.setInputFiles('#fichiers', files.map((f) => join(dir, f)));
 const count = new RegExp(`${n.toLocaleString('en').replace(/,/g, '.?')} fiches`);
@@ -137,7 +137,7 @@ typing = false;
 await typer;
 const t2 = await now();
 let firstResult = 0;
-if (giant || bare) {
+if (giant || noVectors) {
   // The exercise's question (the giant fiches), or the catalogue's first question, typed at once;
   // timed to its first result (Playwright's round trips included).
   const question = giant ? GIANT_QUESTION : (await readFile(join(dir, 'questions.csv'), 'utf8')).split('\n')[1].split(';')[1];
@@ -157,11 +157,11 @@ const within = (a, b) => ([s]) => s >= a && s < b;
 const at = (s) => Math.round(s - t0);
 const fmt = (xs) => (xs.length ? xs.map(([s, d]) => `${Math.round(d)} (at ${at(s)})`).join(', ') : 'none');
 const keys = keyEvents.filter(within(t0, t2)).sort((a, b) => a[1] - b[1]);
-const what = giant ? '6 giant fiches (20 MB, no vectors)' : bare ? `${n} fiches ${withQuestions ? 'and their questions' : 'alone'} (${(fichesBytes / 1e6).toFixed(1)} MB, ${withQuestions ? '' : 'no questions, '}no vectors)` : `${n} fiches with vectors`;
+const what = giant ? '6 giant fiches (20 MB, no vectors)' : noVectors ? `${n} fiches ${withQuestions ? 'and their questions' : 'alone'} (${(fichesBytes / 1e6).toFixed(1)} MB, ${withQuestions ? '' : 'no questions, '}no vectors)` : `${n} fiches with vectors`;
 console.log(`${what} through « Vos données »: loaded after ${at(t1)} ms (times below in ms, « at » from the files' choice)`);
 console.log(`long tasks over 50 ms while loading and measuring (${Math.round(t2 - t0)} ms): ${fmt(longTasks.filter(within(t0, t2)))}`);
 console.log(`keystrokes typed meanwhile: ${typed}; input-to-echo over 16 ms: ${keys.length}, the slowest ${fmt(keys.slice(-5))} ms`);
-const after = giant || bare ? `their question typed afterwards: first result after ${Math.round(firstResult)} ms;` : 'opening « Mesurer » afterwards:';
+const after = giant || noVectors ? `their question typed afterwards: first result after ${Math.round(firstResult)} ms;` : 'opening « Mesurer » afterwards:';
 console.log(`${after} long tasks ${fmt(longTasks.filter(within(t2, t3)))}`);
 const dense = await page.evaluate(() => window.dense);
 for (const d of dense) {
