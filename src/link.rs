@@ -23,6 +23,8 @@ pub enum View {
     Mesurer,
     /// « Améliorer »: change the search, watch every question move.
     Ameliorer,
+    /// « Questions »: the question set, and the pool of the methods' first fiches judged by hand.
+    Questions,
 }
 
 /// Which question set the page measures.
@@ -111,6 +113,7 @@ impl ViewState {
         match self.view {
             View::Mesurer => parts.push("vue=mesurer".to_owned()),
             View::Ameliorer => parts.push("vue=ameliorer".to_owned()),
+            View::Questions => parts.push("vue=questions".to_owned()),
             View::Chercher => {}
         }
         if let Some(q) = &self.question {
@@ -152,6 +155,7 @@ impl ViewState {
                 "vue" if value == "mesurer" => state.view = View::Mesurer,
                 "vue" if value == "chercher" => state.view = View::Chercher,
                 "vue" if value == "ameliorer" => state.view = View::Ameliorer,
+                "vue" if value == "questions" => state.view = View::Questions,
                 "q" => {
                     let q: String = value.chars().take(MAX_QUESTION_CHARS).collect();
                     if !q.trim().is_empty() {

@@ -248,9 +248,55 @@ pub fn fiches_limit(max: u64) -> String {
     )
 }
 
+/// Where the judging of a pool stands: `done` pairs judged of `total`, the hand judgments in all
+/// (`given`, some of pairs no longer pooled).
+pub fn judging_progress(done: usize, total: usize, given: usize) -> String {
+    use crate::fr::numbers::{count, int, percent};
+    if total == 0 {
+        return "Aucune fiche à juger\u{a0}: mesurez d'abord des méthodes (vue «\u{202f}Mesurer\u{202f}»)\u{202f}; \
+            leurs 10 premières fiches par question font le lot à juger."
+            .to_owned();
+    }
+    let share = percent(done as f64 / total as f64);
+    let left = total - done;
+    let mut out = if left == 0 {
+        format!(
+            "Tout est jugé\u{a0}: {}.",
+            count(total as u64, "fiche", "fiches")
+        )
+    } else {
+        format!(
+            "{} jugées sur {} ({share})\u{202f}; encore {}.",
+            int(done as u64),
+            int(total as u64),
+            count(left as u64, "fiche", "fiches")
+        )
+    };
+    if given > done {
+        out += &format!(
+            " Et {} d'un lot précédent, gardées.",
+            count((given - done) as u64, "note", "notes")
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_judging_progress_counts_what_is_left_in_french() {
+        assert_eq!(
+            judging_progress(12, 840, 12),
+            "12 jugées sur 840 (1\u{202f}%)\u{202f}; encore 828 fiches."
+        );
+        assert_eq!(
+            judging_progress(3, 3, 5),
+            "Tout est jugé\u{a0}: 3 fiches. Et 2 notes d'un lot précédent, gardées."
+        );
+        assert!(judging_progress(0, 0, 0).starts_with("Aucune fiche à juger\u{a0}:"));
+    }
 
     #[test]
     fn a_negative_gap_and_effect_take_the_minus_sign() {

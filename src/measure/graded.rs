@@ -142,6 +142,14 @@ impl Qrels {
         out
     }
 
+    /// Grades `fiche` `grade` for question `i` (from 0), over any grade it had.
+    pub fn set(&mut self, i: usize, fiche: &str, grade: u8) {
+        self.by_question
+            .entry(i)
+            .or_default()
+            .insert(fiche.to_owned(), grade.min(MAX_GRADE));
+    }
+
     /// The grades of question `i` (from 0), if it has any line.
     pub fn of(&self, i: usize) -> Option<&BTreeMap<String, u8>> {
         self.by_question.get(&i)

@@ -23,6 +23,8 @@ pub mod export;
 pub mod graded;
 /// Any engine's TREC run, read back and measured as a method.
 pub mod import;
+/// The pool of several methods' first fiches, judged by hand, and the judgments as qrels.
+pub mod judging;
 /// Every pair of methods on every measure, with Holm's correction over the pairs.
 pub mod pairs;
 /// Where an engine's run ranks as one of our methods, beyond ties.

@@ -86,6 +86,8 @@ pub struct Dataset {
     /// The controls' one-call chats (« Demander au juge »…) and their replies.
     pub chats: super::parts::ChatDesk,
     pub evaluation: super::parts::Evaluation,
+    /// « Questions »: the pool, the hand judgments and the qrels in force.
+    pub judging: super::judging::Judging,
 }
 
 /// The part of the page's state that belongs to one catalogue — the question picked, the grid's
@@ -199,6 +201,10 @@ impl Dataset {
             runs: Vec::new(),
             shipped: None,
             looked: Looked::default(),
+            judging: super::judging::Judging {
+                qrels: qrels.clone(),
+                ..Default::default()
+            },
             qrels,
             reranked: Vec::new(),
             shipped_questions: Vec::new(),

@@ -31,6 +31,7 @@ pub enum Focus {
     TabChercher,
     TabMesurer,
     TabAmeliorer,
+    TabQuestions,
 }
 
 /// What a change starts; the controller runs it (see `app`).
@@ -51,6 +52,12 @@ pub enum Effect {
     JournalAppend(Vec<(String, crate::journal::Entry)>),
     /// Erases every stored entry, then tells the other tabs and the page.
     JournalErase,
+    /// Keeps a catalogue's hand judgments on this device: `text` (TREC qrels) under `entry`;
+    /// the shell says whether it could ([`super::JudgeMsg::Kept`]).
+    KeepJudgments {
+        entry: String,
+        text: String,
+    },
     /// Asks the local encoder's worker (a question, a catalogue's texts, a stop).
     Worker(crate::encoder::protocol::Request),
     /// Deletes a question's cached mistral-embed vector, found unusable.

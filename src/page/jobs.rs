@@ -90,6 +90,8 @@ pub enum Subject {
     /// The stored journal's read number `n` (it spans catalogues: the journal is this
     /// browser's).
     ReadJournal(u64),
+    /// The hand judgments this device keeps for the catalogue.
+    ReadJudgments,
 }
 
 impl Subject {
@@ -115,6 +117,7 @@ impl Subject {
                 | Subject::LocalVectors
                 | Subject::ShippedAnswers
                 | Subject::ReadJournal(_)
+                | Subject::ReadJudgments
                 | Subject::ReadEpreuve
                 | Subject::DenseTops { .. }
         )
@@ -213,6 +216,10 @@ pub enum Work {
     },
     /// Reads the stored journal ([`Report::JournalRead`]).
     ReadJournal,
+    /// Reads the judgments kept under `entry` ([`Report::JudgmentsRead`]).
+    ReadJudgments {
+        entry: String,
+    },
     /// Fetches the questions file `name` (in `data/`) and reads it, with the local encoder's
     /// vectors of its questions from the file `vectors` ([`Report::EpreuveRead`]).
     FetchQuestions {
@@ -249,6 +256,7 @@ impl Work {
                 | Work::FetchLocalVectors { .. }
                 | Work::FetchAnswers { .. }
                 | Work::ReadJournal
+                | Work::ReadJudgments { .. }
                 | Work::FetchQuestions { .. }
                 | Work::DenseTops { .. }
         )
@@ -307,6 +315,8 @@ pub enum Report {
     /// The journal as stored (`None`: the store could not be read, as in a private window: the
     /// journal shown stays).
     JournalRead(Option<crate::journal::Journal>),
+    /// The hand judgments kept on this device (TREC qrels), `None` when there are none.
+    JudgmentsRead(Option<String>),
     /// The shipped answers, read and checked against the catalogue, or why they were refused.
     AnswersShipped(Result<Box<crate::answer::shipped::ShippedAnswers>, String>),
     /// The files could not be used (one message per problem).

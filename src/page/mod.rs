@@ -18,6 +18,7 @@ pub mod effect;
 pub mod estimate;
 pub mod improve;
 pub mod jobs;
+pub mod judging;
 pub mod local;
 pub mod msg;
 pub mod parts;
@@ -29,8 +30,8 @@ pub use effect::{Effect, EvalItem, FileRef, Focus, RerankItem, Wait};
 pub use jobs::{Control, JobKey, Report, RunId, Subject, Work};
 pub use local::LocalModel;
 pub use msg::{
-    AnswerMsg, CatalogueMsg, JournalMsg, KeyMsg, LocalMsg, MeasureMsg, Msg, NavMsg, SearchMsg,
-    VectorsMsg,
+    AnswerMsg, CatalogueMsg, JournalMsg, JudgeMsg, KeyMsg, LocalMsg, MeasureMsg, Msg, NavMsg,
+    SearchMsg, VectorsMsg,
 };
 pub use parts::{
     embed_estimate, judge_or_default, model_or_default, AnswerAsk, AnswerResult, Answering,

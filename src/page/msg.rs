@@ -28,6 +28,8 @@ pub enum Msg {
     Measure(MeasureMsg),
     /// The journal of questions asked.
     Journal(JournalMsg),
+    /// « Questions »: the pool judged by hand.
+    Judge(JudgeMsg),
     /// The local encoder: its model, its worker, its vectors.
     Local(LocalMsg),
     /// The answer, its judge, « Mesurer les réponses » and the reranking.
@@ -115,6 +117,23 @@ pub enum MeasureMsg {
     /// « Retirer les runs importés ».
     RunsCleared,
     ExportRequested(String),
+}
+
+/// The journal of questions asked.
+pub enum JudgeMsg {
+    /// A grade given to one pair of the pool, named as the view showed it (a pair no longer in
+    /// the pool is not graded).
+    Graded {
+        question: usize,
+        fiche: String,
+        grade: u8,
+    },
+    /// « Annuler la dernière note ».
+    Undone,
+    /// « Exporter les notes »: the qrels in force, graded.
+    Exported,
+    /// Whether the judgments could be kept on this device (a full or forbidden storage).
+    Kept(bool),
 }
 
 /// The journal of questions asked.

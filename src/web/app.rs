@@ -42,6 +42,14 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
         Effect::Worker(request) => super::worker_client::send(&app, &request, None),
         Effect::JournalAppend(entries) => spawn(tasks::append_journal(app, entries)),
         Effect::JournalErase => spawn(tasks::erase_journal(app)),
+        Effect::KeepJudgments { entry, text } => {
+            let kept =
+                super::frame::local_storage().is_some_and(|s| s.set_item(&entry, &text).is_ok());
+            // Told after this dispatch: an effect runs inside one.
+            spawn(async move {
+                app.dispatch(Msg::Judge(crate::page::JudgeMsg::Kept(kept)));
+            });
+        }
         Effect::RememberKey(Some(key)) => store::remember_key(&key),
         Effect::RememberKey(None) => store::forget_key(),
         Effect::Clipboard(link) => spawn(tasks::copy_link(app, link)),
@@ -51,6 +59,7 @@ pub fn run_effect(shell: &Shared, effect: Effect) {
             Focus::TabChercher => ids::ONGLET_CHERCHER,
             Focus::TabMesurer => ids::ONGLET_MESURER,
             Focus::TabAmeliorer => ids::ONGLET_AMELIORER,
+            Focus::TabQuestions => ids::ONGLET_QUESTIONS,
         }),
         Effect::OpenSettings => {
             by_id(ids::REGLAGES).set_attribute("open", "").ok();

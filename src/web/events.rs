@@ -104,6 +104,7 @@ fn click(button: &Element, clicks: i32) -> Option<Msg> {
         ids::ONGLET_CHERCHER => Msg::Nav(NavMsg::ViewChosen(View::Chercher)),
         ids::ONGLET_MESURER => Msg::Nav(NavMsg::ViewChosen(View::Mesurer)),
         ids::ONGLET_AMELIORER => Msg::Nav(NavMsg::ViewChosen(View::Ameliorer)),
+        ids::ONGLET_QUESTIONS => Msg::Nav(NavMsg::ViewChosen(View::Questions)),
         ids::COPIER_LIEN => Msg::Nav(NavMsg::CopyLink(web_sys::window()?.location().href().ok()?)),
         ids::OUBLIER => Msg::Key(KeyMsg::Forgotten),
         ids::VERIFIER_CLE => Msg::Key(KeyMsg::CheckRequested),
@@ -167,10 +168,11 @@ fn key(e: &Event, target: &Element) -> Option<Msg> {
     if target.get_attribute("role").as_deref() != Some("tab") {
         return None;
     }
-    const TABS: [(&str, View); 3] = [
+    const TABS: [(&str, View); 4] = [
         (ids::ONGLET_CHERCHER, View::Chercher),
         (ids::ONGLET_MESURER, View::Mesurer),
         (ids::ONGLET_AMELIORER, View::Ameliorer),
+        (ids::ONGLET_QUESTIONS, View::Questions),
     ];
     let at = TABS.iter().position(|(id, _)| *id == target.id())?;
     let view = match key.as_str() {

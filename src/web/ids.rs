@@ -50,6 +50,7 @@ pub const REVENIR: &str = "revenir";
 pub const ONGLET_CHERCHER: &str = "onglet-chercher";
 pub const ONGLET_MESURER: &str = "onglet-mesurer";
 pub const ONGLET_AMELIORER: &str = "onglet-ameliorer";
+pub const ONGLET_QUESTIONS: &str = "onglet-questions";
 pub const COPIER_LIEN: &str = "copier-lien";
 pub const PARTAGE: &str = "partage";
 pub const LIEN: &str = "lien";
@@ -57,6 +58,7 @@ pub const LIEN_ETAT: &str = "lien-etat";
 pub const VUE_CHERCHER: &str = "vue-chercher";
 pub const VUE_MESURER: &str = "vue-mesurer";
 pub const VUE_AMELIORER: &str = "vue-ameliorer";
+pub const VUE_QUESTIONS: &str = "vue-questions";
 // « Chercher ».
 pub const QUESTION: &str = "question";
 pub const EXEMPLES: &str = "exemples";
@@ -93,7 +95,7 @@ pub const REPONSES_LIVREES: &str = "reponses-livrees";
 // « Questions sans réponse ».
 
 /// Every id above, which `index.html` must hold.
-pub const IN_PAGE: [&str; 67] = [
+pub const IN_PAGE: [&str; 69] = [
     RETENIR_AVERTISSEMENT,
     RETENIR_AVERTISSEMENT_TEXTE,
     RETENIR_CONFIRMER,
@@ -128,6 +130,7 @@ pub const IN_PAGE: [&str; 67] = [
     ONGLET_CHERCHER,
     ONGLET_MESURER,
     ONGLET_AMELIORER,
+    ONGLET_QUESTIONS,
     COPIER_LIEN,
     PARTAGE,
     LIEN,
@@ -135,6 +138,7 @@ pub const IN_PAGE: [&str; 67] = [
     VUE_CHERCHER,
     VUE_MESURER,
     VUE_AMELIORER,
+    VUE_QUESTIONS,
     QUESTION,
     EXEMPLES,
     EXEMPLES_ETIQUETTE,

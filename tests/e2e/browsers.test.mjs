@@ -652,3 +652,54 @@ inEngines('« L\'épreuve » is passed on request: the settings measured on ques
     await tab.close();
   }
 });
+
+inEngines('on a phone, a learner without a key judges the pool by hand: one tap per judgment, the progress shown, resumed after a reload', async (engine, name) => {
+  const tab = await engine.open({ width: 390, height: 844 });
+  await tab.goto(`${server.url}#vue=questions`);
+  await tab.ready();
+  const pair = () => tab.until(() => {
+    const p = document.querySelector('#juger-paire:not([hidden])');
+    return p && [p.dataset.question, p.dataset.fiche, document.querySelector('#juger-progres').getAttribute('value'),
+      document.querySelector('#juger-etat').textContent];
+  }, { what: 'a pair to judge' });
+  const first = await pair();
+  assert.equal(first[2], '0');
+  assert.match(first[3], /^0 jugées sur \d+ \(0\u202f%\)\u202f; encore \d+ fiches\.$/);
+  // The four grades inside the window's width, each a thumb's size, nothing to scroll sideways.
+  const boxes = await tab.run(() => [...document.querySelectorAll('#juger-paire [data-note]')].map((b) => {
+    const r = b.getBoundingClientRect();
+    return [r.left, r.right, r.height];
+  }).concat([[document.documentElement.scrollWidth, window.innerWidth, 0]]));
+  const [page, width] = boxes.pop();
+  assert.ok(page <= width + 1, `the page scrolls sideways: ${page} in ${width}`);
+  for (const [left, right, height] of boxes) {
+    assert.ok(left >= 0 && right <= width + 1 && height >= 40, `a grade button at ${left}–${right}, ${height} px tall`);
+  }
+  // One tap per judgment: each shows the next pair.
+  let last = first;
+  for (const note of ['3', '0', '1']) {
+    await tab.click(`#juger-paire [data-note="${note}"]`);
+    const now = await tab.until((before) => {
+      const p = document.querySelector('#juger-paire');
+      const value = document.querySelector('#juger-progres').getAttribute('value');
+      return value !== before[2] && [p.dataset.question, p.dataset.fiche, value];
+    }, { args: [last], what: `the pair after ${note}` });
+    assert.notDeepEqual(now.slice(0, 2), last.slice(0, 2));
+    last = now;
+  }
+  // A key on the focused grade judges too.
+  await tab.run(() => {
+    const b = document.querySelector('#juger-paire [data-note="2"]');
+    b.focus();
+    b.dispatchEvent(new KeyboardEvent('keydown', { key: '2', bubbles: true }));
+  });
+  await tab.until(() => document.querySelector('#juger-progres').getAttribute('value') === '4', { what: 'the key judged' });
+  await tab.click('#juger-annuler');
+  await tab.until(() => document.querySelector('#juger-progres').getAttribute('value') === '3', { what: 'undone' });
+  const before = await pair();
+  await tab.screenshot(join(tmpdir(), `juger-${name}-390.png`));
+  await tab.reload();
+  const after = await pair();
+  assert.deepEqual(after, before, 'resumed where it was');
+  assert.deepEqual(await tab.problems(), []);
+});

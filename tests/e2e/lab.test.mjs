@@ -2,7 +2,9 @@
 // shareable links that restore a state exactly and carry nothing else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { openPage, suite, enterKey, pickExample } from './harness.mjs';
@@ -291,6 +293,50 @@ test('« Importer un run »: an exported run comes back with the same figures; a
   assert.equal(await readFile(await r.path(), 'utf8'), run, 'the run exported again is the run imported');
   await page.click('button[data-retirer-runs]');
   assert.equal(await rows('courante').count(), 4);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('« Questions »: pairs of the pool judged by hand move « Mesurer »\'s graded table, and their qrels exported give the terminal the same figures', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#vue=questions');
+  await page.waitForSelector('#juger-paire:not([hidden])');
+  // Wait for the four methods measured without a key: the pool is of them all.
+  await page.click('#onglet-mesurer');
+  await page.waitForSelector('table.graduee tr:nth-child(4)', { timeout: 60000 });
+  await page.click('#onglet-questions');
+  const progress = () => page.getAttribute('#juger-progres', 'value');
+  const grades = [3, 0, 1, 2, 0, 0, 1, 2, 3, 0, 1, 1];
+  for (const [i, g] of grades.entries()) {
+    const before = await page.getAttribute('#juger-paire', 'data-fiche') + await page.getAttribute('#juger-paire', 'data-question');
+    await page.click(`#juger-paire button[data-note="${g}"]`);
+    await page.waitForFunction((n) => document.querySelector('#juger-progres').getAttribute('value') === String(n), i + 1);
+    assert.notEqual(await page.getAttribute('#juger-paire', 'data-fiche') + await page.getAttribute('#juger-paire', 'data-question'), before);
+  }
+  assert.equal(await progress(), String(grades.length));
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('#juger-exporter')]);
+  assert.equal(d.suggestedFilename(), 'qrels-graduees.txt');
+  const qrels = await readFile(await d.path(), 'utf8');
+  // The derived qrels (expected fiche 3, its variants 2) and the 12 hand judgments over them.
+  const derived = await readFile(new URL('../../data/qrels-graduees.txt', import.meta.url), 'utf8');
+  assert.equal(qrels.trim().split('\n').length, derived.trim().split('\n').length + grades.length);
+  const file = join(tmpdir(), `qrels-main-${process.pid}.txt`);
+  await writeFile(file, qrels);
+  const { stdout } = await promisify(execFile)(new URL('../../target/release/mesurer', import.meta.url).pathname,
+    ['--all', '--qrels', file, '--vectors', 'none'], { cwd: new URL('../../', import.meta.url).pathname, maxBuffer: 64 << 20 });
+  const terminal = Object.fromEntries(stdout.split('Mesures graduées')[1].split('\n').slice(2)
+    .map((l) => l.match(/^(\S+(?: local)?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)/)).filter(Boolean)
+    .map((m) => [m[1], m.slice(2, 5).map(Number)]));
+  await page.click('#onglet-mesurer');
+  const rows = await page.$$eval('table.graduee tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.equal(rows.length, 4);
+  // The page rounds to 2 decimals what the terminal prints with 3: equal within those roundings.
+  for (const r of rows) {
+    const page = r.slice(1).map((x) => Number(x.replace(',', '.')));
+    assert.ok(terminal[r[0]] && page.every((x, i) => Math.abs(x - terminal[r[0]][i]) <= 0.0051),
+      `${r[0]}: the page ${page}, the terminal ${terminal[r[0]]}`);
+  }
+  // Judged@10 moved from the derived qrels' 0,21 for mots.
+  assert.notEqual(rows.find((r) => r[0] === 'mots')[3], '0,21');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -11,6 +11,7 @@ mod answer;
 mod catalogue;
 mod improve;
 mod journal;
+mod judging;
 mod key;
 mod local;
 mod measure;
@@ -73,6 +74,7 @@ fn apply(s: &mut State, msg: Msg, now: &str, fx: &mut Vec<Effect>) {
         Msg::Vectors(m) => vectors::update(s, m, fx),
         Msg::Measure(m) => measure::update(s, m, fx),
         Msg::Journal(m) => journal::update(s, m, fx),
+        Msg::Judge(m) => judging::update(s, m, fx),
         Msg::Local(m) => local::update(s, m),
         Msg::Answer(m) => answer::update(s, m),
         Msg::Catalogue(m) => catalogue::update(s, m, fx),
@@ -191,6 +193,7 @@ fn reported(
                 s.journal_reads.1 = n;
             }
         }
+        Report::JudgmentsRead(text) => judging::read(s, text),
         Report::FilesRefused(errors) => catalogue::files_refused(s, errors),
         Report::RunsRead(read) => {
             if let Subject::ReadRuns(n) = key.subject {
@@ -232,6 +235,7 @@ fn reported(
 /// those started and stopped by comparing the keys wanted with the tracker's.
 fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     improve::ensure(s);
+    judging::ensure(s);
     local::wanted(s, fx);
     // Work done in steps, one per turn of the event loop.
     if !s.stepping && (improve::can_step(s) || measure::can_step(s)) {
@@ -255,6 +259,7 @@ fn wanted(s: &mut State, fx: &mut Vec<Effect>) {
     }
     catalogue::jobs(s, &mut want);
     journal::jobs(s, &mut want);
+    judging::jobs(s, &mut want);
     measure::jobs(s, &mut want);
     local::jobs(s, &mut want);
     vectors::dense_jobs(s, &mut want);
@@ -294,6 +299,7 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
             Subject::LocalModel => Some(Work::LoadLocalModel),
             Subject::LocalTexts => Some(local::work(s)),
             Subject::ReadJournal(_) => Some(Work::ReadJournal),
+            Subject::ReadJudgments => Some(judging::work(s)),
             Subject::DenseTops { .. } => vectors::dense_work(s, subject),
             Subject::ReadEpreuve => Some(Work::FetchQuestions {
                 name: crate::page::improve::EPREUVE_FILE.to_owned(),

@@ -76,6 +76,7 @@ pub(super) fn tab_key(s: &mut State, v: View, fx: &mut Vec<Effect>) {
         View::Chercher => Focus::TabChercher,
         View::Mesurer => Focus::TabMesurer,
         View::Ameliorer => Focus::TabAmeliorer,
+        View::Questions => Focus::TabQuestions,
     }));
 }
 

@@ -169,7 +169,7 @@ pub fn comparison_tables(ms: &[Measurement]) -> Element {
 }
 
 /// The sentence under the graded table.
-pub const GRADED_NOTE: &str = "Notes graduées, dérivées des fiches attendues\u{a0}: la fiche attendue vaut 3, chaque autre variante de son produit 2 (une taille, un coloris que la question ne nomme pas). nDCG (nDCG@10)\u{a0}: chaque fiche notée des 10 premières compte selon sa note et son rang. Rappel (rappel@10)\u{a0}: la part des fiches notées trouvées dans les 10 premières. Jugées (Judged@10)\u{a0}: la part des 10 premières qui a une note\u{202f}; les autres comptent comme des erreurs, et les deux chiffres d'avant sont alors un plancher.";
+pub const GRADED_NOTE: &str = "Notes graduées, dérivées des fiches attendues\u{a0}: la fiche attendue vaut 3, chaque autre variante de son produit 2 (une taille, un coloris que la question ne nomme pas)\u{202f}; vos notes données à la main (vue «\u{202f}Questions\u{202f}») passent avant. nDCG (nDCG@10)\u{a0}: chaque fiche notée des 10 premières compte selon sa note et son rang. Rappel (rappel@10)\u{a0}: la part des fiches notées trouvées dans les 10 premières. Jugées (Judged@10)\u{a0}: la part des 10 premières qui a une note\u{202f}; les autres comptent comme des erreurs, et les deux chiffres d'avant sont alors un plancher.";
 
 /// The graded figures of every method on the questions `qrels` judges (none: no table).
 pub fn graded_table(ms: &[Measurement], qrels: &Qrels) -> Option<Element> {

@@ -45,6 +45,7 @@ pub fn render(s: &State) {
         (ids::ONGLET_CHERCHER, ids::VUE_CHERCHER, View::Chercher),
         (ids::ONGLET_MESURER, ids::VUE_MESURER, View::Mesurer),
         (ids::ONGLET_AMELIORER, ids::VUE_AMELIORER, View::Ameliorer),
+        (ids::ONGLET_QUESTIONS, ids::VUE_QUESTIONS, View::Questions),
     ] {
         let selected = s.view == view;
         let tab = by_id(tab);

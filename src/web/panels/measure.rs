@@ -60,6 +60,7 @@ pub fn render(s: &State, memo: &mut Memo) {
         s.data.ui.grid_limit,
         s.compared_pair(),
         &s.data.ui.run_messages,
+        s.data.judging.version,
     );
     // Built over several turns of the event loop, the first part at once: at 50,000 fiches the
     // whole view in one task was a long task (half of it the browser's layout).
@@ -127,7 +128,7 @@ fn part(s: &State, ms: &[Measurement], i: usize) -> Vec<Element> {
         )
         .child(charts::comparison_tables(ms))
         .children(pairs::leaders(ms))
-        .children(charts::graded_table(ms, &s.data.qrels))
+        .children(charts::graded_table(ms, &s.data.judging.qrels))
         .child(charts::bars(ms))
         .build()],
         1 => grid_and_pair(s, ms),

@@ -33,6 +33,8 @@ pub mod measure;
 pub mod own_data;
 /// « Mesurer »'s statistics of pairs of methods: Holm's correction, the pair on every measure.
 pub mod pairs;
+/// « Questions »: the pool judged by hand, the questions measured.
+pub mod questions;
 /// « Chercher »: the question, the examples, the methods, one column per method.
 pub mod search;
 /// « Réponses calculées d'avance »: the shipped answers' lessons.
@@ -173,6 +175,12 @@ pub const PANELS: &[Panel] = &[
         render: improve::render,
         event: improve::event,
         ids: improve::IDS,
+    },
+    Panel {
+        view: Some(View::Questions),
+        render: questions::render,
+        event: questions::event,
+        ids: questions::IDS,
     },
 ];
 

@@ -35,6 +35,9 @@ pub async fn run(app: Shared, run: Run, work: Work, files: Vec<web_sys::File>) {
         } => vectors::find_vectors(app, run, shipped, cache_key, ids, fingerprint).await,
         Work::FetchLocalVectors { name } => vectors::fetch_local_vectors(run, name).await,
         Work::ReadJournal => journal::read(run).await,
+        Work::ReadJudgments { entry } => run.report(crate::page::Report::JudgmentsRead(
+            super::frame::stored(&entry),
+        )),
         Work::FetchQuestions { name, vectors } => files::fetch_questions(run, name, vectors).await,
         Work::DenseTops {
             set,
