@@ -1,5 +1,6 @@
 """The references for measure::stats (see statistiques.sh). Reads on stdin either pairs of
-per-question values and p-values, or the whole of `mesurer --all --json`, whose pairs it computes
+per-question values and p-values, confusion tables of two judges' grades (`confusions`: Cohen's
+weighted kappa), or the whole of `mesurer --all --json`, whose pairs it computes
 again from the methods' ranks alone; prints scipy's and statsmodels' figures as JSON."""
 import json
 import sys
@@ -59,6 +60,12 @@ def export(data):
 
 
 data = json.load(sys.stdin)
+if "confusions" in data:
+    # Cohen's kappa with linear weights, as statsmodels computes it from a confusion table.
+    from statsmodels.stats.inter_rater import cohens_kappa
+    json.dump({"kappa": [float(cohens_kappa(np.asarray(t, dtype=float), wt="linear").kappa)
+                         for t in data["confusions"]]}, sys.stdout)
+    sys.exit(0)
 if "methods" in data:
     json.dump({"pairs": export(data)}, sys.stdout)
     sys.exit(0)

@@ -1093,3 +1093,59 @@ fn a_sweep_in_the_terminal_is_ameliorers_chosen_on_one_half_and_reported_on_the_
         );
     }
 }
+
+/// `--accord`: a second judge's qrels against the first's, on the fiches both graded — here the
+/// derived qrels against a judge who grades every variant 1 instead of 2: the confusion table
+/// says where, κ is the core's; without `--qrels`, or with a wrong line, it is refused.
+#[test]
+fn accord_says_how_two_judges_agree_and_refuses_a_bad_second_file() {
+    let dir = std::env::temp_dir().join(format!("accord-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let derived = std::fs::read_to_string("data/qrels-graduees.txt").unwrap();
+    let harsh: String = derived
+        .lines()
+        .map(|l| match l.strip_suffix(" 2") {
+            Some(rest) => format!("{rest} 1\n"),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let second = dir.join("harsh.txt");
+    std::fs::write(&second, harsh).unwrap();
+    let second = second.to_str().unwrap();
+    let out = mesurer(&["--qrels", "data/qrels-graduees.txt", "--accord", second]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let twos = derived.lines().filter(|l| l.ends_with(" 2")).count();
+    let threes = derived.lines().filter(|l| l.ends_with(" 3")).count();
+    assert!(
+        text.contains(&format!("{} fiches notées des deux côtés", twos + threes)),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("  2{:>6}{:>6}{:>6}{:>6}\n", 0, twos, 0, 0)),
+        "{text}"
+    );
+    let exact = threes as f64 / (twos + threes) as f64;
+    assert!(
+        text.contains(&format!("mêmes notes : {exact:.3}")),
+        "{text}"
+    );
+    let out = mesurer(&["--accord", second]);
+    assert_eq!(out.status.code(), Some(2));
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "q01 0 AR-0003 3\nq02 0 AR-9999 1\n").unwrap();
+    let out = mesurer(&[
+        "--qrels",
+        "data/qrels-graduees.txt",
+        "--accord",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.txt") && err.contains('2'), "{err}");
+    assert!(out.stdout.is_empty(), "nothing measured before the refusal");
+}

@@ -194,3 +194,62 @@ fn mesurer_all_json_pairs_are_scipys_and_statsmodels() {
     }
     assert!(drawn > 0, "no drawn randomisation test was checked");
 }
+
+/// Cohen's κ with linear weights between two judges' grades (`measure::judging::Agreement`),
+/// as statsmodels' `cohens_kappa(table, wt="linear")` computes it, to 1e-12: on tables of
+/// near agreement, of none, and of the exercise's derived grades against a judge one grade
+/// harsher on the variants.
+#[test]
+fn the_weighted_kappa_is_statsmodels() {
+    use rag_fiches::measure::graded::Qrels;
+    use rag_fiches::measure::judging::Agreement;
+    let mut tables = Vec::new();
+    let mut ours = Vec::new();
+    for grades in [
+        &[(3, 3), (2, 2), (0, 0), (1, 1), (3, 2), (0, 1)][..],
+        &[(3, 0), (0, 3), (2, 1), (1, 2), (3, 1), (0, 2), (1, 1)][..],
+        &[
+            (0, 0),
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (3, 3),
+            (2, 3),
+            (2, 2),
+            (1, 1),
+            (0, 0),
+            (3, 2),
+        ][..],
+    ] {
+        let (mut a, mut b) = (Qrels::default(), Qrels::default());
+        for (i, (g, h)) in grades.iter().enumerate() {
+            a.set(i % 3, &format!("F{i}"), *g);
+            b.set(i % 3, &format!("F{i}"), *h);
+        }
+        let agree = Agreement::between(&a, &b);
+        tables.push(agree.confusion);
+        ours.push(agree.kappa.unwrap());
+    }
+    let fiches = parse_fiches(include_str!("../data/fiches.jsonl")).unwrap();
+    let questions = parse_questions(include_str!("../data/questions.csv")).unwrap();
+    let lab = Lab::new(fiches);
+    let derived = Qrels::derived(&questions, lab.fiches(), lab.products());
+    let mut harsh = Qrels::default();
+    for (q, grades) in derived.iter() {
+        for (f, g) in grades {
+            harsh.set(q, f, if *g == 2 { 1 } else { *g });
+        }
+    }
+    let agree = Agreement::between(&derived, &harsh);
+    tables.push(agree.confusion);
+    ours.push(agree.kappa.unwrap());
+    let Some(theirs) = references(&serde_json::json!({ "confusions": tables }).to_string()) else {
+        return;
+    };
+    for (k, t) in ours.iter().zip(theirs["kappa"].as_array().unwrap()) {
+        assert!(
+            (k - t.as_f64().unwrap()).abs() < 1e-12,
+            "ours {k}, statsmodels {t}"
+        );
+    }
+}

@@ -155,6 +155,11 @@ impl Qrels {
         self.by_question.get(&i)
     }
 
+    /// Every judged question (from 0) with its grades.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &BTreeMap<String, u8>)> {
+        self.by_question.iter().map(|(q, g)| (*q, g))
+    }
+
     /// How many judgments the qrels hold.
     pub fn len(&self) -> usize {
         self.by_question.values().map(BTreeMap::len).sum()

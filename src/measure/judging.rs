@@ -172,6 +172,105 @@ impl Judgments {
     }
 }
 
+/// How two judges agree on the pairs both graded: the confusion table of their grades (rows the
+/// first judge's, columns the second's, 0 to 3) and Cohen's κ with linear weights — a grade one
+/// step apart counts two thirds of an agreement, three steps apart none; 1 is full agreement, 0
+/// what chance alone gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agreement {
+    pub pairs: usize,
+    pub confusion: [[usize; 4]; 4],
+    /// `None` when chance alone agrees fully (every grade one and the same for both judges).
+    pub kappa: Option<f64>,
+}
+
+impl Agreement {
+    /// The agreement of `a` and `b` on the pairs both judge.
+    pub fn between(a: &Qrels, b: &Qrels) -> Agreement {
+        let mut confusion = [[0usize; 4]; 4];
+        let mut pairs = 0;
+        for (q, grades) in a.iter() {
+            let Some(theirs) = b.of(q) else {
+                continue;
+            };
+            for (fiche, &g) in grades {
+                if let Some(&h) = theirs.get(fiche) {
+                    confusion[usize::from(g.min(MAX_GRADE))][usize::from(h.min(MAX_GRADE))] += 1;
+                    pairs += 1;
+                }
+            }
+        }
+        Agreement {
+            pairs,
+            confusion,
+            kappa: weighted_kappa(&confusion),
+        }
+    }
+
+    /// The terminal's report: `a`'s grades in rows, `b`'s in columns.
+    pub fn report(&self, a: &str, b: &str) -> String {
+        let mut out = format!(
+            "Accord des notes ({a} contre {b} ; {} fiches notées des deux côtés) :\n",
+            self.pairs
+        );
+        out += &format!(
+            "  mêmes notes : {:.3} ; kappa pondéré (linéaire) : {}\n",
+            self.exact(),
+            self.kappa.map_or(
+                "non défini (une seule note partout)".to_owned(),
+                |k| format!("{k:.3}")
+            )
+        );
+        out += &format!("  notes de {a} en ligne, de {b} en colonne :\n");
+        out += &format!(
+            "   {}\n",
+            (0..=MAX_GRADE)
+                .map(|g| format!("{g:>6}"))
+                .collect::<String>()
+        );
+        for (g, row) in self.confusion.iter().enumerate() {
+            out += &format!(
+                "  {g}{}\n",
+                row.iter().map(|n| format!("{n:>6}")).collect::<String>()
+            );
+        }
+        out
+    }
+
+    /// The share of the pairs graded alike.
+    pub fn exact(&self) -> f64 {
+        if self.pairs == 0 {
+            return 0.0;
+        }
+        (0..4).map(|i| self.confusion[i][i]).sum::<usize>() as f64 / self.pairs as f64
+    }
+}
+
+/// Cohen's κ of `table` with linear agreement weights 1 − |i − j| / 3.
+fn weighted_kappa(table: &[[usize; 4]; 4]) -> Option<f64> {
+    let n: usize = table.iter().flatten().sum();
+    if n == 0 {
+        return None;
+    }
+    let n = n as f64;
+    let rows: Vec<f64> = table
+        .iter()
+        .map(|r| r.iter().sum::<usize>() as f64 / n)
+        .collect();
+    let cols: Vec<f64> = (0..4)
+        .map(|j| table.iter().map(|r| r[j]).sum::<usize>() as f64 / n)
+        .collect();
+    let w = |i: usize, j: usize| 1.0 - i.abs_diff(j) as f64 / 3.0;
+    let (mut observed, mut chance) = (0.0, 0.0);
+    for i in 0..4 {
+        for j in 0..4 {
+            observed += w(i, j) * table[i][j] as f64 / n;
+            chance += w(i, j) * rows[i] * cols[j];
+        }
+    }
+    (chance < 1.0 - 1e-12).then(|| (observed - chance) / (1.0 - chance))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +340,33 @@ mod tests {
         let back = Judgments::parse(&j.to_trec(), &questions, &ids).unwrap();
         assert_eq!(back, j);
         assert!(Judgments::parse("q01 0 F9 1\n", &questions, &ids).is_err());
+    }
+
+    #[test]
+    fn the_weighted_kappa_is_one_for_identical_grades_and_counts_near_misses_in_part() {
+        let mut a = Qrels::default();
+        let mut b = Qrels::default();
+        for (i, (g, h)) in [(3, 3), (2, 2), (0, 0), (1, 1), (3, 2), (0, 1)]
+            .iter()
+            .enumerate()
+        {
+            a.set(0, &format!("F{i}"), *g);
+            b.set(0, &format!("F{i}"), *h);
+        }
+        // A pair the second judge did not grade is left out.
+        a.set(1, "F9", 3);
+        let agree = Agreement::between(&a, &b);
+        assert_eq!(agree.pairs, 6);
+        assert_eq!(agree.confusion[3][2], 1);
+        assert!((agree.exact() - 4.0 / 6.0).abs() < 1e-12);
+        // By hand: observed (4 + 2 × 2/3) / 6 = 8/9, chance 31/54 from the margins
+        // (2 1 1 2 and 1 2 2 1 sixths): κ = (8/9 − 31/54) / (1 − 31/54) = 17/23.
+        let k = agree.kappa.unwrap();
+        assert!((k - 17.0 / 23.0).abs() < 1e-12, "{k}");
+        assert_eq!(Agreement::between(&a, &a).kappa, Some(1.0));
+        let mut one = Qrels::default();
+        one.set(0, "F0", 2);
+        assert_eq!(Agreement::between(&one, &one).kappa, None);
     }
 
     #[test]

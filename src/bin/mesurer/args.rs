@@ -7,7 +7,7 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
                 [--embedder mistral|fake] [--vectors PATH]
        mesurer --all [--trec DIR [--force]] [--json] [--embedder …] [--vectors PATH]
        mesurer [METHOD | --all] --run FILE[,FILE…] [--comparer METHOD]
-       mesurer [METHOD | --all] --qrels FILE
+       mesurer [METHOD | --all] --qrels FILE [--accord FILE]
        mesurer --qrels-derivees
        mesurer [METHOD] --question \"…\" [--explain]
        mesurer mots+ [--sans-mot-vide WORD[,WORD…]] [--mot-vide WORD[,WORD…]]
@@ -34,6 +34,9 @@ pub const USAGE: &str = "usage: mesurer [METHOD] [--fiches PATH] [--questions PA
                    question by question, fiches of equal score in any order
   --qrels FILE     graded judgments (TREC qrels: qid 0 fiche grade, grades 0 to 3): also
                    nDCG@10, recall@10 and Judged@10 of each method, on the questions judged
+  --accord FILE    with --qrels: how a second judge's qrels agree with the first's on the
+                   fiches both graded (same grades, Cohen's kappa with linear weights, the
+                   confusion table): the page's hand judgments against a model's, or two people's
   --qrels-derivees print the exercise's graded qrels, derived from its expected fiches:
                    the expected fiche 3, the other variants of its product 2
   --trec DIR       also write qrels.txt and run-METHOD.txt for trec_eval or ranx
@@ -106,6 +109,8 @@ pub struct Args {
     pub qrels: Option<String>,
     /// `--qrels-derivees`: the derived graded qrels, printed.
     pub derive_qrels: bool,
+    /// `--accord`: a second judge's qrels, compared with `--qrels`'.
+    pub agreement: Option<String>,
     /// Whether METHOD was named on the command line (not the default).
     pub method_named: bool,
 }
@@ -153,6 +158,7 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
         missed: false,
         sweep: None,
         qrels: None,
+        agreement: None,
         derive_qrels: false,
         method_named: false,
     };
@@ -216,6 +222,7 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
             }
             "--qrels" => out.qrels = Some(value("--qrels")?),
             "--qrels-derivees" => out.derive_qrels = true,
+            "--accord" => out.agreement = Some(value("--accord")?),
             "-h" | "--help" => return Err(Fail::Help),
             m if !m.starts_with('-') && !method_seen => {
                 out.method = Method::parse(m).ok_or(Fail::Usage(format!(
@@ -259,6 +266,12 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, Fail> 
     if out.qrels.is_some() && (out.json || out.tuned() || out.question.is_some()) {
         return Err(Fail::Usage(
             "--qrels adds graded figures to the text report: mesurer --all --qrels FILE".into(),
+        ));
+    }
+    if out.agreement.is_some() && out.qrels.is_none() {
+        return Err(Fail::Usage(
+            "--accord compares a second judge's qrels with those of --qrels: mesurer --qrels A --accord B"
+                .into(),
         ));
     }
     if out.explain && out.question.is_none() {

@@ -169,6 +169,10 @@ fn run() -> Result<(), Fail> {
         Some(p) => Some((p, read_qrels(p, &questions, lab.fiches())?)),
         None => None,
     };
+    let agreement = match &args.agreement {
+        Some(p) => Some((p, read_qrels(p, &questions, lab.fiches())?)),
+        None => None,
+    };
     if !args.keep.is_empty() || !args.drop.is_empty() {
         rag_fiches::out!("{}", ablation(&lab, &questions, &args.keep, &args.drop));
         return Ok(());
@@ -268,6 +272,10 @@ fn run() -> Result<(), Fail> {
     }
     if let Some((path, qrels)) = &qrels {
         rag_fiches::out!("\n{}", graded::table(&measurements, qrels, path));
+        if let Some((second, theirs)) = &agreement {
+            let agree = rag_fiches::measure::judging::Agreement::between(qrels, theirs);
+            rag_fiches::out!("\n{}", agree.report(path, second));
+        }
     }
     Ok(())
 }
