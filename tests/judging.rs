@@ -200,3 +200,62 @@ fn the_questions_view_goes_into_a_link_and_comes_back_from_it() {
         View::Questions
     );
 }
+
+/// Another judge's file chosen, read by its job: `text` as its content.
+fn import(s: &mut State, name: &str, text: &str) -> Vec<Effect> {
+    let file = FileRef {
+        id: 7,
+        name: name.into(),
+        size: text.len() as u64,
+    };
+    let fx = send(s, Msg::Judge(JudgeMsg::FilesChosen(vec![file])));
+    let run = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Start {
+                run,
+                work: Work::ReadRuns { .. },
+            } => Some(*run),
+            _ => None,
+        })
+        .expect("the file is read");
+    send(
+        s,
+        Msg::Report(run, Report::RunsRead(vec![(name.into(), Ok(text.into()))])),
+    )
+}
+
+#[test]
+fn another_judges_file_is_compared_with_the_hand_and_its_grades_taken_where_none_was_given() {
+    let mut s = read(None);
+    // Two pairs judged by hand; the other judge agrees on the first, not on the second, and
+    // grades a third pair.
+    let a = next(&s);
+    grade(&mut s, 3);
+    let b = next(&s);
+    grade(&mut s, 0);
+    let c = next(&s);
+    let line = |(q, f): &(usize, String), g: u8| format!("q{:02} 0 {f} {g}\n", q + 1);
+    let theirs = line(&a, 3) + &line(&b, 2) + &line(&c, 1);
+    import(&mut s, "collegue.txt", &theirs);
+    let (name, other) = s.data.judging.other.clone().expect("imported");
+    assert_eq!(name, "collegue.txt");
+    let mine = s.data.judging.hand.over(&Default::default());
+    let agree = rag_fiches::measure::judging::Agreement::between(&mine, &other);
+    assert_eq!(agree.pairs, 2);
+    assert_eq!((agree.confusion[3][3], agree.confusion[0][2]), (1, 1));
+    // « Reprendre »: only the pair left ungraded is taken, and kept.
+    let fx = send(&mut s, Msg::Judge(JudgeMsg::Adopted));
+    assert_eq!(kept(&fx).unwrap().1.lines().count(), 3);
+    assert_eq!(
+        s.data.judging.hand.grade(b.0, &b.1),
+        Some(0),
+        "the hand's grade stays"
+    );
+    assert_eq!(s.data.judging.hand.grade(c.0, &c.1), Some(1));
+    // A wrong file is refused whole with its line; the judge imported before stays.
+    import(&mut s, "faux.txt", &(line(&a, 3) + "q02 0 AR-9999 1\n"));
+    let refused = s.data.judging.refused.clone().expect("refused");
+    assert!(refused.starts_with("faux.txt, ligne 2"), "{refused}");
+    assert_eq!(s.data.judging.other.as_ref().unwrap().0, "collegue.txt");
+}

@@ -281,9 +281,64 @@ pub fn judging_progress(done: usize, total: usize, given: usize) -> String {
     out
 }
 
+/// How another judge's file (`name`) agrees with the learner's hand judgments, in words: the
+/// pairs both graded, the share graded alike, κ and its reading by Landis and Koch's scale.
+pub fn agreement(a: &crate::measure::judging::Agreement, name: &str) -> String {
+    use crate::fr::numbers::{count, decimal, percent};
+    if a.pairs == 0 {
+        return format!(
+            "Aucune fiche notée à la fois par vous et par «\u{202f}{name}\u{202f}»\u{a0}: leurs notes \
+             se comparent aux vôtres sur les fiches que vous avez toutes deux notées."
+        );
+    }
+    let kappa = match a.kappa {
+        None => "κ non défini (une seule note, des deux côtés)".to_owned(),
+        Some(k) => {
+            let word = match k {
+                k if k < 0.0 => "moins que le hasard",
+                k if k <= 0.20 => "accord faible",
+                k if k <= 0.40 => "accord passable",
+                k if k <= 0.60 => "accord modéré",
+                k if k <= 0.80 => "accord substantiel",
+                _ => "accord presque parfait",
+            };
+            format!(
+                "κ pondéré = {} ({word}, selon Landis et Koch)",
+                decimal(k, 2).replace('-', "\u{2212}")
+            )
+        }
+    };
+    format!(
+        "«\u{202f}{name}\u{202f}» et vous\u{a0}: {} notées des deux côtés, la même note pour {}\u{202f}; {kappa}.",
+        count(a.pairs as u64, "fiche", "fiches"),
+        percent(a.exact())
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_judges_agreement_is_said_with_its_scale() {
+        use crate::measure::graded::Qrels;
+        use crate::measure::judging::Agreement;
+        let (mut a, mut b) = (Qrels::default(), Qrels::default());
+        for (i, (g, h)) in [(3, 3), (2, 2), (0, 0), (1, 1), (3, 2), (0, 1)]
+            .iter()
+            .enumerate()
+        {
+            a.set(0, &format!("F{i}"), *g);
+            b.set(0, &format!("F{i}"), *h);
+        }
+        assert_eq!(
+            agreement(&Agreement::between(&a, &b), "juge.txt"),
+            "«\u{202f}juge.txt\u{202f}» et vous\u{a0}: 6 fiches notées des deux côtés, la même note pour 67\u{202f}%\u{202f}; κ pondéré = 0,74 (accord substantiel, selon Landis et Koch)."
+        );
+        assert!(
+            agreement(&Agreement::between(&a, &Qrels::default()), "x").starts_with("Aucune fiche")
+        );
+    }
 
     #[test]
     fn the_judging_progress_counts_what_is_left_in_french() {

@@ -92,6 +92,8 @@ pub enum Subject {
     ReadJournal(u64),
     /// The hand judgments this device keeps for the catalogue.
     ReadJudgments,
+    /// Another judge's qrels file, of import number `n` (read as run files are).
+    ReadQrels(u64),
 }
 
 impl Subject {
@@ -118,6 +120,7 @@ impl Subject {
                 | Subject::ShippedAnswers
                 | Subject::ReadJournal(_)
                 | Subject::ReadJudgments
+                | Subject::ReadQrels(_)
                 | Subject::ReadEpreuve
                 | Subject::DenseTops { .. }
         )

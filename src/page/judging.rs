@@ -29,6 +29,12 @@ pub struct Judging {
     pub qrels: Qrels,
     /// Counts every change of `qrels` (what the graded table shows is rebuilt on it).
     pub version: u64,
+    /// Another judge's qrels, imported: its file's name and grades (compared with the hand's).
+    pub other: Option<(String, Qrels)>,
+    /// A qrels file being read, by its import's number.
+    pub reading: Option<(u64, Vec<super::effect::FileRef>)>,
+    /// Why the last imported file was refused (in French), nothing of it kept.
+    pub refused: Option<String>,
 }
 
 impl Judging {

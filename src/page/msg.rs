@@ -134,6 +134,10 @@ pub enum JudgeMsg {
     Exported,
     /// Whether the judgments could be kept on this device (a full or forbidden storage).
     Kept(bool),
+    /// « Importer les notes d'un autre juge »: a qrels file chosen.
+    FilesChosen(Vec<FileRef>),
+    /// « Reprendre leurs notes »: the other judge's grades taken where the learner gave none.
+    Adopted,
 }
 
 /// The journal of questions asked.

@@ -224,6 +224,12 @@ fn change(app: &App, target: &Element) -> Option<Msg> {
             name: select_value()?,
         }),
         ids::QUESTION => Msg::Search(SearchMsg::Committed),
+        ids::JUGER_IMPORTER => {
+            let field = target.dyn_ref::<HtmlInputElement>()?;
+            let files = app.hold_files(field.files());
+            field.set_value("");
+            Msg::Judge(crate::page::JudgeMsg::FilesChosen(files))
+        }
         ids::IMPORTER_RUN => {
             let field = target.dyn_ref::<HtmlInputElement>()?;
             let files = app.hold_files(field.files());

@@ -172,6 +172,8 @@ pub const COMPARER_A: &str = "comparer-a";
 pub const COMPARER_B: &str = "comparer-b";
 /// « Importer un run » (a file field drawn in « Mesurer »).
 pub const IMPORTER_RUN: &str = "importer-run";
+/// « Questions »' file input for another judge's qrels (mapped here: its files are held).
+pub const JUGER_IMPORTER: &str = "juger-importer";
 pub const MESURER_SENS: &str = "mesurer-sens";
 pub const MESURE_SENS_ETAT: &str = "mesure-sens-etat";
 pub const EVAL_LANCER: &str = "eval-lancer";

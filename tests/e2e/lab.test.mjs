@@ -337,6 +337,43 @@ test('« Questions »: pairs of the pool judged by hand move « Mesurer »\'s gr
   }
   // Judged@10 moved from the derived qrels' 0,21 for mots.
   assert.notEqual(rows.find((r) => r[0] === 'mots')[3], '0,21');
+  // Another judge: the hand's 12 lines with every grade one step up (capped at 3), and two pairs
+  // the hand did not judge. The page's agreement is the terminal's --accord on the same files.
+  const derivedLines = new Set(derived.trim().split('\n'));
+  const hand = qrels.trim().split('\n').filter((l) => !derivedLines.has(l));
+  assert.equal(hand.length, grades.length);
+  await page.click('#onglet-questions');
+  const next = [];
+  for (let i = 0; i < 2; i += 1) {
+    const q = Number(await page.getAttribute('#juger-paire', 'data-question'));
+    const f = await page.getAttribute('#juger-paire', 'data-fiche');
+    next.push(`q${String(q + 1).padStart(2, '0')} 0 ${f} 1`);
+    await page.click('#juger-paire button[data-note="0"]');
+    await page.waitForFunction((n) => document.querySelector('#juger-progres').getAttribute('value') === String(n), grades.length + i + 1);
+  }
+  await page.click('#juger-annuler');
+  await page.click('#juger-annuler');
+  const other = hand.map((l) => l.replace(/ (\d)$/, (_, g) => ` ${Math.min(3, Number(g) + 1)}`)).concat(next).join('\n') + '\n';
+  await page.setInputFiles('#juger-importer', { name: 'collegue.txt', mimeType: 'text/plain', buffer: Buffer.from(other) });
+  const said = await (await page.waitForSelector('#juger-accord:not([hidden]) p')).textContent();
+  const mine = join(tmpdir(), `qrels-hand-${process.pid}.txt`);
+  const theirs = join(tmpdir(), `qrels-other-${process.pid}.txt`);
+  await writeFile(mine, hand.join('\n') + '\n');
+  await writeFile(theirs, other);
+  const accord = (await promisify(execFile)(new URL('../../target/release/mesurer', import.meta.url).pathname,
+    ['--qrels', mine, '--accord', theirs, '--vectors', 'none'], { cwd: new URL('../../', import.meta.url).pathname })).stdout;
+  const kappa = Number(accord.match(/kappa pondéré \(linéaire\) : ([\d.]+)/)[1]);
+  assert.match(said, new RegExp(`^«\u202fcollegue\\.txt\u202f» et vous\u00a0: 12 fiches notées des deux côtés`));
+  const shown = Number(said.match(/κ pondéré = ([\d,]+)/)[1].replace(',', '.'));
+  assert.ok(Math.abs(shown - kappa) <= 0.0051, `the page's κ ${shown}, the terminal's ${kappa}`);
+  // « Reprendre »: the two pairs it alone graded become the learner's.
+  assert.match(await page.textContent('button[data-pool="reprendre"]'), /\(2 fiches\)/);
+  await page.click('button[data-pool="reprendre"]');
+  await page.waitForFunction((n) => document.querySelector('#juger-progres').getAttribute('value') === String(n), grades.length + 2);
+  // A wrong file: refused with its line, nothing taken from it.
+  await page.setInputFiles('#juger-importer', { name: 'faux.txt', mimeType: 'text/plain', buffer: Buffer.from('q01 0 AR-0003 3\nq02 0 AR-9999 1\n') });
+  assert.match(await (await page.waitForSelector('#juger-refus:not([hidden])')).textContent(), /^faux\.txt, ligne 2\s:\saucune fiche n'a l'identifiant «\sAR-9999\s» dans ce catalogue\. Rien n'a été gardé\.$/);
+  assert.match(said, /collegue/);
   assert.deepEqual(problems, []);
   await context.close();
 });

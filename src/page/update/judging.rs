@@ -41,6 +41,43 @@ pub(super) fn update(s: &mut State, msg: JudgeMsg, fx: &mut Vec<Effect>) {
             "qrels-graduees.txt".into(),
             j.qrels.to_trec().into_bytes(),
         )),
+        JudgeMsg::FilesChosen(files) => {
+            j.refused = None;
+            match files.into_iter().next() {
+                Some(f) if f.size > QRELS_MAX_BYTES => {
+                    j.refused = Some(format!(
+                        "{}\u{a0}: plus de {}\u{a0}Mo, il n'a pas été lu.",
+                        f.name,
+                        QRELS_MAX_BYTES / 1_000_000
+                    ))
+                }
+                Some(f) => {
+                    s.selection += 1;
+                    s.data.judging.reading = Some((s.selection, vec![f]));
+                }
+                None => {}
+            }
+        }
+        JudgeMsg::Adopted => {
+            let Some((_, theirs)) = &j.other else {
+                return;
+            };
+            if !j.read {
+                return;
+            }
+            let mut taken = false;
+            for (q, grades) in theirs.iter() {
+                for (fiche, g) in grades {
+                    if j.hand.grade(q, fiche).is_none() {
+                        j.hand.judge(q, fiche, *g);
+                        taken = true;
+                    }
+                }
+            }
+            if taken {
+                kept(s, fx);
+            }
+        }
         JudgeMsg::Kept(false) => j.message = Some(NOT_KEPT.to_owned()),
         // Kept again: only the word that they were not goes (not what a read set aside).
         JudgeMsg::Kept(true) => {
@@ -61,10 +98,51 @@ fn kept(s: &mut State, fx: &mut Vec<Effect>) {
     });
 }
 
-/// The kept judgments, read once per catalogue.
+/// The largest qrels file read: 2,000 questions × 100 fiches judged, at about 25 bytes a line.
+pub const QRELS_MAX_BYTES: u64 = 5_000_000;
+
+/// The kept judgments, read once per catalogue; another judge's file while it is read.
 pub(super) fn jobs(s: &State, want: &mut impl FnMut(Subject)) {
     if !s.data.judging.read {
         want(Subject::ReadJudgments);
+    }
+    if let Some((n, _)) = &s.data.judging.reading {
+        want(Subject::ReadQrels(*n));
+    }
+}
+
+/// What import `n` reads.
+pub(super) fn read_work(s: &State, n: u64) -> Option<Work> {
+    match &s.data.judging.reading {
+        Some((m, files)) if *m == n => Some(Work::ReadRuns {
+            files: files.clone(),
+        }),
+        _ => None,
+    }
+}
+
+/// Another judge's file read: checked line by line against the questions and fiches, kept whole
+/// as the other judge, or refused whole with its line.
+pub(super) fn other_read(s: &mut State, n: u64, read: Vec<(String, Result<String, String>)>) {
+    let d = &mut s.data;
+    if d.judging.reading.as_ref().is_none_or(|(m, _)| *m != n) {
+        return;
+    }
+    d.judging.reading = None;
+    let Some((name, text)) = read.into_iter().next() else {
+        return;
+    };
+    let ids: HashSet<&str> = d.lab.fiches().iter().map(|f| f.id.as_str()).collect();
+    let parsed = text.and_then(|text| {
+        crate::measure::graded::Qrels::parse(&text, &d.questions, &ids)
+            .map_err(|e| crate::fr::messages::qrels(&e, &name))
+    });
+    match parsed {
+        Ok(qrels) => {
+            d.judging.other = Some((name, qrels));
+            d.judging.refused = None;
+        }
+        Err(why) => d.judging.refused = Some(why),
     }
 }
 

@@ -195,11 +195,11 @@ fn reported(
         }
         Report::JudgmentsRead(text) => judging::read(s, text),
         Report::FilesRefused(errors) => catalogue::files_refused(s, errors),
-        Report::RunsRead(read) => {
-            if let Subject::ReadRuns(n) = key.subject {
-                measure::runs_read(s, n, read)
-            }
-        }
+        Report::RunsRead(read) => match key.subject {
+            Subject::ReadRuns(n) => measure::runs_read(s, n, read),
+            Subject::ReadQrels(n) => judging::other_read(s, n, read),
+            _ => {}
+        },
         Report::LocalModelProgress { done, total } => {
             s.local = super::local::LocalModel::Fetching { done, total }
         }
@@ -300,6 +300,7 @@ fn work(s: &State, subject: &Subject) -> Option<Work> {
             Subject::LocalTexts => Some(local::work(s)),
             Subject::ReadJournal(_) => Some(Work::ReadJournal),
             Subject::ReadJudgments => Some(judging::work(s)),
+            Subject::ReadQrels(n) => judging::read_work(s, *n),
             Subject::DenseTops { .. } => vectors::dense_work(s, subject),
             Subject::ReadEpreuve => Some(Work::FetchQuestions {
                 name: crate::page::improve::EPREUVE_FILE.to_owned(),

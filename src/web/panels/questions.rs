@@ -22,6 +22,8 @@ const ANNULER: &str = "juger-annuler";
 const EXPORTER: &str = "juger-exporter";
 const MESSAGE: &str = "juger-message";
 const LISTE: &str = "questions-liste";
+const REFUS: &str = "juger-refus";
+const ACCORD: &str = "juger-accord";
 pub const IDS: &[&str] = &[
     ETAT,
     PROGRES,
@@ -35,6 +37,8 @@ pub const IDS: &[&str] = &[
     EXPORTER,
     MESSAGE,
     LISTE,
+    REFUS,
+    ACCORD,
 ];
 
 /// A grade button (`data-note`), « Annuler » and « Exporter » (`data-pool`); on the pair, the
@@ -50,6 +54,7 @@ pub fn event(kind: &str, target: &Element) -> Option<Msg> {
             match button.get_attribute("data-pool")?.as_str() {
                 "annuler" => Some(Msg::Judge(JudgeMsg::Undone)),
                 "exporter" => Some(Msg::Judge(JudgeMsg::Exported)),
+                "reprendre" => Some(Msg::Judge(JudgeMsg::Adopted)),
                 _ => None,
             }
         }
@@ -132,6 +137,10 @@ pub fn render(s: &State, memo: &mut Memo) {
     let message = by_id(MESSAGE);
     set_text(&message, j.message.as_deref().unwrap_or_default());
     set_hidden(&message, j.message.is_none());
+    let refused = by_id(REFUS);
+    set_text(&refused, j.refused.as_deref().unwrap_or_default());
+    set_hidden(&refused, j.refused.is_none());
+    other(s, memo);
     list(s, memo);
 }
 
@@ -189,4 +198,76 @@ fn caption(n: usize) -> String {
     } else {
         all
     }
+}
+
+/// Another judge's file against the hand judgments: in words, the confusion table, and
+/// « Reprendre leurs notes » for the pairs the learner did not grade.
+fn other(s: &State, memo: &mut Memo) {
+    let j = &s.data.judging;
+    let shown = by_id(ACCORD);
+    let Some((name, theirs)) = &j.other else {
+        set_hidden(&shown, true);
+        return;
+    };
+    set_hidden(&shown, false);
+    if !memo.changed(
+        "juger-accord",
+        (s.data.epoch, j.version, name, theirs.len()),
+    ) {
+        return;
+    }
+    let mine = j.hand.over(&Default::default());
+    let agree = crate::measure::judging::Agreement::between(&mine, theirs);
+    let untaken = theirs
+        .iter()
+        .map(|(q, g)| g.keys().filter(|f| j.hand.grade(q, f).is_none()).count())
+        .sum::<usize>();
+    let mut children = vec![E::new("p")
+        .text(&crate::fr::labels::agreement(&agree, name))
+        .build()];
+    if agree.pairs > 0 {
+        let head = E::new("tr").children(
+            std::iter::once("vous \\ autre juge".to_owned())
+                .chain((0..4).map(|g| g.to_string()))
+                .map(|h| E::new("th").attr("scope", "col").text(&h).build()),
+        );
+        let rows = agree.confusion.iter().enumerate().map(|(g, row)| {
+            E::new("tr")
+                .child(
+                    E::new("th")
+                        .attr("scope", "row")
+                        .text(&g.to_string())
+                        .build(),
+                )
+                .children(row.iter().map(|n| {
+                    E::new("td")
+                        .class(if n > &0 { "compte" } else { "zero" })
+                        .text(&n.to_string())
+                        .build()
+                }))
+                .build()
+        });
+        children.push(
+            E::new("table")
+                .class("mesure confusion")
+                .child(E::new("caption").text("Vos notes en ligne, les siennes en colonne"))
+                .child(E::new("thead").child(head))
+                .child(E::new("tbody").children(rows))
+                .build(),
+        );
+    }
+    let take = E::new("button")
+        .attr("type", "button")
+        .attr("data-pool", "reprendre")
+        .text(&format!(
+            "Reprendre ses notes là où vous n'en avez pas ({})",
+            crate::fr::numbers::count(untaken as u64, "fiche", "fiches")
+        ));
+    let take = if untaken == 0 || !j.read {
+        take.attr("disabled", "")
+    } else {
+        take
+    };
+    children.push(E::new("div").class("ligne").child(take.build()).build());
+    replace_children(&shown, children);
 }
