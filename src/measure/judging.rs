@@ -8,7 +8,7 @@
 //! expected fiche and its product's other variants): a learner judges only what no file says.
 //! The qrels in force are those qrels with the hand judgments over them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use crate::data::Question;
 
@@ -84,7 +84,9 @@ impl Pool {
 /// Hand judgments, in the order they were given (a pair judged again moves to the end).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Judgments {
-    grades: BTreeMap<Item, u8>,
+    /// By question, each judged fiche's grade: looked up without building a key (the view asks
+    /// for every pair of the pool at each render).
+    grades: HashMap<usize, HashMap<String, u8>>,
     order: Vec<Item>,
 }
 
@@ -92,11 +94,12 @@ impl Judgments {
     /// Grades `fiche` for question `question` (a grade over [`MAX_GRADE`] is taken as it).
     pub fn judge(&mut self, question: usize, fiche: &str, grade: u8) {
         let item = (question, fiche.to_owned());
-        if self
+        let had = self
             .grades
-            .insert(item.clone(), grade.min(MAX_GRADE))
-            .is_some()
-        {
+            .entry(question)
+            .or_default()
+            .insert(item.1.clone(), grade.min(MAX_GRADE));
+        if had.is_some() {
             self.order.retain(|x| *x != item);
         }
         self.order.push(item);
@@ -105,17 +108,17 @@ impl Judgments {
     /// Takes back the last judgment given: the pair it was about.
     pub fn undo(&mut self) -> Option<Item> {
         let last = self.order.pop()?;
-        self.grades.remove(&last);
+        if let Some(of) = self.grades.get_mut(&last.0) {
+            of.remove(&last.1);
+            if of.is_empty() {
+                self.grades.remove(&last.0);
+            }
+        }
         Some(last)
     }
 
     pub fn grade(&self, question: usize, fiche: &str) -> Option<u8> {
-        // A tuple key cannot be borrowed as (usize, &str): the map is small per question.
-        self.grades
-            .range((question, String::new())..)
-            .take_while(|((q, _), _)| *q == question)
-            .find(|((_, f), _)| f == fiche)
-            .map(|(_, g)| *g)
+        self.grades.get(&question)?.get(fiche).copied()
     }
 
     pub fn len(&self) -> usize {
@@ -130,8 +133,8 @@ impl Judgments {
     pub fn to_trec(&self) -> String {
         self.order
             .iter()
-            .filter_map(|item| Some((item, self.grades.get(item)?)))
-            .map(|((q, f), g)| format!("{} 0 {f} {g}\n", qid(*q)))
+            .filter_map(|(q, f)| Some((q, f, self.grade(*q, f)?)))
+            .map(|(q, f, g)| format!("{} 0 {f} {g}\n", qid(*q)))
             .collect()
     }
 
@@ -165,8 +168,10 @@ impl Judgments {
     /// `base` with these judgments over it: a pair judged by hand takes the hand's grade.
     pub fn over(&self, base: &Qrels) -> Qrels {
         let mut out = base.clone();
-        for ((q, f), g) in &self.grades {
-            out.set(*q, f, *g);
+        for (q, f) in &self.order {
+            if let Some(g) = self.grade(*q, f) {
+                out.set(*q, f, g);
+            }
         }
         out
     }
