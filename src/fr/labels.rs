@@ -248,6 +248,11 @@ pub fn fiches_limit(max: u64) -> String {
     )
 }
 
+/// « Questions » over a catalogue that came without questions.
+pub const NO_QUESTIONS: &str = "Ce catalogue est venu sans questions\u{a0}: rien à juger. Ajoutez à vos \
+    fiches un fichier de questions (le format du sujet, «\u{202f}type;question;fiche_attendue\u{202f}») \
+    dans «\u{202f}Vos données\u{202f}», en bas de page.";
+
 /// Where the judging of a pool stands: `done` pairs judged of `total`, the hand judgments in all
 /// (`given`, some of pairs no longer pooled).
 pub fn judging_progress(done: usize, total: usize, given: usize) -> String {

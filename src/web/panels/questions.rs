@@ -93,7 +93,9 @@ pub fn render(s: &State, memo: &mut Memo) {
     let done = j.pool.done(&j.hand);
     set_text(
         &by_id(ETAT),
-        &if j.read {
+        &if s.data.questions.is_empty() {
+            crate::fr::labels::NO_QUESTIONS.to_owned()
+        } else if j.read {
             crate::fr::labels::judging_progress(done, total, j.hand.len())
         } else {
             "Lecture des notes gardées sur cet appareil…".to_owned()
@@ -149,6 +151,11 @@ pub fn render(s: &State, memo: &mut Memo) {
 fn list(s: &State, memo: &mut Memo) {
     let d = &s.data;
     if !memo.changed("questions", (d.epoch, d.judging.version)) {
+        return;
+    }
+    // No questions: the state line above says what to do.
+    if d.questions.is_empty() {
+        replace_children(&by_id(LISTE), []);
         return;
     }
     let head = E::new("tr").children(
