@@ -119,7 +119,7 @@ pub enum MeasureMsg {
     ExportRequested(String),
 }
 
-/// The journal of questions asked.
+/// « Questions »: the pool judged by hand, and another judge's file.
 pub enum JudgeMsg {
     /// A grade given to one pair of the pool, named as the view showed it (a pair no longer in
     /// the pool is not graded).
